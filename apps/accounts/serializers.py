@@ -1,0 +1,126 @@
+"""API representations of accounts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from apps.accounts.models import ApiKey, ApiKeyScope, Invitation, Membership, Organization, User
+from apps.api.serializers import StrictModelSerializer, StrictSerializer
+
+
+class UserSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = User
+        fields = ["id", "email", "name"]
+
+
+class OrganizationSerializer(StrictModelSerializer):
+    role = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Organization
+        fields = ["id", "slug", "name", "timezone", "currency", "role"]
+        read_only_fields = ["id", "slug", "role"]
+
+    def get_role(self, organization: Organization) -> str | None:
+        roles: dict[int, str] = self.context.get("roles", {})
+        return roles.get(organization.pk)
+
+
+class OrganizationCreateSerializer(StrictSerializer):
+    name = serializers.CharField(max_length=100)
+    timezone = serializers.CharField(max_length=64, default="Asia/Shanghai")
+    currency = serializers.ChoiceField(choices=["CNY", "USD"], default="CNY")
+
+
+class MeSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    email = serializers.EmailField()
+    name = serializers.CharField()
+    organization = OrganizationSerializer(allow_null=True)
+    organizations = OrganizationSerializer(many=True)
+
+
+class LoginSerializer(StrictSerializer):
+    email = serializers.EmailField()
+    password = serializers.CharField(trim_whitespace=False, style={"input_type": "password"})
+
+
+class SwitchOrganizationSerializer(StrictSerializer):
+    organization = serializers.SlugField(help_text="The slug of one of your organizations.")
+
+
+class MembershipSerializer(StrictModelSerializer):
+    user = UserSerializer(read_only=True)
+
+    class Meta:
+        model = Membership
+        fields = ["id", "user", "role", "created_at"]
+        read_only_fields = ["id", "user", "created_at"]
+
+
+class InvitationSerializer(StrictModelSerializer):
+    invited_by = serializers.EmailField(source="invited_by.email", read_only=True, allow_null=True)
+
+    class Meta:
+        model = Invitation
+        fields = [
+            "id",
+            "email",
+            "role",
+            "invited_by",
+            "created_at",
+            "expires_at",
+            "accepted_at",
+            "sent_at",
+        ]
+        read_only_fields = [
+            "id",
+            "invited_by",
+            "created_at",
+            "expires_at",
+            "accepted_at",
+            "sent_at",
+        ]
+
+
+class InvitationAcceptSerializer(StrictSerializer):
+    token = serializers.CharField(max_length=100)
+    name = serializers.CharField(max_length=150, required=False, default="")
+    password = serializers.CharField(
+        required=False, trim_whitespace=False, style={"input_type": "password"}
+    )
+
+
+class ApiKeySerializer(StrictModelSerializer):
+    scope = serializers.ChoiceField(choices=ApiKeyScope.choices, default=ApiKeyScope.READ)
+
+    class Meta:
+        model = ApiKey
+        fields = ["id", "name", "prefix", "scope", "created_at", "last_used_at", "revoked_at"]
+        read_only_fields = ["id", "prefix", "created_at", "last_used_at", "revoked_at"]
+
+
+class ApiKeyCreatedSerializer(ApiKeySerializer):
+    key = serializers.CharField(read_only=True, help_text="The full key. Shown once; store it now.")
+
+    class Meta(ApiKeySerializer.Meta):
+        fields = [*ApiKeySerializer.Meta.fields, "key"]
+
+
+def me_payload(
+    user: User, *, current: Organization | None, memberships: list[Membership]
+) -> dict[str, Any]:
+    roles = {m.organization_id: m.role for m in memberships}
+    context = {"roles": roles}
+    return {
+        "id": user.pk,
+        "email": user.email,
+        "name": user.name,
+        "organization": OrganizationSerializer(current, context=context).data if current else None,
+        "organizations": OrganizationSerializer(
+            [m.organization for m in memberships], many=True, context=context
+        ).data,
+    }

@@ -1,0 +1,215 @@
+"""Writes for accounts: users, organizations, memberships, invitations, API keys.
+
+Each service takes keyword-only arguments, runs in one transaction and raises
+``django.core.exceptions.ValidationError`` with a message a user can act on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+from django.utils.text import slugify
+
+from apps.accounts.models import (
+    ApiKey,
+    ApiKeyScope,
+    Invitation,
+    Membership,
+    Organization,
+    User,
+)
+from apps.accounts.roles import Role
+
+API_KEY_PREFIX = "glk_"
+
+
+def _sha256(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+def _unique_slug(name: str) -> str:
+    base = slugify(name)[:50] or "org"
+    slug, n = base, 1
+    while Organization.objects.filter(slug=slug).exists():
+        n += 1
+        slug = f"{base}-{n}"
+    return slug
+
+
+@transaction.atomic
+def user_create(*, email: str, password: str | None, name: str = "") -> User:
+    email = email.strip().lower()
+    if User.objects.filter(email=email).exists():
+        raise ValidationError({"email": "A user with this e-mail address already exists."})
+    return User.objects.create_user(email=email, password=password, name=name)
+
+
+@transaction.atomic
+def organization_create(
+    *,
+    name: str,
+    owner: User,
+    slug: str | None = None,
+    timezone_name: str = "Asia/Shanghai",
+    currency: str = "CNY",
+) -> Organization:
+    organization = Organization(
+        name=name, slug=slug or _unique_slug(name), timezone=timezone_name, currency=currency
+    )
+    organization.full_clean()
+    organization.save()
+    Membership.objects.create(organization=organization, user=owner, role=Role.OWNER)
+    return organization
+
+
+@transaction.atomic
+def organization_update(*, organization: Organization, **changes: str) -> Organization:
+    for field, value in changes.items():
+        setattr(organization, field, value)
+    organization.full_clean()
+    organization.save()
+    return organization
+
+
+def _ensure_an_owner_remains(membership: Membership) -> None:
+    other_owners = (
+        Membership.objects.for_organization(membership.organization)
+        .filter(role=Role.OWNER)
+        .exclude(pk=membership.pk)
+        .select_for_update()
+    )
+    if membership.role == Role.OWNER and not other_owners.exists():
+        raise ValidationError({"role": "An organization needs at least one owner."})
+
+
+@transaction.atomic
+def membership_update_role(*, membership: Membership, role: str, actor_role: str) -> Membership:
+    if Role.OWNER in (role, membership.role) and actor_role != Role.OWNER:
+        raise ValidationError({"role": "Only an owner can grant or take away the owner role."})
+    if role != Role.OWNER:
+        _ensure_an_owner_remains(membership)
+    membership.role = role
+    membership.save(update_fields=["role", "updated_at"])
+    return membership
+
+
+@transaction.atomic
+def membership_delete(*, membership: Membership, actor_role: str) -> None:
+    if membership.role == Role.OWNER and actor_role != Role.OWNER:
+        raise ValidationError({"role": "Only an owner can remove an owner."})
+    _ensure_an_owner_remains(membership)
+    membership.delete()
+
+
+@transaction.atomic
+def invitation_create(
+    *, organization: Organization, email: str, role: str, invited_by: User | None
+) -> Invitation:
+    """Create an invitation and e-mail it (after commit, by the e-mail worker)."""
+    from apps.accounts.tasks import send_invitation_email
+
+    email = email.strip().lower()
+    if Membership.objects.for_organization(organization).filter(user__email=email).exists():
+        raise ValidationError({"email": "This person is already a member."})
+    if Invitation.objects.for_organization(organization).pending().filter(email=email).exists():
+        raise ValidationError({"email": "This person already has a pending invitation."})
+    token = secrets.token_urlsafe(32)
+    invitation = Invitation.objects.create(
+        organization=organization,
+        email=email,
+        role=role,
+        invited_by=invited_by,
+        token_hash=_sha256(token),
+        expires_at=timezone.now() + timedelta(days=settings.INVITATION_VALID_DAYS),
+    )
+    transaction.on_commit(lambda: send_invitation_email.delay(invitation.pk, token))
+    return invitation
+
+
+def invitation_by_token(token: str) -> Invitation | None:
+    return (
+        Invitation.objects.pending()
+        .select_related("organization")
+        .filter(token_hash=_sha256(token))
+        .first()
+    )
+
+
+@transaction.atomic
+def invitation_accept(*, token: str, user: User) -> Membership:
+    invitation = invitation_by_token(token)
+    if invitation is None:
+        raise ValidationError({"token": "This invitation is invalid, used or expired."})
+    if invitation.email != user.email:
+        raise ValidationError({"token": f"This invitation was sent to {invitation.email}."})
+    invitation.accepted_at = timezone.now()
+    invitation.save(update_fields=["accepted_at", "updated_at"])
+    membership, _ = Membership.objects.get_or_create(
+        organization=invitation.organization, user=user, defaults={"role": invitation.role}
+    )
+    return membership
+
+
+@transaction.atomic
+def invitation_revoke(*, invitation: Invitation) -> None:
+    invitation.delete()
+
+
+@transaction.atomic
+def api_key_create(
+    *, organization: Organization, name: str, scope: str, created_by: User | None
+) -> tuple[ApiKey, str]:
+    """Create an API key; the returned plain key is never stored and cannot be shown again."""
+    if scope not in ApiKeyScope.values:
+        raise ValidationError({"scope": f"Scope must be one of {', '.join(ApiKeyScope.values)}."})
+    while True:
+        prefix = secrets.token_hex(4)
+        if not ApiKey.objects.filter(prefix=prefix).exists():
+            break
+    raw_key = (
+        f"{API_KEY_PREFIX}{prefix}_{secrets.token_urlsafe(32).replace('-', 'A').replace('_', 'z')}"
+    )
+    api_key = ApiKey.objects.create(
+        organization=organization,
+        name=name,
+        prefix=prefix,
+        key_hash=_sha256(raw_key),
+        scope=scope,
+        created_by=created_by,
+    )
+    return api_key, raw_key
+
+
+@transaction.atomic
+def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
+    if api_key.revoked_at is None:
+        api_key.revoked_at = timezone.now()
+        api_key.save(update_fields=["revoked_at", "updated_at"])
+    return api_key
+
+
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+def api_key_authenticate(raw_key: str) -> ApiKey | None:
+    """Return the active key matching ``raw_key``, recording its use (at most once a minute)."""
+    if not raw_key.startswith(API_KEY_PREFIX):
+        return None
+    prefix = raw_key[len(API_KEY_PREFIX) :].split("_", 1)[0]
+    api_key = ApiKey.objects.select_related("organization").filter(prefix=prefix).first()
+    if api_key is None or api_key.revoked_at is not None:
+        return None
+    if not secrets.compare_digest(api_key.key_hash, _sha256(raw_key)):
+        return None
+    now = timezone.now()
+    if api_key.last_used_at is None or now - api_key.last_used_at > LAST_USED_RESOLUTION:
+        # A conditional update, so concurrent requests do not pile up writes.
+        ApiKey.objects.filter(pk=api_key.pk).update(last_used_at=now)
+        api_key.last_used_at = now
+    return api_key

@@ -1,0 +1,40 @@
+"""Permissions: membership for every request, roles for writes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import permissions
+from rest_framework.request import Request
+
+from apps.accounts.roles import EDITOR_ROLES
+from apps.api.tenancy import resolve_tenant
+
+
+class IsOrganizationMember(permissions.BasePermission):
+    """Reads need membership; writes need one of the view's ``write_roles``.
+
+    Views that manage people or keys set ``write_roles = MANAGER_ROLES``; the default lets
+    owners, admins and team leads (and write-scoped API keys) change domain data.
+    """
+
+    message = "You do not have permission to change this."
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if not (request.user and request.user.is_authenticated):
+            return False
+        tenant = resolve_tenant(request)
+        if tenant is None:
+            self.message = "You are not a member of any organization yet."
+            return False
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        write_roles = getattr(view, "write_roles", EDITOR_ROLES)
+        return tenant.role in write_roles
+
+
+class IsSignedInPerson(permissions.BasePermission):
+    """A person signed in with a session (not an API key): for account-level endpoints."""
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return bool(request.user and request.user.is_authenticated and request.user.pk is not None)

@@ -1,0 +1,32 @@
+"""Routes of /api/v1 and the OpenAPI schema and docs."""
+
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+from apps.accounts import api as accounts_api
+
+router = DefaultRouter(trailing_slash=False)
+router.register("organizations", accounts_api.OrganizationViewSet, basename="organization")
+router.register("members", accounts_api.MemberViewSet, basename="member")
+router.register("invitations", accounts_api.InvitationViewSet, basename="invitation")
+router.register("api-keys", accounts_api.ApiKeyViewSet, basename="api-key")
+
+v1 = [
+    path("auth/csrf", accounts_api.CsrfView.as_view(), name="auth-csrf"),
+    path("auth/login", accounts_api.LoginView.as_view(), name="auth-login"),
+    path("auth/logout", accounts_api.LogoutView.as_view(), name="auth-logout"),
+    path("me", accounts_api.MeView.as_view(), name="me"),
+    path("me/organization", accounts_api.SwitchOrganizationView.as_view(), name="me-organization"),
+    path(
+        "invitations/accept", accounts_api.InvitationAcceptView.as_view(), name="invitation-accept"
+    ),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("", include(router.urls)),
+]
+
+urlpatterns = [
+    path("v1/", include((v1, "api"), namespace="v1")),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="v1:schema"), name="api-docs"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="v1:schema"), name="api-redoc"),
+]

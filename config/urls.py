@@ -1,0 +1,13 @@
+from django.contrib import admin
+from django.urls import include, path, re_path
+
+from apps.core import health, views
+
+urlpatterns = [
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
+    path("admin/", admin.site.urls),
+    path("api/", include("apps.api.urls")),
+    # Everything else belongs to the React app (except /static/, served by whitenoise).
+    re_path(r"^(?!api/|admin/|static/)(?P<path>.*)$", views.spa_index, name="spa"),
+]

@@ -1,0 +1,99 @@
+"""Fixtures shared by the whole suite: the Alice/Bob/Charlie tenancy cast and API clients.
+
+- Alice owns "Acme"; Charlie is a viewer in Acme.
+- Bob owns "Globex". Nothing of Globex may ever be visible to Alice or Charlie, and vice versa.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from rest_framework.test import APIClient
+
+from apps.accounts import services
+from apps.accounts.models import ApiKey, Membership, Organization, User
+from apps.accounts.roles import Role
+
+
+@pytest.fixture
+def alice(db: None) -> User:
+    return User.objects.create_user(
+        email="alice@acme.test", password="alice-pass-123", name="Alice"
+    )
+
+
+@pytest.fixture
+def bob(db: None) -> User:
+    return User.objects.create_user(email="bob@globex.test", password="bob-pass-123", name="Bob")
+
+
+@pytest.fixture
+def charlie(db: None) -> User:
+    return User.objects.create_user(
+        email="charlie@acme.test", password="charlie-pass-123", name="Charlie"
+    )
+
+
+@pytest.fixture
+def acme(alice: User, charlie: User) -> Organization:
+    organization = services.organization_create(
+        name="Acme", owner=alice, timezone_name="Asia/Shanghai"
+    )
+    Membership.objects.create(organization=organization, user=charlie, role=Role.VIEWER)
+    return organization
+
+
+@pytest.fixture
+def globex(bob: User) -> Organization:
+    return services.organization_create(
+        name="Globex", owner=bob, timezone_name="Europe/Berlin", currency="USD"
+    )
+
+
+@pytest.fixture
+def client_for() -> Callable[[User], APIClient]:
+    """A session-authenticated API client for a user (CSRF checks off, like most browsers' tests)."""
+
+    def make(user: User) -> APIClient:
+        client = APIClient()
+        client.force_login(user)
+        return client
+
+    return make
+
+
+@pytest.fixture
+def alice_client(
+    client_for: Callable[[User], APIClient], alice: User, acme: Organization, globex: Organization
+) -> APIClient:
+    return client_for(alice)
+
+
+@pytest.fixture
+def bob_client(
+    client_for: Callable[[User], APIClient], bob: User, acme: Organization, globex: Organization
+) -> APIClient:
+    return client_for(bob)
+
+
+@pytest.fixture
+def charlie_client(
+    client_for: Callable[[User], APIClient], charlie: User, acme: Organization
+) -> APIClient:
+    return client_for(charlie)
+
+
+@pytest.fixture
+def key_client() -> Callable[..., tuple[APIClient, ApiKey]]:
+    """An API client authenticated with a new API key of ``organization``."""
+
+    def make(organization: Organization, scope: str = "read") -> tuple[APIClient, ApiKey]:
+        api_key, raw = services.api_key_create(
+            organization=organization, name=f"{scope} key", scope=scope, created_by=None
+        )
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+        return client, api_key
+
+    return make
