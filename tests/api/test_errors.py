@@ -9,7 +9,8 @@ pytestmark = pytest.mark.django_db
 def assert_error_format(body: dict) -> None:
     assert set(body) == {"error"}
     assert set(body["error"]) == {"code", "message", "fields"}
-    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
+    assert isinstance(body["error"]["message"], str)
+    assert body["error"]["message"]
 
 
 @pytest.mark.parametrize(
