@@ -1,0 +1,115 @@
+# GPU Ledger: the commands a developer needs. `make demo` and `make test` are the two that matter.
+#
+# Everything installs itself on first use: a virtualenv under .venv, pinned Python packages,
+# `npm ci` and the front-end build. Re-running a target only redoes what changed.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+VAR := var
+RUN := $(VAR)/run
+LOG := $(VAR)/log
+PORT ?= 8000
+SIMULATOR_PORT ?= 8900
+DEMO_ENV := $(VAR)/demo.env
+# The demo runs like production (DEBUG off) but over plain HTTP on localhost.
+DEMO := set -a && source $(DEMO_ENV) && set +a &&
+
+.PHONY: help install frontend migrate demo stop dev test test-python test-frontend lint bench bench-metrics bench-analysis clean
+
+help:
+	@echo "make demo    - install everything, start GPU Ledger with demo data on http://localhost:$(PORT)"
+	@echo "make stop    - stop the demo's processes"
+	@echo "make test    - run the whole test suite (Python, front-end, browser)"
+	@echo "make lint    - ruff, format check, TypeScript check"
+	@echo "make dev     - Django runserver + Vite dev server with hot reload"
+	@echo "make bench   - run the benchmarks and append to bench/RESULTS.md"
+
+# --- installation -------------------------------------------------------------------------
+$(PY):
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "GPU Ledger needs Python 3.11+"'
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt | $(PY)
+	$(PIP) install --quiet --disable-pip-version-check -r requirements-dev.txt
+	@touch $@
+
+frontend/node_modules/.package-lock.json: frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
+	@touch $@
+
+frontend/dist/index.html: frontend/node_modules/.package-lock.json $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/tsconfig*.json -type f 2>/dev/null)
+	cd frontend && npm run build
+
+install: $(VENV)/.installed frontend/node_modules/.package-lock.json
+
+frontend: frontend/dist/index.html
+
+$(DEMO_ENV): | $(VENV)/.installed
+	@mkdir -p $(VAR)
+	@$(PY) -c 'import secrets; from cryptography.fernet import Fernet; \
+	print("DEBUG=0\nHTTPS=0\nSECRET_KEY=" + secrets.token_urlsafe(50) + "\nFIELD_ENCRYPTION_KEY=" + Fernet.generate_key().decode())' > $@
+	@echo "wrote $@ (secrets of the local demo)"
+
+migrate: $(VENV)/.installed $(DEMO_ENV)
+	$(DEMO) $(PY) manage.py migrate --noinput
+
+# --- the demo -----------------------------------------------------------------------------
+demo: install frontend migrate stop
+	@mkdir -p $(RUN) $(LOG)
+	$(DEMO) $(PY) manage.py setup_demo
+	$(DEMO) $(PY) manage.py collectstatic --noinput --verbosity 0
+	$(DEMO) nohup $(VENV)/bin/gunicorn config.wsgi --bind 127.0.0.1:$(PORT) --workers 2 \
+	  --access-logfile $(LOG)/web-access.log > $(LOG)/web.log 2>&1 & echo $$! > $(RUN)/web.pid
+	$(DEMO) PATH=$(VENV)/bin:$$PATH nohup workers/start-worker.sh > $(LOG)/worker.log 2>&1 & echo $$! > $(RUN)/worker.pid
+	$(DEMO) PATH=$(VENV)/bin:$$PATH nohup workers/start-beat.sh > $(LOG)/beat.log 2>&1 & echo $$! > $(RUN)/beat.pid
+	@for i in $$(seq 1 60); do curl -sf -o /dev/null http://127.0.0.1:$(PORT)/healthz && break; sleep 0.5; done
+	@curl -sf -o /dev/null http://127.0.0.1:$(PORT)/healthz || (echo "web server did not start; see $(LOG)/web.log"; tail -20 $(LOG)/web.log; exit 1)
+	@echo
+	@echo "  GPU Ledger is running:  http://localhost:$(PORT)"
+	@echo "  Sign in as:             demo@example.com / demo"
+	@echo "  Logs:                   $(LOG)/   Stop with: make stop"
+	@echo
+
+stop:
+	@for name in web worker beat simulator; do \
+	  if [ -f $(RUN)/$$name.pid ]; then \
+	    pid=$$(cat $(RUN)/$$name.pid); kill $$pid 2>/dev/null && echo "stopped $$name ($$pid)"; \
+	    for i in $$(seq 1 40); do kill -0 $$pid 2>/dev/null || break; sleep 0.25; done; \
+	    kill -9 $$pid 2>/dev/null; rm -f $(RUN)/$$name.pid; \
+	  fi; \
+	done
+
+dev: install migrate
+	@echo "Django on :$(PORT), Vite on :5173 (open http://localhost:5173)"
+	$(DEMO) DEBUG=1 $(PY) manage.py runserver $(PORT) & (cd frontend && npm run dev); kill %1
+
+# --- quality ------------------------------------------------------------------------------
+# Runs the Python suite (in parallel), then the front-end unit tests. Browser tests are part
+# of the Python suite (tests/e2e) and need the built front-end and Chromium.
+test: install frontend test-python test-frontend
+
+test-python: install frontend
+	$(VENV)/bin/pytest -n $${PYTEST_WORKERS:-auto} --dist loadgroup
+
+test-frontend: install
+	cd frontend && npm test
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	cd frontend && npm run lint
+
+# --- benchmarks (not part of the test run) --------------------------------------------------
+bench: bench-metrics bench-analysis
+
+bench-metrics: install
+	DATABASE_URL=$${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpu_ledger_bench} $(PY) -m bench.metrics_store
+
+bench-analysis: install
+	$(PY) -m bench.analysis_engine
+
+clean: stop
+	rm -rf $(VAR)/run $(VAR)/log $(VAR)/test frontend/dist
