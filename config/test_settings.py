@@ -15,6 +15,7 @@ os.environ.setdefault(
     "VAR_DIR", os.path.join(os.path.dirname(os.path.dirname(__file__)), "var", "test", _worker)
 )
 
+from config.env import env_bool  # noqa: E402
 from config.settings import *  # noqa: E402,F403
 from config.settings import CELERY_BROKER_URL, DATABASES, VAR_DIR  # noqa: E402
 
@@ -28,5 +29,5 @@ if CELERY_BROKER_URL.startswith("redis"):
     CELERY_BROKER_TRANSPORT_OPTIONS = {"global_keyprefix": f"gpu-ledger-test-{_worker}:"}
 
 # Unit tests run tasks in-process; the integration tests switch this off and use a real worker.
-CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", True)
 CELERY_TASK_EAGER_PROPAGATES = True

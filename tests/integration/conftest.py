@@ -1,0 +1,121 @@
+"""Real processes for integration tests: a Celery worker and a loopback SMTP server."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from email import message_from_bytes
+from email.message import Message
+from pathlib import Path
+
+import pytest
+from aiosmtpd.controller import Controller
+from django.db import connection
+
+from workers.celery import app as celery_app
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Inbox:
+    """An aiosmtpd handler that keeps every message it receives."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+        self._lock = threading.Lock()
+
+    async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
+        with self._lock:
+            self.messages.append(message_from_bytes(envelope.content))  # type: ignore[attr-defined]
+        return "250 Message accepted for delivery"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def smtp_server() -> Iterator[tuple[Inbox, int]]:
+    inbox = Inbox()
+    port = free_port()
+    controller = Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        yield inbox, port
+    finally:
+        controller.stop()
+
+
+def database_url_of_test_database() -> str:
+    """The URL of the database this test process uses, for a worker process to open."""
+    settings = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{settings['NAME']}"
+    user = settings["USER"] or ""
+    password = f":{settings['PASSWORD']}" if settings["PASSWORD"] else ""
+    auth = f"{user}{password}@" if user else ""
+    return f"postgres://{auth}{settings['HOST'] or '127.0.0.1'}:{settings['PORT'] or 5432}/{settings['NAME']}"
+
+
+@pytest.fixture
+def celery_worker_process(
+    transactional_db: None, smtp_server: tuple[Inbox, int]
+) -> Iterator[subprocess.Popen[str]]:
+    """A real `celery worker` process on the configured broker (Redis in CI) and test database."""
+    # Requests in this process must publish to the broker instead of running tasks inline.
+    eager = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = False
+    _, smtp_port = smtp_server
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.test_settings",
+        "DATABASE_URL": database_url_of_test_database(),
+        "EMAIL_URL": f"smtp://127.0.0.1:{smtp_port}",
+        "CELERY_TASK_ALWAYS_EAGER": "0",
+    }
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "workers",
+            "worker",
+            "--pool=solo",
+            "--queues=default,email",
+            "--loglevel=INFO",
+            "--without-heartbeat",
+            "--without-gossip",
+            "--without-mingle",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        yield process
+    finally:
+        celery_app.conf.task_always_eager = eager
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def wait_for(predicate, *, timeout: float = 60.0, interval: float = 0.2) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return False
