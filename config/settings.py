@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "apps.accounts",
     "apps.api",
     "apps.cloud",
+    "apps.metrics",
 ]
 
 MIDDLEWARE = [
