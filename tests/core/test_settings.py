@@ -12,7 +12,8 @@ def run_manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     base = {
         k: v
         for k, v in os.environ.items()
-        if k not in {"DEBUG", "SECRET_KEY", "FIELD_ENCRYPTION_KEY", "HTTPS"}
+        if k
+        not in {"DEBUG", "SECRET_KEY", "FIELD_ENCRYPTION_KEY", "HTTPS", "DJANGO_ALLOW_ASYNC_UNSAFE"}
     }
     return subprocess.run(
         [sys.executable, "manage.py", *args],
