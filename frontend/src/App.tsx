@@ -1,0 +1,77 @@
+import type { ReactNode } from 'react';
+import { BrowserRouter, Navigate, Route, Routes, useLocation } from 'react-router';
+import { AuthProvider, useAuth } from './auth/AuthContext';
+import { AppShell } from './components/AppShell';
+import { ErrorBanner, Spinner } from './components/ui';
+import { LoginPage } from './pages/LoginPage';
+import { OverviewPage } from './pages/OverviewPage';
+import {
+  InstancesPage,
+  NotFoundPage,
+  ProjectsPage,
+  RecommendationsPage,
+  ReportsPage,
+} from './pages/PlaceholderPages';
+import { SettingsPage } from './pages/settings/SettingsPage';
+
+function FullPage({ children }: { children: ReactNode }) {
+  return <div className="fullpage">{children}</div>;
+}
+
+/** Routes below it need a session; without one the user is sent to /login and brought back after. */
+function RequireAuth({ children }: { children: ReactNode }) {
+  const { status, error, reload } = useAuth();
+  const location = useLocation();
+  if (status === 'loading') {
+    return (
+      <FullPage>
+        <Spinner label="Loading GPU Ledger…" />
+      </FullPage>
+    );
+  }
+  if (status === 'error') {
+    return (
+      <FullPage>
+        <ErrorBanner error={error} onRetry={reload} />
+      </FullPage>
+    );
+  }
+  if (status === 'anonymous') {
+    const from = `${location.pathname}${location.search}${location.hash}`;
+    return <Navigate to="/login" replace state={{ from }} />;
+  }
+  return <>{children}</>;
+}
+
+export function AppRoutes() {
+  return (
+    <Routes>
+      <Route path="/login" element={<LoginPage />} />
+      <Route
+        element={
+          <RequireAuth>
+            <AppShell />
+          </RequireAuth>
+        }
+      >
+        <Route index element={<OverviewPage />} />
+        <Route path="projects" element={<ProjectsPage />} />
+        <Route path="instances" element={<InstancesPage />} />
+        <Route path="recommendations" element={<RecommendationsPage />} />
+        <Route path="reports" element={<ReportsPage />} />
+        <Route path="settings/*" element={<SettingsPage />} />
+        <Route path="*" element={<NotFoundPage />} />
+      </Route>
+    </Routes>
+  );
+}
+
+export function App() {
+  return (
+    <BrowserRouter>
+      <AuthProvider>
+        <AppRoutes />
+      </AuthProvider>
+    </BrowserRouter>
+  );
+}

@@ -1,0 +1,132 @@
+import { useState } from 'react';
+import { NavLink, Outlet } from 'react-router';
+import { useAuth, useMe } from '../auth/AuthContext';
+import { ApiError } from '../api/client';
+import { ROLE_LABELS } from '../api/types';
+
+const NAV = [
+  { to: '/', label: 'Overview', end: true },
+  { to: '/projects', label: 'Projects' },
+  { to: '/instances', label: 'Instances' },
+  { to: '/recommendations', label: 'Recommendations' },
+  { to: '/reports', label: 'Reports' },
+  { to: '/settings', label: 'Settings' },
+];
+
+export function OrgSwitcher() {
+  const me = useMe();
+  const { switchOrganization } = useAuth();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const current = me.organization;
+
+  if (me.organizations.length < 2) {
+    return (
+      <span className="org-name" title={current ? `Role: ${ROLE_LABELS[current.role] ?? current.role}` : undefined}>
+        {current?.name ?? 'No organization'}
+      </span>
+    );
+  }
+
+  const onChange = async (slug: string) => {
+    if (!slug || slug === current?.slug) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await switchOrganization(slug);
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : 'Could not switch organization.');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <span className="org-switcher">
+      <label className="visually-hidden" htmlFor="org-switcher">
+        Organization
+      </label>
+      <select
+        id="org-switcher"
+        data-testid="org-switcher"
+        value={current?.slug ?? ''}
+        disabled={busy}
+        onChange={(e) => void onChange(e.target.value)}
+      >
+        {!current && (
+          <option value="" disabled>
+            Choose an organization
+          </option>
+        )}
+        {me.organizations.map((org) => (
+          <option key={org.slug} value={org.slug}>
+            {org.name}
+          </option>
+        ))}
+      </select>
+      {error && (
+        <span className="org-switcher__error" role="alert">
+          {error}
+        </span>
+      )}
+    </span>
+  );
+}
+
+export function AppShell() {
+  const me = useMe();
+  const { logout } = useAuth();
+  const [signingOut, setSigningOut] = useState(false);
+
+  const onSignOut = async () => {
+    setSigningOut(true);
+    try {
+      await logout();
+    } catch {
+      // The session is cleared locally either way; the route guard sends us to /login.
+    } finally {
+      setSigningOut(false);
+    }
+  };
+
+  return (
+    <div className="shell">
+      <header className="topbar">
+        <div className="topbar__brand">
+          <span className="logo" aria-hidden="true">
+            ▦
+          </span>
+          <span className="product-name">GPU Ledger</span>
+        </div>
+        <div className="topbar__org">
+          <OrgSwitcher />
+        </div>
+        <div className="topbar__user">
+          <span className="user-email" title={me.name || undefined}>
+            {me.email}
+          </span>
+          <button type="button" className="btn btn--small btn--ghost" onClick={() => void onSignOut()} disabled={signingOut}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <div className="shell__body">
+        <nav className="sidenav" aria-label="Main">
+          <ul>
+            {NAV.map((item) => (
+              <li key={item.to}>
+                <NavLink to={item.to} end={item.end} className={({ isActive }) => (isActive ? 'active' : undefined)}>
+                  {item.label}
+                </NavLink>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <main className="content">
+          {/* Remount the page when the organization changes so every list reloads for the new tenant. */}
+          <Outlet key={me.organization?.id ?? 'none'} />
+        </main>
+      </div>
+    </div>
+  );
+}

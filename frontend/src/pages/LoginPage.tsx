@@ -1,0 +1,102 @@
+import { useState, type FormEvent } from 'react';
+import { Navigate, useLocation, useNavigate } from 'react-router';
+import { useAuth } from '../auth/AuthContext';
+import { ApiError } from '../api/client';
+import { FieldError } from '../components/ui';
+
+function safeRedirect(from: unknown): string {
+  if (typeof from === 'string' && from.startsWith('/') && !from.startsWith('//') && from !== '/login') return from;
+  return '/';
+}
+
+export function LoginPage() {
+  const { status, login } = useAuth();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const from = safeRedirect((location.state as { from?: string } | null)?.from);
+
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [submitting, setSubmitting] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+
+  if (status === 'authenticated' && !submitting) return <Navigate to={from} replace />;
+
+  const onSubmit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!email.trim() || !password) {
+      setError(new ApiError(0, 'required', 'Enter your e-mail and password.'));
+      return;
+    }
+    setSubmitting(true);
+    setError(null);
+    try {
+      await login(email.trim(), password);
+      navigate(from, { replace: true });
+    } catch (err) {
+      setError(
+        err instanceof ApiError ? err : new ApiError(0, 'unknown', 'Something went wrong. Please try again.'),
+      );
+      setSubmitting(false);
+    }
+  };
+
+  const emailError = error?.field('email');
+  const passwordError = error?.field('password');
+
+  return (
+    <div className="login">
+      <div className="login__card">
+        <div className="login__brand">
+          <span className="logo" aria-hidden="true">
+            ▦
+          </span>
+          <span className="product-name">GPU Ledger</span>
+        </div>
+        <h1 className="login__title">Sign in</h1>
+        <p className="login__subtitle">See where your Tencent Cloud GPU spend goes, and how to spend less of it.</p>
+        {error && (
+          <div className={`alert ${error.code === 'locked_out' ? 'alert--warning' : 'alert--error'}`} role="alert">
+            {error.message}
+          </div>
+        )}
+        <form onSubmit={(e) => void onSubmit(e)} noValidate>
+          <div className="field">
+            <label htmlFor="email">E-mail</label>
+            <input
+              id="email"
+              name="email"
+              type="email"
+              autoComplete="username"
+              required
+              autoFocus
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+              aria-invalid={emailError ? true : undefined}
+              aria-describedby={emailError ? 'email-error' : undefined}
+            />
+            <FieldError id="email-error" message={emailError} />
+          </div>
+          <div className="field">
+            <label htmlFor="password">Password</label>
+            <input
+              id="password"
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              aria-invalid={passwordError ? true : undefined}
+              aria-describedby={passwordError ? 'password-error' : undefined}
+            />
+            <FieldError id="password-error" message={passwordError} />
+          </div>
+          <button type="submit" className="btn btn--primary btn--block" disabled={submitting}>
+            {submitting ? 'Signing in…' : 'Sign in'}
+          </button>
+        </form>
+      </div>
+    </div>
+  );
+}

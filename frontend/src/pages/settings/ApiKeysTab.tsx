@@ -1,0 +1,269 @@
+import { useRef, useState, type FormEvent } from 'react';
+import { useMe } from '../../auth/AuthContext';
+import { apiKeysApi } from '../../api/endpoints';
+import { ApiError } from '../../api/client';
+import type { ApiKey, CreatedApiKey, Scope } from '../../api/types';
+import { usePaginatedList, toApiError } from '../../hooks';
+import { ErrorBanner, FieldError, FormErrorBanner, Pagination, Spinner } from '../../components/ui';
+import { formatDate, formatDateTime } from '../../format';
+import { canManageOrg } from './permissions';
+
+const SCOPE_LABELS: Record<Scope, string> = {
+  read: 'Read only',
+  write: 'Read and write',
+};
+
+async function copyText(text: string, fallbackInput: HTMLInputElement | null): Promise<boolean> {
+  try {
+    if (navigator.clipboard?.writeText) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch {
+    // fall through to the selection-based fallback
+  }
+  if (fallbackInput) {
+    fallbackInput.focus();
+    fallbackInput.select();
+    try {
+      return document.execCommand('copy');
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+export function NewKeySecret({ created, onDone }: { created: CreatedApiKey; onDone: () => void }) {
+  const inputRef = useRef<HTMLInputElement | null>(null);
+  const [copied, setCopied] = useState<'idle' | 'copied' | 'failed'>('idle');
+
+  const onCopy = async () => {
+    setCopied((await copyText(created.key, inputRef.current)) ? 'copied' : 'failed');
+  };
+
+  return (
+    <div className="card secret-card" data-testid="new-key-secret" role="region" aria-label="New API key">
+      <h3>API key “{created.name}” created</h3>
+      <div className="alert alert--warning" role="alert">
+        Copy this key now. It will not be shown again: GPU Ledger stores only a hash of it.
+      </div>
+      <div className="secret-row">
+        <label className="visually-hidden" htmlFor="new-key-value">
+          API key
+        </label>
+        <input
+          id="new-key-value"
+          ref={inputRef}
+          className="secret-input"
+          readOnly
+          value={created.key}
+          onFocus={(e) => e.currentTarget.select()}
+          data-testid="new-key-value"
+        />
+        <button type="button" className="btn btn--primary" onClick={() => void onCopy()}>
+          {copied === 'copied' ? 'Copied' : 'Copy'}
+        </button>
+      </div>
+      {copied === 'failed' && <p className="muted">Copying failed: select the key and copy it by hand.</p>}
+      <p className="muted">Scope: {SCOPE_LABELS[created.scope] ?? created.scope}. Store it in a secret manager.</p>
+      <button type="button" className="btn" onClick={onDone}>
+        I have copied the key
+      </button>
+    </div>
+  );
+}
+
+export function ApiKeysTab() {
+  const me = useMe();
+  const org = me.organization!;
+  const canManage = canManageOrg(org.role);
+  const list = usePaginatedList<ApiKey>((q, signal) => apiKeysApi.list(q, signal), 25);
+
+  const [name, setName] = useState('');
+  const [scope, setScope] = useState<Scope>('read');
+  const [submitting, setSubmitting] = useState(false);
+  const [formError, setFormError] = useState<ApiError | null>(null);
+  const [created, setCreated] = useState<CreatedApiKey | null>(null);
+  const [busyId, setBusyId] = useState<number | null>(null);
+  const [confirmId, setConfirmId] = useState<number | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  const onCreate = async (e: FormEvent) => {
+    e.preventDefault();
+    setSubmitting(true);
+    setFormError(null);
+    setNotice(null);
+    try {
+      const key = await apiKeysApi.create(name.trim(), scope);
+      setCreated(key);
+      setName('');
+      if (list.page === 1) list.reload();
+      else list.setPage(1);
+    } catch (err) {
+      setFormError(toApiError(err));
+    } finally {
+      setSubmitting(false);
+    }
+  };
+
+  const revoke = async (key: ApiKey) => {
+    setBusyId(key.id);
+    setActionError(null);
+    setNotice(null);
+    try {
+      await apiKeysApi.revoke(key.id);
+      setConfirmId(null);
+      setNotice(`API key “${key.name}” revoked. Requests using it are now refused.`);
+      list.reload();
+    } catch (err) {
+      setActionError(toApiError(err).message);
+    } finally {
+      setBusyId(null);
+    }
+  };
+
+  return (
+    <section aria-label="API keys">
+      <div className="section-header">
+        <div>
+          <h2>API keys</h2>
+          <p className="muted">
+            Keys let scripts and finance tools use the GPU Ledger REST API for {org.name}. Read-only keys are enough for
+            exports and reports.
+          </p>
+        </div>
+      </div>
+
+      {created && <NewKeySecret created={created} onDone={() => setCreated(null)} />}
+
+      {canManage ? (
+        <form className="card inline-form" onSubmit={(e) => void onCreate(e)} noValidate aria-label="Create an API key">
+          <div className="field field--grow">
+            <label htmlFor="key-name">Name</label>
+            <input
+              id="key-name"
+              placeholder="e.g. Finance export"
+              value={name}
+              maxLength={100}
+              onChange={(e) => setName(e.target.value)}
+              aria-invalid={formError?.field('name') ? true : undefined}
+              required
+            />
+            <FieldError message={formError?.field('name')} />
+          </div>
+          <div className="field">
+            <label htmlFor="key-scope">Scope</label>
+            <select id="key-scope" value={scope} onChange={(e) => setScope(e.target.value as Scope)}>
+              <option value="read">{SCOPE_LABELS.read}</option>
+              <option value="write">{SCOPE_LABELS.write}</option>
+            </select>
+            <FieldError message={formError?.field('scope')} />
+          </div>
+          <div className="field field--button">
+            <button type="submit" className="btn btn--primary" disabled={submitting || !name.trim()}>
+              {submitting ? 'Creating…' : 'Create key'}
+            </button>
+          </div>
+        </form>
+      ) : (
+        <p className="muted">Only owners and admins can create or revoke API keys.</p>
+      )}
+
+      <FormErrorBanner error={formError} inlineFields={['name', 'scope']} />
+      {notice && (
+        <div className="alert alert--success" role="status">
+          {notice}
+        </div>
+      )}
+      <ErrorBanner error={actionError} />
+      <ErrorBanner error={list.error} onRetry={list.reload} />
+
+      {list.loading && list.items.length === 0 ? (
+        <Spinner label="Loading API keys…" />
+      ) : (
+        !list.error && (
+          <table className="table">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Key</th>
+                <th>Scope</th>
+                <th>Created</th>
+                <th>Last used</th>
+                <th>Status</th>
+                {canManage && <th className="table__actions">Actions</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {list.items.length === 0 && (
+                <tr>
+                  <td colSpan={canManage ? 7 : 6} className="table__empty">
+                    No API keys yet.
+                  </td>
+                </tr>
+              )}
+              {list.items.map((key) => {
+                const revoked = Boolean(key.revoked_at);
+                const busy = busyId === key.id;
+                return (
+                  <tr key={key.id} className={revoked ? 'row--muted' : undefined}>
+                    <td>{key.name}</td>
+                    <td>
+                      <code>{key.prefix}…</code>
+                    </td>
+                    <td>{SCOPE_LABELS[key.scope] ?? key.scope}</td>
+                    <td>{formatDate(key.created_at, org.timezone)}</td>
+                    <td>{key.last_used_at ? formatDateTime(key.last_used_at, org.timezone) : 'Never'}</td>
+                    <td>
+                      {revoked ? (
+                        <span className="badge badge--muted" title={formatDateTime(key.revoked_at, org.timezone)}>
+                          Revoked
+                        </span>
+                      ) : (
+                        <span className="badge badge--success">Active</span>
+                      )}
+                    </td>
+                    {canManage && (
+                      <td className="table__actions">
+                        {!revoked &&
+                          (confirmId === key.id ? (
+                            <span className="confirm">
+                              <span>Revoke?</span>
+                              <button
+                                type="button"
+                                className="btn btn--small btn--danger"
+                                disabled={busy}
+                                onClick={() => void revoke(key)}
+                              >
+                                Yes, revoke
+                              </button>
+                              <button type="button" className="btn btn--small" onClick={() => setConfirmId(null)}>
+                                Cancel
+                              </button>
+                            </span>
+                          ) : (
+                            <button
+                              type="button"
+                              className="btn btn--small btn--ghost-danger"
+                              disabled={busy}
+                              onClick={() => setConfirmId(key.id)}
+                              aria-label={`Revoke ${key.name}`}
+                            >
+                              Revoke
+                            </button>
+                          ))}
+                      </td>
+                    )}
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        )
+      )}
+      <Pagination page={list.page} pageSize={list.pageSize} count={list.count} onPage={list.setPage} disabled={list.loading} />
+    </section>
+  );
+}

@@ -1,0 +1,186 @@
+import { useState, type FormEvent } from 'react';
+import { useMe } from '../../auth/AuthContext';
+import { invitationsApi } from '../../api/endpoints';
+import { ApiError } from '../../api/client';
+import { ROLES, ROLE_LABELS, type Invitation, type Role } from '../../api/types';
+import { usePaginatedList, toApiError } from '../../hooks';
+import { ErrorBanner, FieldError, FormErrorBanner, Pagination, Spinner } from '../../components/ui';
+import { formatDate } from '../../format';
+import { canManageOrg } from './permissions';
+
+function invitedBy(value: Invitation['invited_by']): string {
+  if (value == null) return '—';
+  if (typeof value === 'object') return value.name || value.email || '—';
+  return String(value);
+}
+
+function status(inv: Invitation): { label: string; tone: string; pending: boolean } {
+  if (inv.accepted_at) return { label: 'Accepted', tone: 'success', pending: false };
+  if (inv.expires_at && new Date(inv.expires_at).getTime() < Date.now())
+    return { label: 'Expired', tone: 'muted', pending: false };
+  return { label: 'Pending', tone: 'info', pending: true };
+}
+
+export function InvitationsTab() {
+  const me = useMe();
+  const org = me.organization!;
+  const canManage = canManageOrg(org.role);
+  const list = usePaginatedList<Invitation>((q, signal) => invitationsApi.list(q, signal), 25);
+
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('viewer');
+  const [submitting, setSubmitting] = useState(false);
+  const [formError, setFormError] = useState<ApiError | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [busyId, setBusyId] = useState<number | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
+
+  const onInvite = async (e: FormEvent) => {
+    e.preventDefault();
+    setSubmitting(true);
+    setFormError(null);
+    setNotice(null);
+    try {
+      const created = await invitationsApi.create(email.trim(), role);
+      setNotice(`Invitation sent to ${created?.email ?? email.trim()}.`);
+      setEmail('');
+      if (list.page === 1) list.reload();
+      else list.setPage(1);
+    } catch (err) {
+      setFormError(toApiError(err));
+    } finally {
+      setSubmitting(false);
+    }
+  };
+
+  const revoke = async (inv: Invitation) => {
+    setBusyId(inv.id);
+    setActionError(null);
+    setNotice(null);
+    try {
+      await invitationsApi.revoke(inv.id);
+      setNotice(`Invitation for ${inv.email} revoked.`);
+      list.reload();
+    } catch (err) {
+      setActionError(toApiError(err).message);
+    } finally {
+      setBusyId(null);
+    }
+  };
+
+  return (
+    <section aria-label="Invitations">
+      <div className="section-header">
+        <div>
+          <h2>Invitations</h2>
+          <p className="muted">Invite people to {org.name} by e-mail. An invitation expires if it is not accepted in time.</p>
+        </div>
+      </div>
+
+      {canManage ? (
+        <form className="card inline-form" onSubmit={(e) => void onInvite(e)} noValidate aria-label="Invite a member">
+          <div className="field field--grow">
+            <label htmlFor="invite-email">E-mail</label>
+            <input
+              id="invite-email"
+              type="email"
+              placeholder="colleague@example.com"
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+              aria-invalid={formError?.field('email') ? true : undefined}
+              required
+            />
+            <FieldError message={formError?.field('email')} />
+          </div>
+          <div className="field">
+            <label htmlFor="invite-role">Role</label>
+            <select id="invite-role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
+              {ROLES.map((r) => (
+                <option key={r} value={r}>
+                  {ROLE_LABELS[r]}
+                </option>
+              ))}
+            </select>
+            <FieldError message={formError?.field('role')} />
+          </div>
+          <div className="field field--button">
+            <button type="submit" className="btn btn--primary" disabled={submitting || !email.trim()}>
+              {submitting ? 'Sending…' : 'Send invitation'}
+            </button>
+          </div>
+        </form>
+      ) : (
+        <p className="muted">Only owners and admins can invite people.</p>
+      )}
+
+      <FormErrorBanner error={formError} inlineFields={['email', 'role']} />
+      {notice && (
+        <div className="alert alert--success" role="status">
+          {notice}
+        </div>
+      )}
+      <ErrorBanner error={actionError} />
+      <ErrorBanner error={list.error} onRetry={list.reload} />
+
+      {list.loading && list.items.length === 0 ? (
+        <Spinner label="Loading invitations…" />
+      ) : (
+        !list.error && (
+          <table className="table">
+            <thead>
+              <tr>
+                <th>E-mail</th>
+                <th>Role</th>
+                <th>Invited by</th>
+                <th>Sent</th>
+                <th>Expires</th>
+                <th>Status</th>
+                {canManage && <th className="table__actions">Actions</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {list.items.length === 0 && (
+                <tr>
+                  <td colSpan={canManage ? 7 : 6} className="table__empty">
+                    No invitations yet.
+                  </td>
+                </tr>
+              )}
+              {list.items.map((inv) => {
+                const st = status(inv);
+                return (
+                  <tr key={inv.id}>
+                    <td>{inv.email}</td>
+                    <td>{ROLE_LABELS[inv.role] ?? inv.role}</td>
+                    <td>{invitedBy(inv.invited_by)}</td>
+                    <td>{formatDate(inv.created_at, org.timezone)}</td>
+                    <td>{formatDate(inv.expires_at, org.timezone)}</td>
+                    <td>
+                      <span className={`badge badge--${st.tone}`}>{st.label}</span>
+                    </td>
+                    {canManage && (
+                      <td className="table__actions">
+                        {st.pending && (
+                          <button
+                            type="button"
+                            className="btn btn--small btn--ghost-danger"
+                            disabled={busyId === inv.id}
+                            onClick={() => void revoke(inv)}
+                            aria-label={`Revoke invitation for ${inv.email}`}
+                          >
+                            Revoke
+                          </button>
+                        )}
+                      </td>
+                    )}
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        )
+      )}
+      <Pagination page={list.page} pageSize={list.pageSize} count={list.count} onPage={list.setPage} disabled={list.loading} />
+    </section>
+  );
+}

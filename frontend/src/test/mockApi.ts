@@ -1,0 +1,81 @@
+import { vi } from 'vitest';
+import type { Me, Org } from '../api/types';
+
+export interface RecordedCall {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: Record<string, string>;
+  body: unknown;
+  credentials: RequestCredentials | undefined;
+}
+
+export interface MockResponse {
+  status?: number;
+  body?: unknown;
+}
+
+type Handler = (call: RecordedCall) => MockResponse | Promise<MockResponse>;
+
+/**
+ * Stubs global fetch with a tiny router: keys are "METHOD /path" (no query string).
+ * Unmatched requests answer 404 in the API's error format, so a test fails loudly on a wrong URL.
+ */
+export function mockApi(routes: Record<string, Handler | MockResponse>) {
+  const calls: RecordedCall[] = [];
+  const fetchMock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
+    const url = new URL(String(input), 'http://localhost');
+    const method = (init.method ?? 'GET').toUpperCase();
+    const headers: Record<string, string> = {};
+    new Headers(init.headers).forEach((value, key) => {
+      headers[key.toLowerCase()] = value;
+    });
+    const call: RecordedCall = {
+      method,
+      path: url.pathname,
+      query: url.searchParams,
+      headers,
+      body: typeof init.body === 'string' ? JSON.parse(init.body) : undefined,
+      credentials: init.credentials,
+    };
+    calls.push(call);
+    const route = routes[`${method} ${url.pathname}`];
+    const result: MockResponse = route
+      ? typeof route === 'function'
+        ? await route(call)
+        : route
+      : { status: 404, body: { error: { code: 'not_found', message: `No mock for ${method} ${url.pathname}`, fields: {} } } };
+    const status = result.status ?? 200;
+    const text = result.body === undefined || status === 204 ? null : JSON.stringify(result.body);
+    return new Response(text, { status, headers: { 'Content-Type': 'application/json' } });
+  });
+  vi.stubGlobal('fetch', fetchMock);
+  return {
+    calls,
+    fetchMock,
+    find: (method: string, path: string) => calls.filter((c) => c.method === method && c.path === path),
+  };
+}
+
+export const ACME: Org = { id: 1, slug: 'acme', name: 'Acme AI', timezone: 'Asia/Shanghai', currency: 'CNY', role: 'owner' };
+export const BETA: Org = { id: 2, slug: 'beta', name: 'Beta Labs', timezone: 'UTC', currency: 'USD', role: 'viewer' };
+
+export function makeMe(overrides: Partial<Me> = {}): Me {
+  return {
+    id: 7,
+    email: 'lin@acme.example',
+    name: 'Lin Wei',
+    organization: ACME,
+    organizations: [ACME],
+    ...overrides,
+  };
+}
+
+export const NOT_AUTHENTICATED: MockResponse = {
+  status: 403,
+  body: { error: { code: 'not_authenticated', message: 'Authentication credentials were not provided.', fields: {} } },
+};
+
+export const CSRF: MockResponse = { body: { csrfToken: 'csrf-from-endpoint' } };
+
+export const emptyPage = { count: 0, next: null, previous: null, results: [] };

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { renderAppAt } from './render';
+import { ACME, BETA, CSRF, makeMe, mockApi } from './mockApi';
+
+describe('overview and app shell', () => {
+  it('renders the e-mail and organization from /me, with an empty state and no chart', async () => {
+    mockApi({ 'GET /api/v1/me': { body: makeMe() } });
+    renderAppAt('/');
+
+    expect((await screen.findByTestId('user-email')).textContent).toBe('lin@acme.example');
+    expect(screen.getByTestId('org-name').textContent).toBe('Acme AI');
+    expect(screen.getByTestId('org-timezone').textContent).toBe('Asia/Shanghai');
+    expect(screen.getByTestId('org-currency').textContent).toBe('CNY');
+    expect(screen.getByTestId('user-role').textContent).toBe('Owner');
+    expect(screen.getByTestId('overview-empty').textContent).toContain('Connect a Tencent Cloud account');
+    expect(screen.queryByTestId('chart')).toBeNull();
+    // Shell: product name, navigation, sign out.
+    expect(screen.getByText('GPU Ledger')).toBeTruthy();
+    for (const label of ['Overview', 'Projects', 'Instances', 'Recommendations', 'Reports', 'Settings']) {
+      expect(within(screen.getByRole('navigation', { name: 'Main' })).getByRole('link', { name: label })).toBeTruthy();
+    }
+    expect(screen.getByRole('button', { name: 'Sign out' })).toBeTruthy();
+  });
+
+  it('shows the org name without a switcher when the user has one organization', async () => {
+    mockApi({ 'GET /api/v1/me': { body: makeMe() } });
+    renderAppAt('/');
+
+    await screen.findByTestId('user-email');
+    expect(screen.queryByTestId('org-switcher')).toBeNull();
+    expect(within(document.querySelector('header.topbar') as HTMLElement).getByText('Acme AI')).toBeTruthy();
+  });
+
+  it('shows the switcher with 2+ organizations and posts the switch', async () => {
+    const server = mockApi({
+      'GET /api/v1/me': { body: makeMe({ organizations: [ACME, BETA] }) },
+      'GET /api/v1/auth/csrf': CSRF,
+      'POST /api/v1/me/organization': { body: makeMe({ organization: BETA, organizations: [ACME, BETA] }) },
+    });
+    const user = userEvent.setup();
+    renderAppAt('/');
+
+    const switcher = (await screen.findByTestId('org-switcher')) as HTMLSelectElement;
+    expect(switcher.value).toBe('acme');
+    expect(Array.from(switcher.options).map((o) => o.textContent)).toEqual(['Acme AI', 'Beta Labs']);
+
+    await user.selectOptions(switcher, 'beta');
+
+    await screen.findByText('Beta Labs', { selector: '[data-testid="org-name"]' });
+    expect(screen.getByTestId('org-currency').textContent).toBe('USD');
+    expect(screen.getByTestId('user-role').textContent).toBe('Viewer');
+    const posts = server.find('POST', '/api/v1/me/organization');
+    expect(posts).toHaveLength(1);
+    expect(posts[0]!.body).toEqual({ organization: 'beta' });
+    expect(posts[0]!.headers['x-csrftoken']).toBe('csrf-from-endpoint');
+    expect((screen.getByTestId('org-switcher') as HTMLSelectElement).value).toBe('beta');
+  });
+
+  it('signs out and returns to the login page', async () => {
+    const server = mockApi({
+      'GET /api/v1/me': { body: makeMe() },
+      'GET /api/v1/auth/csrf': CSRF,
+      'POST /api/v1/auth/logout': { status: 204 },
+    });
+    const user = userEvent.setup();
+    renderAppAt('/');
+
+    await user.click(await screen.findByRole('button', { name: 'Sign out' }));
+
+    expect(await screen.findByRole('button', { name: 'Sign in' })).toBeTruthy();
+    expect(window.location.pathname).toBe('/login');
+    expect(server.find('POST', '/api/v1/auth/logout')).toHaveLength(1);
+  });
+
+  it('shows honest empty states on the data pages', async () => {
+    mockApi({ 'GET /api/v1/me': { body: makeMe() } });
+    renderAppAt('/instances');
+
+    expect(await screen.findByRole('heading', { name: 'Instances' })).toBeTruthy();
+    expect(screen.getByText(/needs a connected Tencent Cloud account/)).toBeTruthy();
+  });
+});
