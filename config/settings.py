@@ -48,7 +48,6 @@ INSTALLED_APPS = [
     "apps.accounts",
     "apps.api",
     "apps.cloud",
-    "apps.metrics",
 ]
 
 MIDDLEWARE = [
