@@ -122,9 +122,11 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = VAR_DIR / "celery" / "broker"
     _broker_dir.mkdir(parents=True, exist_ok=True)
     (VAR_DIR / "celery" / "processed").mkdir(parents=True, exist_ok=True)
+    (VAR_DIR / "celery" / "control").mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir),
         "data_folder_out": str(_broker_dir),
+        "control_folder": str(VAR_DIR / "celery" / "control"),
         "processed_folder": str(VAR_DIR / "celery" / "processed"),
         "store_processed": False,
     }
