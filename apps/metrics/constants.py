@@ -1,0 +1,39 @@
+"""The metric vocabulary and the minute grid, in one place.
+
+Importable without the Django app registry, so the generator, the benchmark and pure tests can
+use it before (or without) ``django.setup()``.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+MINUTES_PER_HOUR = 60
+HOURS_PER_DAY = 24
+MINUTES_PER_DAY = MINUTES_PER_HOUR * HOURS_PER_DAY
+SECONDS_PER_MINUTE = 60
+SECONDS_PER_DAY = SECONDS_PER_MINUTE * MINUTES_PER_DAY
+# A raw day row holds exactly one little-endian float32 per minute of the UTC day.
+DAY_VALUES_BYTES = MINUTES_PER_DAY * 4
+DEFAULT_RAW_RETENTION_DAYS = 35
+
+
+class Metric(models.TextChoices):
+    """Per-minute metrics of an instance. GPU values are averages over the instance's cards."""
+
+    GPU_UTIL_PCT = "gpu_util_pct", "GPU utilization (%)"
+    GPU_MEM_USED_PCT = "gpu_mem_used_pct", "GPU memory used (%)"
+    GPU_MEM_USED_MB = "gpu_mem_used_mb", "GPU memory used (MB per card)"
+    GPU_TEMP_C = "gpu_temp_c", "GPU temperature (°C)"
+    GPU_POWER_W = "gpu_power_w", "GPU power draw (W)"
+    CPU_UTIL_PCT = "cpu_util_pct", "CPU utilization (%)"
+    MEM_UTIL_PCT = "mem_util_pct", "Host memory utilization (%)"
+
+
+# The statistics every rollup keeps per metric; columns are named "<metric>_<stat>".
+ROLLUP_STATS = ("avg", "p95", "max", "minutes")
+
+
+def stat_column(metric: str, stat: str) -> str:
+    """The rollup column holding ``stat`` of ``metric`` (e.g. ``gpu_util_pct_p95``)."""
+    return f"{metric}_{stat}"

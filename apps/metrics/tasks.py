@@ -1,0 +1,30 @@
+"""Background work of the metric store: raw retention and rollup rebuilds."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from celery import shared_task
+from django.utils import timezone
+
+from apps.metrics import services
+from workers import queues
+from workers.defaults import task_options
+
+
+@shared_task(**task_options(name="metrics.prune_raw", queue=queues.ANALYSIS))
+def prune_raw() -> int:
+    """Delete raw metric days past retention in short batches; idempotent (a rerun deletes 0)."""
+    return services.metrics_raw_prune(as_of=timezone.now())
+
+
+@shared_task(**task_options(name="metrics.rebuild_rollups", queue=queues.ANALYSIS))
+def rebuild_rollups(
+    instance_ids: list[int] | None = None, start_day: str | None = None, end_day: str | None = None
+) -> int:
+    """Recompute rollups from raw for instances/UTC days (ISO dates); idempotent."""
+    return services.metrics_rollups_rebuild(
+        instance_ids=instance_ids,
+        start_day=dt.date.fromisoformat(start_day) if start_day else None,
+        end_day=dt.date.fromisoformat(end_day) if end_day else None,
+    )
