@@ -104,7 +104,8 @@ def hour_of_week_profile(
     # Local hours are contiguous runs of minutes; their starts let the weekly counts be
     # summed per run instead of per minute.
     run_starts = np.flatnonzero(np.diff(week_cell, prepend=-1))
-    run_week_cell = week_cell[run_starts]
+    pieces = _pieces(run_starts, minutes)
+    piece_week_cell = week_cell[pieces.starts]
     histogram = np.zeros((instances, HOURS_PER_WEEK * _BINS), dtype=np.int64)
     weekly_observed = np.zeros((instances, weeks * HOURS_PER_WEEK), dtype=np.int64)
     weekly_high = np.zeros_like(weekly_observed)
@@ -120,19 +121,26 @@ def hour_of_week_profile(
         observed = bins != _MISSING_BIN
         high = (bins >= high_bin) & observed
         for target, flags in ((weekly_observed, observed), (weekly_high, high)):
-            per_run = np.add.reduceat(flags, run_starts, axis=1, dtype=np.int64)
+            per_piece = _count_per_piece(flags, pieces)
             # The repeated autumn DST hour is two runs in one (week, cell): add, not assign.
-            np.add.at(target[chunk].T, run_week_cell, per_run.T)
+            np.add.at(target[chunk].T, piece_week_cell, per_piece.T)
 
     histogram = histogram.reshape(instances, HOURS_PER_WEEK, _BINS)
     if pooled:
         histogram = histogram.sum(axis=0, keepdims=True)
         weekly_observed = weekly_observed.sum(axis=0, keepdims=True)
         weekly_high = weekly_high.sum(axis=0, keepdims=True)
-    counts = histogram[..., :_MISSING_BIN].cumsum(axis=-1)
-    observed_minutes = counts[..., -1]
-    median = _quantile_from_cumulative(counts, observed_minutes, 0.50)
-    p95 = _quantile_from_cumulative(counts, observed_minutes, 0.95)
+    # One running count over the whole flat histogram (cells one after the other) is sorted, so
+    # every cell's quantile is one binary search in it.
+    cumulative = np.cumsum(histogram.reshape(-1))
+    cell_base = np.empty(cumulative.size // _BINS, dtype=np.int64)
+    cell_base[0] = 0
+    cell_base[1:] = cumulative[_BINS - 1 : -1 : _BINS]
+    observed_minutes = (cumulative[_MISSING_BIN - 1 :: _BINS] - cell_base).reshape(
+        histogram.shape[:-1]
+    )
+    median = _quantile(cumulative, cell_base, observed_minutes, 0.50)
+    p95 = _quantile(cumulative, cell_base, observed_minutes, 0.95)
     in_period = period.reshape(weeks, HOURS_PER_WEEK).sum(axis=0)
     if pooled:
         in_period = in_period * instances
@@ -161,6 +169,61 @@ def hour_of_week_profile(
     )
 
 
+@dataclasses.dataclass(frozen=True)
+class _Pieces:
+    """Minute ranges that each lie in one local hour: an optional head, whole hours, a tail.
+
+    When every local hour starts at the same minute of the UTC hour (zones whose offsets are
+    whole hours apart, i.e. nearly all of them, across DST too), the whole hours are one
+    (hours, 60) reshape and are counted without a per-run loop; otherwise ``hourly`` is None and
+    every run is its own piece.
+    """
+
+    starts: np.ndarray
+    """First minute of every piece, in order: head (if any), whole hours, tail (if any)."""
+    ends: np.ndarray
+    hourly: slice | None
+    """Minutes covered by whole hours, and ``hourly_pieces`` their index range in ``starts``."""
+    hourly_pieces: slice
+
+
+def _pieces(run_starts: np.ndarray, minutes: int) -> _Pieces:
+    run_ends = np.append(run_starts[1:], minutes)
+    if run_starts.size > 1:
+        first = int(run_starts[1])
+        whole = (minutes - first) // 60
+        if whole and not ((run_starts[1:] - first) % 60).any():
+            hour_starts = first + 60 * np.arange(whole, dtype=np.int64)
+            head = [0] if first else []
+            last = first + 60 * whole
+            tail = [last] if last < minutes else []
+            starts = np.concatenate(
+                [np.array(head, dtype=np.int64), hour_starts, np.array(tail, dtype=np.int64)]
+            )
+            ends = np.append(starts[1:], minutes)
+            return _Pieces(starts, ends, slice(first, last), slice(len(head), len(head) + whole))
+    return _Pieces(run_starts, run_ends, None, slice(0, 0))
+
+
+def _count_per_piece(flags: np.ndarray, pieces: _Pieces) -> np.ndarray:
+    """(rows, pieces) counts of True per piece of minutes."""
+    out = np.empty((flags.shape[0], pieces.starts.size), dtype=np.int64)
+    if pieces.hourly is not None:
+        hours = flags[:, pieces.hourly].reshape(flags.shape[0], -1, 60)
+        out[:, pieces.hourly_pieces] = np.count_nonzero(hours, axis=2)
+        other = np.ones(pieces.starts.size, dtype=bool)
+        other[pieces.hourly_pieces] = False
+        for index in np.flatnonzero(other):
+            out[:, index] = np.count_nonzero(
+                flags[:, pieces.starts[index] : pieces.ends[index]], axis=1
+            )
+        return out
+    # General case: differences of a running count at the pieces' last minutes.
+    running = np.cumsum(flags, axis=1, dtype=np.int64)
+    out[...] = np.diff(running[:, pieces.ends - 1], axis=1, prepend=0)
+    return out
+
+
 def _percent_bins(util: np.ndarray) -> np.ndarray:
     """Whole-percent bin per minute as int64: 0-100, and 101 for a missing minute.
 
@@ -172,11 +235,20 @@ def _percent_bins(util: np.ndarray) -> np.ndarray:
     return clipped.astype(np.int64)
 
 
-def _quantile_from_cumulative(counts: np.ndarray, totals: np.ndarray, q: float) -> np.ndarray:
-    """Nearest-rank quantile (the ceil(q n)-th smallest value) from cumulative bin counts."""
-    rank = np.ceil(q * totals).astype(np.int64)
-    # The quantile's bin is the number of bins whose cumulative count is still below the rank.
-    value = (counts < np.maximum(rank, 1)[..., np.newaxis]).sum(axis=-1).astype(np.float32)
+def _quantile(
+    cumulative: np.ndarray, cell_base: np.ndarray, totals: np.ndarray, q: float
+) -> np.ndarray:
+    """Nearest-rank quantile (the ceil(q n)-th smallest value) of every cell's histogram.
+
+    ``cumulative`` is the running count over all cells' bins in a row, ``cell_base`` its value
+    just before each cell. The quantile's bin is the first bin of the cell whose running count
+    reaches the rank; a cell without observed minutes is NaN.
+    """
+    rank = np.ceil(q * totals).astype(np.int64).reshape(-1)
+    target = cell_base + np.maximum(rank, 1)
+    found = np.searchsorted(cumulative, target, side="left")
+    value = (found - np.arange(cell_base.size, dtype=np.int64) * _BINS).astype(np.float32)
+    value = value.reshape(totals.shape)
     value[totals == 0] = np.nan
     return value
 
