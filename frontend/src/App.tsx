@@ -3,15 +3,12 @@ import { BrowserRouter, Navigate, Route, Routes, useLocation } from 'react-route
 import { AuthProvider, useAuth } from './auth/AuthContext';
 import { AppShell } from './components/AppShell';
 import { ErrorBanner, Spinner } from './components/ui';
+import { InstancesPage } from './pages/InstancesPage';
+import { InvitationAcceptPage } from './pages/InvitationAcceptPage';
 import { LoginPage } from './pages/LoginPage';
 import { OverviewPage } from './pages/OverviewPage';
-import {
-  InstancesPage,
-  NotFoundPage,
-  ProjectsPage,
-  RecommendationsPage,
-  ReportsPage,
-} from './pages/PlaceholderPages';
+import { NotFoundPage, RecommendationsPage, ReportsPage } from './pages/PlaceholderPages';
+import { ProjectsPage } from './pages/ProjectsPage';
 import { SettingsPage } from './pages/settings/SettingsPage';
 
 function FullPage({ children }: { children: ReactNode }) {
@@ -47,6 +44,8 @@ export function AppRoutes() {
   return (
     <Routes>
       <Route path="/login" element={<LoginPage />} />
+      {/* Public: the link in the invitation e-mail, opened signed out or signed in. */}
+      <Route path="/invitations/accept" element={<InvitationAcceptPage />} />
       <Route
         element={
           <RequireAuth>

@@ -36,3 +36,41 @@ export const CURRENCY_LABELS: Record<string, string> = {
   CNY: 'CNY (¥, Tencent Cloud China)',
   USD: 'USD ($, Tencent Cloud International)',
 };
+
+const relativeFormatter = new Intl.RelativeTimeFormat('en', { numeric: 'always' });
+
+const RELATIVE_STEPS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['minute', 60],
+  ['hour', 60 * 60],
+  ['day', 24 * 60 * 60],
+  ['month', 30 * 24 * 60 * 60],
+  ['year', 365 * 24 * 60 * 60],
+];
+
+/**
+ * "5 minutes ago", "in 3 hours"; under a minute either way is "just now".
+ * Returns null for a missing or unparsable timestamp so the caller can say "Never" or "—".
+ */
+export function formatRelative(iso: string | null | undefined, now: number = Date.now()): string | null {
+  if (!iso) return null;
+  const t = new Date(iso).getTime();
+  if (Number.isNaN(t)) return null;
+  const seconds = (t - now) / 1000;
+  const abs = Math.abs(seconds);
+  if (abs < 60) return 'just now';
+  let unit: Intl.RelativeTimeFormatUnit = 'minute';
+  let size = 60;
+  for (const [u, s] of RELATIVE_STEPS) {
+    if (abs >= s) {
+      unit = u;
+      size = s;
+    }
+  }
+  const value = Math.round(abs / size) * Math.sign(seconds);
+  return relativeFormatter.format(value, unit);
+}
+
+/** Up to two decimals, no trailing zeros: 1, 0.25, 1.5. */
+export function formatNumber(n: number): string {
+  return String(Math.round(n * 100) / 100);
+}

@@ -20,11 +20,18 @@ function toApiError(err: unknown): ApiError {
   return err instanceof ApiError ? err : new ApiError(0, 'unknown', err instanceof Error ? err.message : String(err));
 }
 
+/**
+ * One page of a list endpoint. `key` names what is listed (e.g. the filters): when it changes the
+ * list goes back to page 1 and reloads.
+ */
 export function usePaginatedList<T>(
   fetchPage: (q: PageQuery, signal: AbortSignal) => Promise<Page<T>>,
   pageSize = 20,
+  key = '',
 ): PaginatedList<T> {
-  const [page, setPage] = useState(1);
+  const [pageState, setPageState] = useState({ key, page: 1 });
+  const page = pageState.key === key ? pageState.page : 1;
+  const setPage = useCallback((next: number) => setPageState({ key, page: next }), [key]);
   const [data, setData] = useState<{ items: T[]; count: number }>({ items: [], count: 0 });
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<ApiError | null>(null);
@@ -59,12 +66,29 @@ export function usePaginatedList<T>(
         setLoading(false);
       });
     return () => controller.abort();
-  }, [page, pageSize, nonce]);
+  }, [page, pageSize, nonce, key, setPage]);
 
   const reload = useCallback(() => setNonce((n) => n + 1), []);
   const update = useCallback((fn: (items: T[]) => T[]) => setData((d) => ({ ...d, items: fn(d.items) })), []);
 
   return { items: data.items, count: data.count, page, pageSize, loading, error, setPage, reload, update };
+}
+
+/** Calls `fn` every `everyMs` while `active`; the interval is cleared when inactive or unmounted. */
+export function useInterval(fn: () => void, everyMs: number, active: boolean): void {
+  const fnRef = useRef(fn);
+  fnRef.current = fn;
+  useEffect(() => {
+    if (!active) return undefined;
+    const id = setInterval(() => fnRef.current(), everyMs);
+    return () => clearInterval(id);
+  }, [everyMs, active]);
+}
+
+/** Re-renders every `everyMs`, so relative times ("5 minutes ago") stay true on a page left open. */
+export function useTick(everyMs = 30_000): void {
+  const [, setTick] = useState(0);
+  useInterval(() => setTick((n) => n + 1), everyMs, true);
 }
 
 export { toApiError };

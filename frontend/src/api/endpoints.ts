@@ -1,5 +1,20 @@
 import { api, resetCsrfToken } from './client';
-import type { ApiKey, CreatedApiKey, Invitation, Me, Member, Page, Role, Scope } from './types';
+import type {
+  ApiKey,
+  CloudAccount,
+  CloudAccountInput,
+  CreatedApiKey,
+  Instance,
+  InstanceFilters,
+  Invitation,
+  InvitationAcceptInput,
+  Me,
+  Member,
+  Page,
+  Project,
+  Role,
+  Scope,
+} from './types';
 
 export interface PageQuery {
   page: number;
@@ -33,10 +48,35 @@ export const invitationsApi = {
     api.get<Page<Invitation>>('/api/v1/invitations', pageParams(q), signal),
   create: (email: string, role: Role) => api.post<Invitation>('/api/v1/invitations', { email, role }),
   revoke: (id: number) => api.delete(`/api/v1/invitations/${id}`),
+  /** Works signed out (creates the account and signs in) or signed in (joins with the current account). */
+  async accept(input: InvitationAcceptInput): Promise<Me> {
+    const me = await api.post<Me>('/api/v1/invitations/accept', input);
+    resetCsrfToken(); // Creating the account signs in, and Django rotates the CSRF token on login.
+    return me;
+  },
 };
 
 export const apiKeysApi = {
   list: (q: PageQuery, signal?: AbortSignal) => api.get<Page<ApiKey>>('/api/v1/api-keys', pageParams(q), signal),
   create: (name: string, scope: Scope) => api.post<CreatedApiKey>('/api/v1/api-keys', { name, scope }),
   revoke: (id: number) => api.delete(`/api/v1/api-keys/${id}`),
+};
+
+export const cloudAccountsApi = {
+  list: (q: PageQuery, signal?: AbortSignal) =>
+    api.get<Page<CloudAccount>>('/api/v1/cloud-accounts', pageParams(q), signal),
+  create: (input: CloudAccountInput) => api.post<CloudAccount>('/api/v1/cloud-accounts', input),
+  /** Only the changed fields; without secret_key the stored SecretKey is kept. */
+  update: (id: number, changes: Partial<CloudAccountInput>) =>
+    api.patch<CloudAccount>(`/api/v1/cloud-accounts/${id}`, changes),
+  sync: (id: number) => api.post<void>(`/api/v1/cloud-accounts/${id}/sync`),
+};
+
+export const projectsApi = {
+  list: (q: PageQuery, signal?: AbortSignal) => api.get<Page<Project>>('/api/v1/projects', pageParams(q), signal),
+};
+
+export const instancesApi = {
+  list: (q: PageQuery, filters: InstanceFilters, signal?: AbortSignal) =>
+    api.get<Page<Instance>>('/api/v1/instances', { ...pageParams(q), ...filters }, signal),
 };

@@ -74,3 +74,164 @@ export interface CreatedApiKey extends ApiKey {
   /** The full secret. Returned once, on creation only. */
   key: string;
 }
+
+/* ---------- invitations (accepting) ---------- */
+
+export interface InvitationAcceptInput {
+  token: string;
+  /** Only when creating an account (signed out). */
+  name?: string;
+  password?: string;
+}
+
+/* ---------- cloud accounts ---------- */
+
+export type CloudSite = 'china' | 'intl';
+export type EndpointScheme = 'https' | 'http';
+export type CloudAccountStatus = 'pending' | 'ok' | 'failing' | 'disabled';
+export type SyncKind = 'inventory' | 'prices' | 'metrics' | 'bills' | 'balance';
+
+export interface SyncStatus {
+  kind: SyncKind;
+  last_success_at: string | null;
+  next_run_at: string | null;
+  last_error: string;
+}
+
+export interface CloudAccount {
+  id: number;
+  name: string;
+  provider: 'tencent';
+  secret_id: string;
+  regions: string[];
+  site: CloudSite;
+  /** host:port every service is sent to; "" means Tencent Cloud's own endpoints. */
+  endpoint: string;
+  endpoint_scheme: EndpointScheme;
+  currency: Currency;
+  status: CloudAccountStatus;
+  last_error: string;
+  last_error_at: string | null;
+  sync: SyncStatus[];
+  created_at: string;
+}
+
+/** What the form sends. The SecretKey is write-only: sent on create (and on replace), never returned. */
+export interface CloudAccountInput {
+  name: string;
+  secret_id: string;
+  secret_key: string;
+  regions: string[];
+  site: CloudSite;
+  endpoint: string;
+  endpoint_scheme: EndpointScheme;
+}
+
+export const SITE_LABELS: Record<CloudSite, string> = {
+  china: 'China site (bills in CNY)',
+  intl: 'International site (bills in USD)',
+};
+
+export const CLOUD_STATUS_LABELS: Record<CloudAccountStatus, string> = {
+  pending: 'Not synced yet',
+  ok: 'OK',
+  failing: 'Failing',
+  disabled: 'Disabled',
+};
+
+export const SYNC_KINDS: SyncKind[] = ['inventory', 'prices', 'metrics', 'bills', 'balance'];
+
+export const SYNC_KIND_LABELS: Record<SyncKind, string> = {
+  inventory: 'Instances and tags',
+  prices: 'Price catalog',
+  metrics: 'Monitoring metrics',
+  bills: 'Bills',
+  balance: 'Account balance',
+};
+
+/** Tencent Cloud regions with GPU instances the connect form offers, with their city. */
+export const TENCENT_REGIONS: { code: string; city: string; mainland: boolean }[] = [
+  { code: 'ap-guangzhou', city: 'Guangzhou', mainland: true },
+  { code: 'ap-shanghai', city: 'Shanghai', mainland: true },
+  { code: 'ap-beijing', city: 'Beijing', mainland: true },
+  { code: 'ap-chengdu', city: 'Chengdu', mainland: true },
+  { code: 'ap-chongqing', city: 'Chongqing', mainland: true },
+  { code: 'ap-nanjing', city: 'Nanjing', mainland: true },
+  { code: 'ap-hongkong', city: 'Hong Kong', mainland: false },
+  { code: 'ap-singapore', city: 'Singapore', mainland: false },
+  { code: 'ap-bangkok', city: 'Bangkok', mainland: false },
+  { code: 'ap-jakarta', city: 'Jakarta', mainland: false },
+  { code: 'ap-seoul', city: 'Seoul', mainland: false },
+  { code: 'ap-tokyo', city: 'Tokyo', mainland: false },
+  { code: 'ap-mumbai', city: 'Mumbai', mainland: false },
+  { code: 'na-siliconvalley', city: 'Silicon Valley', mainland: false },
+  { code: 'na-ashburn', city: 'Virginia', mainland: false },
+  { code: 'na-toronto', city: 'Toronto', mainland: false },
+  { code: 'eu-frankfurt', city: 'Frankfurt', mainland: false },
+  { code: 'sa-saopaulo', city: 'São Paulo', mainland: false },
+];
+
+/* ---------- inventory ---------- */
+
+export interface Project {
+  id: number;
+  name: string;
+  slug: string;
+  tag_values: string[];
+}
+
+export type ChargeType = 'POSTPAID_BY_HOUR' | 'PREPAID' | 'SPOTPAID' | 'CDHPAID' | 'CDCPAID';
+
+export const CHARGE_TYPE_LABELS: Record<ChargeType, string> = {
+  POSTPAID_BY_HOUR: 'Pay-as-you-go',
+  PREPAID: 'Monthly subscription',
+  SPOTPAID: 'Spot',
+  CDHPAID: 'Dedicated host',
+  CDCPAID: 'Dedicated cluster',
+};
+
+/** Tencent Cloud CVM InstanceState values, in words; TERMINATED is GPU Ledger's mark for a vanished instance. */
+export const INSTANCE_STATE_LABELS: Record<string, string> = {
+  RUNNING: 'Running',
+  STOPPED: 'Stopped',
+  PENDING: 'Creating',
+  STARTING: 'Starting',
+  STOPPING: 'Stopping',
+  REBOOTING: 'Rebooting',
+  LAUNCH_FAILED: 'Launch failed',
+  SHUTDOWN: 'Shut down',
+  TERMINATING: 'Terminating',
+  TERMINATED: 'Terminated',
+};
+
+export interface Instance {
+  id: number;
+  provider_id: string;
+  name: string;
+  region: string;
+  zone: string;
+  instance_type: string;
+  gpu_model: string;
+  /** Below 1 means a vGPU share. */
+  gpu_count: number;
+  /** Per card. */
+  gpu_memory_gb: number;
+  cpu_cores: number;
+  memory_gb: number;
+  /** One of ChargeType; kept open so a new Tencent billing mode still renders. */
+  charge_type: string;
+  state: string;
+  tags: Record<string, string>;
+  /** The project's name, or null when no tag rule matched (Unallocated). */
+  project: string | null;
+  launched_at: string | null;
+  expires_at: string | null;
+  terminated_at: string | null;
+}
+
+export interface InstanceFilters {
+  region?: string;
+  charge_type?: string;
+  state?: string;
+  project?: string;
+}

@@ -1,7 +1,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { ApiError, isNotAuthenticated, setUnauthenticatedHandler } from '../api/client';
-import { authApi } from '../api/endpoints';
-import type { Me } from '../api/types';
+import { authApi, invitationsApi } from '../api/endpoints';
+import type { InvitationAcceptInput, Me } from '../api/types';
 
 type Status = 'loading' | 'authenticated' | 'anonymous' | 'error';
 
@@ -12,6 +12,8 @@ export interface AuthState {
   login: (email: string, password: string) => Promise<Me>;
   logout: () => Promise<void>;
   switchOrganization: (slug: string) => Promise<Me>;
+  /** Accept an invitation; signed out, this creates the account and signs in. */
+  acceptInvitation: (input: InvitationAcceptInput) => Promise<Me>;
   reload: () => void;
   /** Called when any API call reports that the session is gone. */
   markSignedOut: () => void;
@@ -81,11 +83,19 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     return payload;
   }, []);
 
+  const acceptInvitation = useCallback(async (input: InvitationAcceptInput) => {
+    const payload = await invitationsApi.accept(input);
+    setMe(payload);
+    setError(null);
+    setStatus('authenticated');
+    return payload;
+  }, []);
+
   const reload = useCallback(() => setAttempt((n) => n + 1), []);
 
   const value = useMemo<AuthState>(
-    () => ({ status, me, error, login, logout, switchOrganization, reload, markSignedOut }),
-    [status, me, error, login, logout, switchOrganization, reload, markSignedOut],
+    () => ({ status, me, error, login, logout, switchOrganization, acceptInvitation, reload, markSignedOut }),
+    [status, me, error, login, logout, switchOrganization, acceptInvitation, reload, markSignedOut],
   );
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }

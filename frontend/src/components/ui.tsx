@@ -120,3 +120,12 @@ export function FormErrorBanner({ error, inlineFields = [] }: { error: ApiError 
     </div>
   );
 }
+
+/** Shown instead of a data page when the user belongs to no organization yet. */
+export function NoOrganization() {
+  return (
+    <EmptyState title="You are not in an organization yet" icon="◎" testId="no-org">
+      <p>Data belongs to an organization. Accept an invitation from your team first.</p>
+    </EmptyState>
+  );
+}

@@ -1,19 +1,18 @@
 import { useState, type FormEvent } from 'react';
-import { Navigate, useLocation, useNavigate } from 'react-router';
+import { Navigate, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useAuth } from '../auth/AuthContext';
 import { ApiError } from '../api/client';
 import { FieldError } from '../components/ui';
-
-function safeRedirect(from: unknown): string {
-  if (typeof from === 'string' && from.startsWith('/') && !from.startsWith('//') && from !== '/login') return from;
-  return '/';
-}
+import { safeRedirect } from '../redirect';
 
 export function LoginPage() {
   const { status, login } = useAuth();
   const navigate = useNavigate();
   const location = useLocation();
-  const from = safeRedirect((location.state as { from?: string } | null)?.from);
+  const [params] = useSearchParams();
+  // `?next=` (links such as the invitation page's) wins over the page the route guard came from.
+  const from =
+    safeRedirect(params.get('next')) ?? safeRedirect((location.state as { from?: string } | null)?.from) ?? '/';
 
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');

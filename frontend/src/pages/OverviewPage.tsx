@@ -78,7 +78,10 @@ export function OverviewPage({ spend = NO_DATA }: { spend?: DailySpendPoint[] })
             </p>
             <ol className="steps">
               <li>Create a read-only CAM sub-account key in the Tencent Cloud console.</li>
-              <li>Connect it to this organization; instances, tags and bills are synced automatically.</li>
+              <li>
+                Connect it to this organization in <Link to="/settings/cloud-accounts">Settings → Cloud accounts</Link>;
+                instances, tags and bills are synced automatically.
+              </li>
               <li>After the first sync, spend and utilization charts and savings recommendations appear here.</li>
             </ol>
             <p className="muted">

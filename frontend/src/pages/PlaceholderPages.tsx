@@ -16,26 +16,6 @@ function ComingFromCloud({ title, what, icon }: { title: string; what: string; i
   );
 }
 
-export function ProjectsPage() {
-  return (
-    <ComingFromCloud
-      title="Projects"
-      icon="▤"
-      what="Your Tencent Cloud projects and tag-based teams will be listed here with their GPU spend, utilization and the share of it that went to idle cards."
-    />
-  );
-}
-
-export function InstancesPage() {
-  return (
-    <ComingFromCloud
-      title="Instances"
-      icon="▣"
-      what="Every GPU instance (CVM) in your account will appear here with its type, GPU model, billing mode, cost and how its time splits between training, data processing, evaluation and idle."
-    />
-  );
-}
-
 export function RecommendationsPage() {
   return (
     <ComingFromCloud

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { renderAppAt } from './render';
-import { CSRF, makeMe, mockApi, NOT_AUTHENTICATED } from './mockApi';
+import { CSRF, emptyPage, makeMe, mockApi, NOT_AUTHENTICATED } from './mockApi';
 
 describe('login page', () => {
   it('posts the credentials and shows the API error message', async () => {
@@ -66,6 +66,7 @@ describe('login page', () => {
       'GET /api/v1/me': NOT_AUTHENTICATED,
       'GET /api/v1/auth/csrf': CSRF,
       'POST /api/v1/auth/login': { body: makeMe() },
+      'GET /api/v1/projects': { body: emptyPage },
     });
     const user = userEvent.setup();
     renderAppAt('/projects');
@@ -76,6 +77,7 @@ describe('login page', () => {
     await user.click(screen.getByRole('button', { name: 'Sign in' }));
 
     expect(await screen.findByRole('heading', { name: 'Projects' })).toBeTruthy();
+    expect(await screen.findByTestId('projects-empty')).toBeTruthy();
     expect(window.location.pathname).toBe('/projects');
   });
 });

@@ -15,6 +15,9 @@ describe('overview and app shell', () => {
     expect(screen.getByTestId('org-currency').textContent).toBe('CNY');
     expect(screen.getByTestId('user-role').textContent).toBe('Owner');
     expect(screen.getByTestId('overview-empty').textContent).toContain('Connect a Tencent Cloud account');
+    expect(
+      within(screen.getByTestId('overview-empty')).getByRole('link', { name: 'Settings → Cloud accounts' }).getAttribute('href'),
+    ).toBe('/settings/cloud-accounts');
     expect(screen.queryByTestId('chart')).toBeNull();
     // Shell: product name, navigation, sign out.
     expect(screen.getByText('GPU Ledger')).toBeTruthy();
@@ -76,9 +79,9 @@ describe('overview and app shell', () => {
 
   it('shows honest empty states on the data pages', async () => {
     mockApi({ 'GET /api/v1/me': { body: makeMe() } });
-    renderAppAt('/instances');
+    renderAppAt('/recommendations');
 
-    expect(await screen.findByRole('heading', { name: 'Instances' })).toBeTruthy();
+    expect(await screen.findByRole('heading', { name: 'Recommendations' })).toBeTruthy();
     expect(screen.getByText(/needs a connected Tencent Cloud account/)).toBeTruthy();
   });
 });

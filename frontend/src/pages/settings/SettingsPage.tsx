@@ -4,11 +4,13 @@ import { EmptyState } from '../../components/ui';
 import { MembersTab } from './MembersTab';
 import { InvitationsTab } from './InvitationsTab';
 import { ApiKeysTab } from './ApiKeysTab';
+import { CloudAccountsTab } from './CloudAccountsTab';
 
 const TABS = [
   { to: '/settings/members', label: 'Members' },
   { to: '/settings/invitations', label: 'Invitations' },
   { to: '/settings/api-keys', label: 'API keys' },
+  { to: '/settings/cloud-accounts', label: 'Cloud accounts' },
 ];
 
 export function SettingsPage() {
@@ -42,6 +44,7 @@ export function SettingsPage() {
               <Route path="members" element={<MembersTab />} />
               <Route path="invitations" element={<InvitationsTab />} />
               <Route path="api-keys" element={<ApiKeysTab />} />
+              <Route path="cloud-accounts" element={<CloudAccountsTab />} />
               <Route path="*" element={<Navigate to="/settings/members" replace />} />
             </Routes>
           </div>

@@ -1,0 +1,287 @@
+import { useEffect, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { useMe } from '../auth/AuthContext';
+import { instancesApi, projectsApi } from '../api/endpoints';
+import {
+  CHARGE_TYPE_LABELS,
+  INSTANCE_STATE_LABELS,
+  TENCENT_REGIONS,
+  type ChargeType,
+  type Instance,
+  type InstanceFilters,
+  type Project,
+} from '../api/types';
+import { usePaginatedList } from '../hooks';
+import { EmptyState, ErrorBanner, NoOrganization, Pagination, Spinner } from '../components/ui';
+import { formatDate, formatNumber } from '../format';
+
+const FILTER_KEYS = ['region', 'charge_type', 'state', 'project'] as const;
+type FilterKey = (typeof FILTER_KEYS)[number];
+
+/** "1 x NVIDIA T4 (16 GB)"; a share below 1 is a vGPU ("0.25 x NVIDIA A10 (24 GB)"). */
+export function formatGpus(instance: Pick<Instance, 'gpu_count' | 'gpu_model' | 'gpu_memory_gb'>): string {
+  if (!instance.gpu_count) return 'No GPU';
+  const model = instance.gpu_model || 'GPU';
+  const memory = instance.gpu_memory_gb > 0 ? ` (${formatNumber(instance.gpu_memory_gb)} GB)` : '';
+  return `${formatNumber(instance.gpu_count)} x ${model}${memory}`;
+}
+
+export function chargeTypeLabel(chargeType: string): string {
+  return CHARGE_TYPE_LABELS[chargeType as ChargeType] ?? chargeType;
+}
+
+export function isTerminated(instance: Pick<Instance, 'state' | 'terminated_at'>): boolean {
+  return Boolean(instance.terminated_at) || instance.state === 'TERMINATED';
+}
+
+function stateLabel(state: string): string {
+  return INSTANCE_STATE_LABELS[state] ?? state.charAt(0) + state.slice(1).toLowerCase().replace(/_/g, ' ');
+}
+
+function stateTone(instance: Instance): string {
+  if (isTerminated(instance)) return 'muted';
+  if (instance.state === 'RUNNING') return 'success';
+  if (instance.state === 'LAUNCH_FAILED') return 'danger';
+  if (instance.state === 'STOPPED' || instance.state === 'SHUTDOWN') return 'muted';
+  return 'info';
+}
+
+/** Projects for the filter. Optional: without them the page still works, just without that filter's names. */
+function useProjects(): Project[] {
+  const [projects, setProjects] = useState<Project[]>([]);
+  useEffect(() => {
+    const controller = new AbortController();
+    projectsApi
+      .list({ page: 1, pageSize: 500 }, controller.signal)
+      .then((page) => {
+        if (!controller.signal.aborted) setProjects(page.results);
+      })
+      .catch(() => {
+        // The filter falls back to "All projects"; the instance list shows its own errors.
+      });
+    return () => controller.abort();
+  }, []);
+  return projects;
+}
+
+function InstanceRow({ instance, timeZone }: { instance: Instance; timeZone: string }) {
+  const terminated = isTerminated(instance);
+  const tags = Object.entries(instance.tags ?? {});
+  return (
+    <tr className={terminated ? 'row--muted' : undefined} data-testid={`instance-${instance.provider_id}`}>
+      <td>
+        <div className="cell-title">{instance.name || instance.provider_id}</div>
+        <code className="cell-sub">{instance.provider_id}</code>
+      </td>
+      <td>
+        <div>{instance.instance_type}</div>
+        <div className="cell-sub muted">
+          {instance.cpu_cores} vCPU · {instance.memory_gb} GB · {instance.zone || instance.region}
+        </div>
+      </td>
+      <td>{formatGpus(instance)}</td>
+      <td>
+        <div>{chargeTypeLabel(instance.charge_type)}</div>
+        {instance.expires_at && !terminated && (
+          <div className="cell-sub muted">Expires {formatDate(instance.expires_at, timeZone)}</div>
+        )}
+      </td>
+      <td>
+        <span
+          className={`badge badge--${stateTone(instance)}`}
+          title={terminated && instance.terminated_at ? `Terminated ${formatDate(instance.terminated_at, timeZone)}` : undefined}
+        >
+          {terminated ? 'Terminated' : stateLabel(instance.state)}
+        </span>
+      </td>
+      <td>{instance.project ?? <span className="muted">Unallocated</span>}</td>
+      <td>
+        {tags.length === 0 ? (
+          <span className="muted">—</span>
+        ) : (
+          <ul className="chips" aria-label="Tags">
+            {tags.map(([key, value]) => (
+              <li key={key} className="chip">
+                {key}: {value}
+              </li>
+            ))}
+          </ul>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+export function InstancesPage() {
+  const me = useMe();
+  if (!me.organization) {
+    return (
+      <div className="page">
+        <header className="page__header">
+          <h1>Instances</h1>
+        </header>
+        <NoOrganization />
+      </div>
+    );
+  }
+  return <InstancesList timeZone={me.organization.timezone} />;
+}
+
+function InstancesList({ timeZone }: { timeZone: string }) {
+  const [params, setParams] = useSearchParams();
+  const projects = useProjects();
+
+  const filters: InstanceFilters = {};
+  for (const key of FILTER_KEYS) {
+    const value = params.get(key);
+    if (value) filters[key] = value;
+  }
+  const filterKey = FILTER_KEYS.map((k) => `${k}=${filters[k] ?? ''}`).join('&');
+  const filtered = Object.keys(filters).length > 0;
+
+  const list = usePaginatedList<Instance>((q, signal) => instancesApi.list(q, filters, signal), 50, filterKey);
+
+  const setFilter = (key: FilterKey, value: string) => {
+    const next = new URLSearchParams(params);
+    if (value) next.set(key, value);
+    else next.delete(key);
+    setParams(next, { replace: true });
+  };
+  const clearFilters = () => setParams(new URLSearchParams(), { replace: true });
+
+  // A region or project from the URL that the lists do not know still shows as selected.
+  const regionCodes = TENCENT_REGIONS.map((r) => r.code);
+  const projectKnown = !filters.project || projects.some((p) => String(p.id) === filters.project);
+
+  const noInstancesAtAll = !list.loading && !list.error && list.count === 0 && !filtered;
+
+  return (
+    <div className="page">
+      <header className="page__header">
+        <div>
+          <h1>Instances</h1>
+          <p className="page__subtitle">GPU instances (CVM) of your connected Tencent Cloud accounts.</p>
+        </div>
+      </header>
+
+      {noInstancesAtAll ? (
+        <EmptyState title="No instances yet" icon="▣" testId="instances-empty">
+          <p>
+            Every GPU instance (CVM) in your account will appear here with its type, GPU model, billing mode, project
+            and tags.
+          </p>
+          <p className="muted">
+            This needs a connected Tencent Cloud account. Nothing is shown until real data has been synced from your
+            cloud: connect an account in <Link to="/settings/cloud-accounts">Settings → Cloud accounts</Link>. If
+            you have just connected one, the first sync can take a few minutes.
+          </p>
+        </EmptyState>
+      ) : (
+        <>
+          <div className="filters" role="search" aria-label="Filter instances">
+            <div className="field">
+              <label htmlFor="filter-region">Region</label>
+              <select id="filter-region" value={filters.region ?? ''} onChange={(e) => setFilter('region', e.target.value)}>
+                <option value="">All regions</option>
+                {TENCENT_REGIONS.map((r) => (
+                  <option key={r.code} value={r.code}>
+                    {r.city} ({r.code})
+                  </option>
+                ))}
+                {filters.region && !regionCodes.includes(filters.region) && (
+                  <option value={filters.region}>{filters.region}</option>
+                )}
+              </select>
+            </div>
+            <div className="field">
+              <label htmlFor="filter-charge-type">Billing</label>
+              <select
+                id="filter-charge-type"
+                value={filters.charge_type ?? ''}
+                onChange={(e) => setFilter('charge_type', e.target.value)}
+              >
+                <option value="">All billing modes</option>
+                {Object.entries(CHARGE_TYPE_LABELS).map(([value, label]) => (
+                  <option key={value} value={value}>
+                    {label}
+                  </option>
+                ))}
+                {filters.charge_type && !(filters.charge_type in CHARGE_TYPE_LABELS) && (
+                  <option value={filters.charge_type}>{filters.charge_type}</option>
+                )}
+              </select>
+            </div>
+            <div className="field">
+              <label htmlFor="filter-state">State</label>
+              <select id="filter-state" value={filters.state ?? ''} onChange={(e) => setFilter('state', e.target.value)}>
+                <option value="">All states</option>
+                {Object.entries(INSTANCE_STATE_LABELS).map(([value, label]) => (
+                  <option key={value} value={value}>
+                    {label}
+                  </option>
+                ))}
+                {filters.state && !(filters.state in INSTANCE_STATE_LABELS) && (
+                  <option value={filters.state}>{filters.state}</option>
+                )}
+              </select>
+            </div>
+            <div className="field">
+              <label htmlFor="filter-project">Project</label>
+              <select id="filter-project" value={filters.project ?? ''} onChange={(e) => setFilter('project', e.target.value)}>
+                <option value="">All projects</option>
+                {projects.map((p) => (
+                  <option key={p.id} value={String(p.id)}>
+                    {p.name}
+                  </option>
+                ))}
+                {!projectKnown && <option value={filters.project}>Project #{filters.project}</option>}
+              </select>
+            </div>
+            {filtered && (
+              <div className="field field--button">
+                <button type="button" className="btn btn--ghost" onClick={clearFilters}>
+                  Clear filters
+                </button>
+              </div>
+            )}
+          </div>
+
+          <ErrorBanner error={list.error} onRetry={list.reload} />
+
+          {list.loading && list.items.length === 0 ? (
+            <Spinner label="Loading instances…" />
+          ) : (
+            !list.error && (
+              <table className="table" aria-label="Instances">
+                <thead>
+                  <tr>
+                    <th>Instance</th>
+                    <th>Type</th>
+                    <th>GPUs</th>
+                    <th>Billing</th>
+                    <th>State</th>
+                    <th>Project</th>
+                    <th>Tags</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.items.length === 0 && (
+                    <tr>
+                      <td colSpan={7} className="table__empty">
+                        No instances match these filters.
+                      </td>
+                    </tr>
+                  )}
+                  {list.items.map((instance) => (
+                    <InstanceRow key={instance.id} instance={instance} timeZone={timeZone} />
+                  ))}
+                </tbody>
+              </table>
+            )
+          )}
+          <Pagination page={list.page} pageSize={list.pageSize} count={list.count} onPage={list.setPage} disabled={list.loading} />
+        </>
+      )}
+    </div>
+  );
+}
