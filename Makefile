@@ -59,7 +59,11 @@ migrate: $(VENV)/.installed $(DEMO_ENV)
 # --- the demo -----------------------------------------------------------------------------
 demo: install frontend migrate stop
 	@mkdir -p $(RUN) $(LOG)
-	$(DEMO) $(PY) manage.py setup_demo
+	$(DEMO) nohup $(PY) manage.py tencent_simulator --port $(SIMULATOR_PORT) --seed 1 > $(LOG)/simulator.log 2>&1 & echo $$! > $(RUN)/simulator.pid
+	@for i in $$(seq 1 40); do (echo > /dev/tcp/127.0.0.1/$(SIMULATOR_PORT)) 2>/dev/null && break; sleep 0.25; done
+	$(DEMO) $(PY) manage.py setup_demo --simulator 127.0.0.1:$(SIMULATOR_PORT) | tee $(RUN)/setup_demo.out
+	@# 30 days of history through the real sync code (SDK -> simulator), before the browser opens.
+	$(DEMO) $(PY) manage.py backfill --days 30 --account $$(sed -n 's/^cloud-account-id=//p' $(RUN)/setup_demo.out)
 	$(DEMO) $(PY) manage.py collectstatic --noinput --verbosity 0
 	$(DEMO) nohup $(VENV)/bin/gunicorn config.wsgi --bind 127.0.0.1:$(PORT) --workers 2 \
 	  --access-logfile $(LOG)/web-access.log > $(LOG)/web.log 2>&1 & echo $$! > $(RUN)/web.pid

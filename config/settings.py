@@ -48,6 +48,8 @@ INSTALLED_APPS = [
     "apps.accounts",
     "apps.api",
     "apps.cloud",
+    "apps.billing",
+    "apps.metrics",
 ]
 
 MIDDLEWARE = [
@@ -261,3 +263,16 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+
+# --- Cloud sync -----------------------------------------------------------------------------
+# How far back a new account's metrics and bills are read, and the Cloud Monitor request
+# limits (documented as 10 instances and 1,440 points per GetMonitorData; some pages say more).
+SYNC_BACKFILL_DAYS = env_int("SYNC_BACKFILL_DAYS", 30)
+SYNC_LEASE_SECONDS = env_int("SYNC_LEASE_SECONDS", 900)
+MONITOR_MAX_INSTANCES = env_int("MONITOR_MAX_INSTANCES", 10)
+MONITOR_MAX_POINTS = env_int("MONITOR_MAX_POINTS", 1440)
+
+# --- Metric storage -------------------------------------------------------------------------
+# Raw per-minute days are kept this long (Cloud Monitor keeps minute data ~31 days); the
+# hourly and daily rollups are kept for good.
+METRICS_RAW_RETENTION_DAYS = env_int("METRICS_RAW_RETENTION_DAYS", 35)

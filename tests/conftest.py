@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 from rest_framework.test import APIClient
@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 from apps.accounts import services
 from apps.accounts.models import ApiKey, Membership, Organization, User
 from apps.accounts.roles import Role
+from workers.celery import app as celery_app
 
 
 @pytest.fixture
@@ -97,3 +98,12 @@ def key_client() -> Callable[..., tuple[APIClient, ApiKey]]:
         return client, api_key
 
     return make
+
+
+@pytest.fixture
+def publish_to_broker() -> Iterator[None]:
+    """Requests and tasks in this process publish to the broker instead of running inline."""
+    eager = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = False
+    yield
+    celery_app.conf.task_always_eager = eager

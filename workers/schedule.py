@@ -1,8 +1,12 @@
-"""The one beat schedule. Later issues add the sync, analysis and digest entries here."""
+"""The one beat schedule of GPU Ledger: every periodic task, in one place."""
 
 from datetime import timedelta
 
 BEAT_SCHEDULE: dict[str, dict[str, object]] = {
+    # Fans out every due sync (inventory 5 min, metrics 5 min, bills and balance hourly,
+    # prices daily); the per-account leases make a duplicate tick harmless.
+    "cloud.dispatch-due": {"task": "cloud.dispatch_due", "schedule": timedelta(minutes=1)},
+    "metrics.prune-raw": {"task": "metrics.prune_raw", "schedule": timedelta(hours=24)},
     "accounts.purge-expired-invitations": {
         "task": "accounts.purge_expired_invitations",
         "schedule": timedelta(hours=6),

@@ -5,12 +5,16 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.routers import DefaultRouter
 
 from apps.accounts import api as accounts_api
+from apps.cloud import api as cloud_api
 
 router = DefaultRouter(trailing_slash=False)
 router.register("organizations", accounts_api.OrganizationViewSet, basename="organization")
 router.register("members", accounts_api.MemberViewSet, basename="member")
 router.register("invitations", accounts_api.InvitationViewSet, basename="invitation")
 router.register("api-keys", accounts_api.ApiKeyViewSet, basename="api-key")
+router.register("cloud-accounts", cloud_api.CloudAccountViewSet, basename="cloud-account")
+router.register("projects", cloud_api.ProjectViewSet, basename="project")
+router.register("instances", cloud_api.InstanceViewSet, basename="instance")
 
 v1 = [
     path("auth/csrf", accounts_api.CsrfView.as_view(), name="auth-csrf"),

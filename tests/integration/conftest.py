@@ -17,8 +17,6 @@ import pytest
 from aiosmtpd.controller import Controller
 from django.db import connection
 
-from workers.celery import app as celery_app
-
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -64,23 +62,16 @@ def database_url_of_test_database() -> str:
     return f"postgres://{auth}{settings['HOST'] or '127.0.0.1'}:{settings['PORT'] or 5432}/{settings['NAME']}"
 
 
-@pytest.fixture
-def celery_worker_process(
-    transactional_db: None, smtp_server: tuple[Inbox, int]
-) -> Iterator[subprocess.Popen[str]]:
+def start_celery_worker(queues: str, **env_overrides: str) -> subprocess.Popen[str]:
     """A real `celery worker` process on the configured broker (Redis in CI) and test database."""
-    # Requests in this process must publish to the broker instead of running tasks inline.
-    eager = celery_app.conf.task_always_eager
-    celery_app.conf.task_always_eager = False
-    _, smtp_port = smtp_server
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.test_settings",
         "DATABASE_URL": database_url_of_test_database(),
-        "EMAIL_URL": f"smtp://127.0.0.1:{smtp_port}",
         "CELERY_TASK_ALWAYS_EAGER": "0",
+        **env_overrides,
     }
-    process = subprocess.Popen(
+    return subprocess.Popen(
         [
             sys.executable,
             "-m",
@@ -89,7 +80,7 @@ def celery_worker_process(
             "workers",
             "worker",
             "--pool=solo",
-            "--queues=default,email",
+            f"--queues={queues}",
             "--loglevel=INFO",
             "--without-heartbeat",
             "--without-gossip",
@@ -101,15 +92,29 @@ def celery_worker_process(
         stderr=subprocess.STDOUT,
         text=True,
     )
-    try:
-        yield process
-    finally:
-        celery_app.conf.task_always_eager = eager
+
+
+def stop_worker(process: subprocess.Popen[str]) -> str:
+    """Stop a worker (if still running) and return what it printed."""
+    if process.poll() is None:
         process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
+    try:
+        output, _ = process.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        output, _ = process.communicate()
+    return output or ""
+
+
+@pytest.fixture
+def celery_worker_process(
+    transactional_db: None, smtp_server: tuple[Inbox, int], publish_to_broker: None
+) -> Iterator[subprocess.Popen[str]]:
+    """A worker of the default and e-mail queues, sending mail to the loopback SMTP server."""
+    _, smtp_port = smtp_server
+    process = start_celery_worker("default,email", EMAIL_URL=f"smtp://127.0.0.1:{smtp_port}")
+    yield process
+    stop_worker(process)
 
 
 def wait_for(predicate, *, timeout: float = 60.0, interval: float = 0.2) -> bool:  # type: ignore[no-untyped-def]

@@ -1,0 +1,83 @@
+"""Bill lines and balance snapshots, exactly as the cloud bills them.
+
+One ``BillLine`` per (cloud bill line, component): Tencent splits an hourly line into a compute
+component, a disk component and so on. Money is Decimal with the currency beside it; bill APIs
+send yuan strings with 8 decimals, kept in full so totals reconcile to the cent.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+from apps.cloud.models import CloudAccount, Instance, Project
+from apps.core.models import OrganizationScopedModel
+
+MONEY = {"max_digits": 20, "decimal_places": 8}
+
+
+class BillLine(OrganizationScopedModel):
+    account = models.ForeignKey(CloudAccount, on_delete=models.CASCADE, related_name="bill_lines")
+    bill_id = models.CharField(max_length=64)
+    component_code = models.CharField(max_length=64)
+    item_code = models.CharField(max_length=128)
+    month = models.CharField(max_length=7, help_text="Bill month yyyy-mm (Beijing time).")
+    resource_id = models.CharField(max_length=128, blank=True, db_index=True)
+    resource_name = models.CharField(max_length=200, blank=True)
+    instance = models.ForeignKey(
+        Instance, null=True, blank=True, on_delete=models.SET_NULL, related_name="bill_lines"
+    )
+    project = models.ForeignKey(
+        Project, null=True, blank=True, on_delete=models.SET_NULL, related_name="bill_lines"
+    )
+    product_name = models.CharField(max_length=200, blank=True)
+    component_name = models.CharField(max_length=200, blank=True)
+    pay_mode_name = models.CharField(max_length=64, blank=True)
+    action_type = models.CharField(max_length=64, blank=True)
+    action_type_name = models.CharField(max_length=64, blank=True)
+    region_name = models.CharField(max_length=64, blank=True)
+    zone_name = models.CharField(max_length=64, blank=True)
+    fee_begin_at = models.DateTimeField()
+    fee_end_at = models.DateTimeField()
+    list_cost = models.DecimalField(**MONEY, help_text="Cost at list price (Cost).")
+    cost = models.DecimalField(**MONEY, help_text="Cost after discounts (RealCost).")
+    cash_paid = models.DecimalField(**MONEY, default=0)
+    voucher_paid = models.DecimalField(**MONEY, default=0)
+    incentive_paid = models.DecimalField(**MONEY, default=0)
+    transfer_paid = models.DecimalField(**MONEY, default=0)
+    currency = models.CharField(max_length=3, default="CNY")
+    used_amount = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
+    used_unit = models.CharField(max_length=32, blank=True)
+    time_span = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
+    time_unit = models.CharField(max_length=32, blank=True)
+    tags = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["account", "bill_id", "component_code", "item_code"],
+                name="billline_unique_component",
+            )
+        ]
+        indexes = [
+            models.Index(fields=["organization", "month"]),
+            models.Index(fields=["account", "month"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bill_id}/{self.component_code} {self.cost} {self.currency}"
+
+
+class BalanceSnapshot(OrganizationScopedModel):
+    """The account balance at a moment (the balance API sends fen; stored as money)."""
+
+    account = models.ForeignKey(CloudAccount, on_delete=models.CASCADE, related_name="balances")
+    taken_at = models.DateTimeField()
+    available = models.DecimalField(max_digits=16, decimal_places=2, help_text="RealBalance")
+    cash = models.DecimalField(max_digits=16, decimal_places=2)
+    frozen = models.DecimalField(max_digits=16, decimal_places=2)
+    owed = models.DecimalField(max_digits=16, decimal_places=2)
+    currency = models.CharField(max_length=3, default="CNY")
+
+    class Meta:
+        ordering = ["-taken_at"]
+        get_latest_by = "taken_at"

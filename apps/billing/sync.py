@@ -1,0 +1,156 @@
+"""Bill and balance sync.
+
+A month of bill lines is fetched in full, then replaced in one transaction: upserted by
+(BillId, component, item) and lines the cloud no longer reports for that month removed. A
+worker killed mid-month therefore leaves the previous state of the month, never half of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from decimal import Decimal
+from typing import Any
+
+from django.db import transaction
+
+from apps.billing.models import BalanceSnapshot, BillLine
+from apps.cloud.models import CloudAccount, Instance
+from apps.cloud.projects import ProjectResolver
+from apps.cloud.providers.tencent.client import TencentClient
+
+# Bill times come without a zone, in Beijing time (UTC+8, no daylight saving).
+BEIJING = timezone(timedelta(hours=8))
+FEN = Decimal("0.01")
+
+
+@dataclass(frozen=True)
+class BillsResult:
+    month: str
+    lines: int
+    total: Decimal
+
+
+def _money(value: Any) -> Decimal:
+    if value in (None, "", "-"):
+        return Decimal(0)
+    return Decimal(str(value))
+
+
+def _optional_decimal(value: Any) -> Decimal | None:
+    try:
+        return Decimal(str(value)) if value not in (None, "", "-") else None
+    except ArithmeticError:
+        return None
+
+
+def _beijing(value: str) -> datetime:
+    return datetime.strptime(value, "%Y-%m-%d %H:%M:%S").replace(tzinfo=BEIJING)
+
+
+def bill_lines_from(raw: dict[str, Any], **common: Any) -> list[BillLine]:
+    tags = {tag["TagKey"]: tag["TagValue"] for tag in raw.get("Tags") or []}
+    lines = []
+    for component in raw.get("ComponentSet") or []:
+        lines.append(
+            BillLine(
+                bill_id=raw["BillId"],
+                component_code=component.get("ComponentCode") or "",
+                item_code=component.get("ItemCode") or "",
+                month=raw.get("BillMonth") or raw["FeeBeginTime"][:7],
+                resource_id=raw.get("ResourceId") or "",
+                resource_name=raw.get("ResourceName") or "",
+                product_name=raw.get("ProductCodeName") or "",
+                component_name=component.get("ComponentCodeName") or "",
+                pay_mode_name=raw.get("PayModeName") or "",
+                action_type=raw.get("ActionType") or "",
+                action_type_name=raw.get("ActionTypeName") or "",
+                region_name=raw.get("RegionName") or "",
+                zone_name=raw.get("ZoneName") or "",
+                fee_begin_at=_beijing(raw["FeeBeginTime"]),
+                fee_end_at=_beijing(raw["FeeEndTime"]),
+                list_cost=_money(component.get("Cost")),
+                cost=_money(component.get("RealCost")),
+                cash_paid=_money(component.get("CashPayAmount")),
+                voucher_paid=_money(component.get("VoucherPayAmount")),
+                incentive_paid=_money(component.get("IncentivePayAmount")),
+                transfer_paid=_money(component.get("TransferPayAmount")),
+                used_amount=_optional_decimal(component.get("UsedAmount")),
+                used_unit=component.get("UsedAmountUnit") or "",
+                time_span=_optional_decimal(component.get("TimeSpan")),
+                time_unit=component.get("TimeUnitName") or "",
+                tags=tags,
+                **common,
+            )
+        )
+    return lines
+
+
+UPDATE_FIELDS = [
+    f.name
+    for f in BillLine._meta.concrete_fields
+    if f.name
+    not in {"id", "account", "bill_id", "component_code", "item_code", "organization", "created_at"}
+]
+
+
+def sync_bills(account: CloudAccount, client: TencentClient, month: str) -> BillsResult:
+    """Mirror one bill month (``yyyy-mm``) of the account."""
+    raw_lines = list(client.describe_bill_detail(month))
+    organization = account.organization
+    with transaction.atomic():
+        resolver = ProjectResolver(organization)
+        instances = {
+            i.provider_id: i
+            for i in Instance.objects.for_organization(organization).filter(account=account)
+        }
+        rows: list[BillLine] = []
+        for raw in raw_lines:
+            instance = instances.get(raw.get("ResourceId") or "")
+            tags = {tag["TagKey"]: tag["TagValue"] for tag in raw.get("Tags") or []}
+            # Bills carry only cost-allocation tags; the instance's own tags fill the gap.
+            project = resolver.resolve(tags) or (instance.project if instance else None)
+            rows.extend(
+                bill_lines_from(
+                    raw,
+                    organization=organization,
+                    account=account,
+                    instance=instance,
+                    project=project,
+                )
+            )
+        keys = {(r.bill_id, r.component_code, r.item_code) for r in rows}
+        BillLine.objects.bulk_create(
+            rows,
+            batch_size=1000,
+            update_conflicts=True,
+            unique_fields=["account", "bill_id", "component_code", "item_code"],
+            update_fields=UPDATE_FIELDS,
+        )
+        stale = [
+            pk
+            for pk, *key in BillLine.objects.filter(account=account, month=month).values_list(
+                "pk", "bill_id", "component_code", "item_code"
+            )
+            if tuple(key) not in keys
+        ]
+        BillLine.objects.filter(pk__in=stale).delete()
+    return BillsResult(month=month, lines=len(rows), total=sum((r.cost for r in rows), Decimal(0)))
+
+
+def sync_balance(account: CloudAccount, client: TencentClient, *, now: datetime) -> BalanceSnapshot:
+    raw = client.describe_account_balance()
+
+    def yuan(field: str) -> Decimal:
+        return (Decimal(int(raw.get(field) or 0)) / 100).quantize(FEN)
+
+    return BalanceSnapshot.objects.create(
+        organization=account.organization,
+        account=account,
+        taken_at=now,
+        available=yuan("RealBalance"),
+        cash=yuan("CashAccountBalance"),
+        frozen=yuan("FreezeAmount"),
+        owed=yuan("OweAmount"),
+        currency=account.currency,
+    )

@@ -1,0 +1,71 @@
+"""Cloud endpoints: cloud accounts (managers write), projects and instances (read)."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from rest_framework import mixins, status
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.accounts.roles import MANAGER_ROLES
+from apps.api.viewsets import OrganizationScopedViewSet
+from apps.cloud import services
+from apps.cloud.models import CloudAccount, Instance, Project, SyncState
+from apps.cloud.serializers import CloudAccountSerializer, InstanceSerializer, ProjectSerializer
+
+
+class CloudAccountViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    mixins.UpdateModelMixin,
+    OrganizationScopedViewSet,
+):
+    queryset = CloudAccount.objects.prefetch_related("sync_states").order_by("name")
+    serializer_class = CloudAccountSerializer
+    write_roles = MANAGER_ROLES
+    http_method_names = ["get", "post", "patch", "head", "options"]
+
+    def perform_create(self, serializer: CloudAccountSerializer) -> None:
+        from apps.cloud.tasks import dispatch_account
+
+        account = services.cloud_account_create(
+            organization=self.tenant.organization, **serializer.validated_data
+        )
+        transaction.on_commit(lambda: dispatch_account.delay(account.pk))
+        serializer.instance = account
+
+    def perform_update(self, serializer: CloudAccountSerializer) -> None:
+        from apps.cloud.tasks import dispatch_account
+
+        account = services.cloud_account_update(
+            account=serializer.instance, **serializer.validated_data
+        )
+        transaction.on_commit(lambda: dispatch_account.delay(account.pk))
+        serializer.instance = CloudAccount.objects.prefetch_related("sync_states").get(
+            pk=account.pk
+        )
+
+    @action(detail=True, methods=["post"])
+    def sync(self, request: Request, pk: str | None = None) -> Response:
+        """Make every kind of sync of this account due now."""
+        from django.utils import timezone
+
+        from apps.cloud.tasks import dispatch_account
+
+        account = self.get_object()
+        SyncState.objects.filter(account=account).update(next_run_at=timezone.now())
+        transaction.on_commit(lambda: dispatch_account.delay(account.pk))
+        return Response(status=status.HTTP_202_ACCEPTED)
+
+
+class ProjectViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, OrganizationScopedViewSet):
+    queryset = Project.objects.order_by("name")
+    serializer_class = ProjectSerializer
+
+
+class InstanceViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, OrganizationScopedViewSet):
+    queryset = Instance.objects.select_related("project").order_by("name", "provider_id")
+    serializer_class = InstanceSerializer
+    filterset_fields = ["region", "charge_type", "state", "project"]

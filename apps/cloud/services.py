@@ -1,0 +1,114 @@
+"""Writes for cloud accounts: connect, update (incl. a new key), and sync status."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from apps.accounts.models import Organization
+from apps.cloud.models import CloudAccount, SyncKind, SyncState
+from apps.cloud.providers.tencent.client import AccountConfig, TencentClient
+from apps.core.crypto import decrypt_str, encrypt_str
+
+EDITABLE_FIELDS = ("name", "secret_id", "regions", "site", "endpoint", "endpoint_scheme")
+
+
+def _validate_secret(field: str, value: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationError({field: "This field may not be blank."})
+    if value != value.strip() or any(c.isspace() for c in value):
+        raise ValidationError({field: "Must not contain spaces."})
+    return value
+
+
+@transaction.atomic
+def cloud_account_create(
+    *,
+    organization: Organization,
+    name: str,
+    secret_id: str,
+    secret_key: str,
+    regions: list[str],
+    site: str = CloudAccount.Site.CHINA,
+    endpoint: str = "",
+    endpoint_scheme: str = CloudAccount.Scheme.HTTPS,
+) -> CloudAccount:
+    """Connect a Tencent Cloud account; every kind of sync becomes due at once."""
+    account = CloudAccount(
+        organization=organization,
+        name=name,
+        secret_id=_validate_secret("secret_id", secret_id),
+        secret_key_encrypted=encrypt_str(_validate_secret("secret_key", secret_key)),
+        regions=regions,
+        site=site,
+        endpoint=endpoint,
+        endpoint_scheme=endpoint_scheme,
+    )
+    account.full_clean()
+    account.save()
+    now = timezone.now()
+    SyncState.objects.bulk_create(
+        SyncState(account=account, kind=kind, next_run_at=now) for kind in SyncKind.values
+    )
+    return account
+
+
+@transaction.atomic
+def cloud_account_update(
+    *, account: CloudAccount, secret_key: str | None = None, **changes: Any
+) -> CloudAccount:
+    """Change an account. New credentials or endpoints clear the error and retry at once."""
+    unknown = set(changes) - set(EDITABLE_FIELDS)
+    if unknown:
+        raise ValidationError(dict.fromkeys(unknown, "Unknown field."))
+    if "secret_id" in changes:
+        _validate_secret("secret_id", changes["secret_id"])
+    for field, value in changes.items():
+        setattr(account, field, value)
+    if secret_key is not None:
+        account.secret_key_encrypted = encrypt_str(_validate_secret("secret_key", secret_key))
+    account.full_clean()
+    reconnect = secret_key is not None or {
+        "secret_id",
+        "endpoint",
+        "endpoint_scheme",
+        "site",
+        "regions",
+    } & set(changes)
+    if reconnect and account.status != CloudAccount.Status.DISABLED:
+        account.status = CloudAccount.Status.PENDING
+        account.last_error = ""
+        account.last_error_at = None
+        SyncState.objects.filter(account=account).update(
+            next_run_at=timezone.now(), leased_until=None
+        )
+    account.save()
+    return account
+
+
+def cloud_account_mark_failing(*, account_id: int, message: str) -> None:
+    CloudAccount.objects.filter(pk=account_id).exclude(status=CloudAccount.Status.DISABLED).update(
+        status=CloudAccount.Status.FAILING, last_error=message, last_error_at=timezone.now()
+    )
+
+
+def cloud_account_mark_ok(*, account_id: int) -> None:
+    CloudAccount.objects.filter(pk=account_id).exclude(status=CloudAccount.Status.DISABLED).update(
+        status=CloudAccount.Status.OK, last_error="", last_error_at=None
+    )
+
+
+def cloud_account_client(account: CloudAccount, **options: Any) -> TencentClient:
+    """A Tencent client for the account; the SecretKey is decrypted only here, in memory."""
+    config = AccountConfig(
+        secret_id=account.secret_id,
+        secret_key=decrypt_str(account.secret_key_encrypted),
+        site=account.site,
+        endpoint=account.endpoint,
+        scheme=account.endpoint_scheme,
+        rate_key=str(account.pk),
+    )
+    return TencentClient(config, **options)

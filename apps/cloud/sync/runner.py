@@ -1,0 +1,161 @@
+"""Running one kind of sync of one account: claim, run, record the outcome.
+
+Claiming is a conditional UPDATE of the account's SyncState row: it succeeds only when the
+sync is due and nobody holds a live lease, so duplicate messages, two workers or a beat tick
+arriving twice never run the same sync of an account at once. The lease expires on its own,
+so a worker killed mid-sync (SIGKILL, OOM) blocks nothing for longer than the lease.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
+from apps.cloud import services
+from apps.cloud.models import CloudAccount, SyncKind, SyncState
+from apps.cloud.providers.tencent.client import TencentClient
+from apps.cloud.providers.tencent.errors import CloudError
+from apps.cloud.sync.bills import sync_bill_months
+from apps.cloud.sync.inventory import sync_inventory
+from apps.cloud.sync.metrics import MetricsLimits, sync_metrics
+from apps.cloud.sync.prices import sync_prices
+
+logger = logging.getLogger(__name__)
+
+INTERVALS = {
+    SyncKind.INVENTORY: timedelta(minutes=5),
+    SyncKind.METRICS: timedelta(minutes=5),
+    SyncKind.PRICES: timedelta(days=1),
+    SyncKind.BILLS: timedelta(hours=1),
+    SyncKind.BALANCE: timedelta(hours=1),
+}
+# Inventory first: metrics and bills attach to the instances it creates.
+ORDER = [SyncKind.INVENTORY, SyncKind.PRICES, SyncKind.METRICS, SyncKind.BILLS, SyncKind.BALANCE]
+
+
+def lease_duration() -> timedelta:
+    return timedelta(seconds=settings.SYNC_LEASE_SECONDS)
+
+
+def sync_claim(account_id: int, kind: str, *, now: datetime, force: bool = False) -> bool:
+    """Take the lease of (account, kind) if it is due (or ``force``) and not leased."""
+    free = Q(leased_until__isnull=True) | Q(leased_until__lte=now)
+    due = Q() if force else Q(next_run_at__lte=now)
+    return bool(
+        SyncState.objects.filter(free, due, account_id=account_id, kind=kind)
+        .exclude(account__status=CloudAccount.Status.DISABLED)
+        .update(leased_until=now + lease_duration(), last_started_at=now)
+    )
+
+
+def sync_extend_lease(account_id: int, kind: str) -> None:
+    SyncState.objects.filter(account_id=account_id, kind=kind).update(
+        leased_until=timezone.now() + lease_duration()
+    )
+
+
+def sync_release(
+    account_id: int,
+    kind: str,
+    *,
+    next_run_at: datetime,
+    error: str = "",
+    success_at: datetime | None = None,
+) -> None:
+    changes: dict[str, Any] = {
+        "leased_until": None,
+        "next_run_at": next_run_at,
+        "last_error": error,
+    }
+    if success_at is not None:
+        changes["last_success_at"] = success_at
+    SyncState.objects.filter(account_id=account_id, kind=kind).update(**changes)
+
+
+def run_kind(
+    account: CloudAccount,
+    kind: str,
+    *,
+    now: datetime,
+    client: TencentClient | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    backfill_days: int | None = None,
+) -> Any:
+    """Run one kind of sync (no claiming): used by the task and the backfill command."""
+    client = client or services.cloud_account_client(account)
+    days = backfill_days or settings.SYNC_BACKFILL_DAYS
+    if kind == SyncKind.INVENTORY:
+        return sync_inventory(account, client, now=now)
+    if kind == SyncKind.PRICES:
+        return sync_prices(account, client)
+    if kind == SyncKind.METRICS:
+        limits = MetricsLimits(settings.MONITOR_MAX_INSTANCES, settings.MONITOR_MAX_POINTS)
+
+        def heartbeat(done: int, planned: int) -> None:
+            sync_extend_lease(account.pk, kind)
+            if progress:
+                progress(done, planned)
+
+        return sync_metrics(
+            account, client, now=now, backfill_days=days, limits=limits, progress=heartbeat
+        )
+    if kind == SyncKind.BILLS:
+        return sync_bill_months(account, client, now=now, backfill_days=days)
+    if kind == SyncKind.BALANCE:
+        from apps.billing.sync import sync_balance
+
+        return sync_balance(account, client, now=now)
+    raise ValueError(f"unknown sync kind {kind!r}")
+
+
+def sync_run(
+    account_id: int, kind: str, *, force: bool = False, as_of: datetime | None = None
+) -> str:
+    """Claim and run one sync. Returns "skipped", "ok" or "failed"; raises transient errors
+    (after releasing the lease) so the caller can retry with backoff.
+
+    ``as_of`` is the moment the data is synced up to (default: now); leases and schedules
+    always use the real clock.
+    """
+    now = timezone.now()
+    if not sync_claim(account_id, kind, now=now, force=force):
+        return "skipped"
+    account = CloudAccount.objects.select_related("organization").get(pk=account_id)
+    interval = INTERVALS[SyncKind(kind)]
+    try:
+        run_kind(account, kind, now=as_of or now)
+    except CloudError as error:
+        if error.is_transient:
+            sync_release(account_id, kind, next_run_at=now, error=str(error))
+            raise
+        # A permanent error (bad key, missing permission) is a person's job: say so once and
+        # try again only at the next interval, not in a retry storm.
+        logger.warning("sync %s of account %s failed: %s", kind, account_id, error.code)
+        services.cloud_account_mark_failing(account_id=account_id, message=str(error))
+        sync_release(account_id, kind, next_run_at=now + interval, error=str(error))
+        return "failed"
+    except BaseException:
+        sync_release(
+            account_id, kind, next_run_at=now, error="Unexpected error; see the worker log."
+        )
+        raise
+    services.cloud_account_mark_ok(account_id=account_id)
+    sync_release(account_id, kind, next_run_at=now + interval, success_at=timezone.now())
+    return "ok"
+
+
+def due_syncs(now: datetime) -> list[tuple[int, str]]:
+    """(account id, kind) of every sync that is due and not leased, in run order."""
+    rows = (
+        SyncState.objects.filter(next_run_at__lte=now)
+        .filter(Q(leased_until__isnull=True) | Q(leased_until__lte=now))
+        .exclude(account__status=CloudAccount.Status.DISABLED)
+        .values_list("account_id", "kind")
+    )
+    return sorted(rows, key=lambda row: (row[0], ORDER.index(SyncKind(row[1]))))
