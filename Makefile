@@ -17,7 +17,7 @@ DEMO_ENV := $(VAR)/demo.env
 # The demo runs like production (DEBUG off) but over plain HTTP on localhost.
 DEMO := set -a && source $(DEMO_ENV) && set +a &&
 
-.PHONY: help install frontend migrate demo stop dev test test-python test-frontend lint bench bench-metrics bench-analysis clean
+.PHONY: help install frontend migrate demo stop dev test test-python test-frontend lint bench bench-metrics bench-analysis bench-sync clean
 
 help:
 	@echo "make demo    - install everything, start GPU Ledger with demo data on http://localhost:$(PORT)"
@@ -93,7 +93,7 @@ dev: install migrate
 # --- quality ------------------------------------------------------------------------------
 # Runs the Python suite (in parallel), then the front-end unit tests. Browser tests are part
 # of the Python suite (tests/e2e) and need the built front-end and Chromium.
-test: install frontend test-python test-frontend
+test: install frontend test-frontend test-python
 
 test-python: install frontend
 	$(VENV)/bin/pytest -n $${PYTEST_WORKERS:-auto} --dist loadgroup
@@ -107,13 +107,18 @@ lint: install
 	cd frontend && npm run lint
 
 # --- benchmarks (not part of the test run) --------------------------------------------------
-bench: bench-metrics bench-analysis
+bench: bench-metrics bench-analysis bench-sync
 
 bench-metrics: install
 	DATABASE_URL=$${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpu_ledger_bench} $(PY) -m bench.metrics_store
 
 bench-analysis: install
 	$(PY) -m bench.analysis_engine
+
+# Uses Redis for the shared rate limiter when it answers, like production.
+bench-sync: install
+	DATABASE_URL=$${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpu_ledger_bench_sync} \
+	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} $(PY) -m bench.sync_backfill
 
 clean: stop
 	rm -rf $(VAR)/run $(VAR)/log $(VAR)/test frontend/dist

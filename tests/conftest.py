@@ -6,7 +6,9 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from rest_framework.test import APIClient
@@ -107,3 +109,41 @@ def publish_to_broker() -> Iterator[None]:
     celery_app.conf.task_always_eager = False
     yield
     celery_app.conf.task_always_eager = eager
+
+
+# --- secrets must never reach a log (see tests/leaks.py) --------------------------------------
+RUN_LOG_ROOT = Path(__file__).resolve().parents[1] / "var" / "test"
+
+
+def run_log_path() -> Path:
+    from django.conf import settings
+
+    return Path(settings.VAR_DIR) / "run.log"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    path = run_log_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(path, mode="w", encoding="utf-8")
+    handler.setLevel(logging.DEBUG)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG)
+    # SQL is logged at DEBUG; it holds only encrypted secrets and would swamp the file.
+    logging.getLogger("django.db.backends").setLevel(logging.INFO)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if hasattr(session.config, "workerinput"):
+        return  # an xdist worker: the controller checks every worker's log at the very end
+    from tests.leaks import find_leaks
+
+    leaks = find_leaks(sorted(RUN_LOG_ROOT.glob("*/run.log")))
+    if leaks:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_sep("!", "SECRETS FOUND IN LOGS", red=True, bold=True)
+            for leak in leaks[:20]:
+                reporter.write_line(leak)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -14,6 +14,7 @@ router.register("invitations", accounts_api.InvitationViewSet, basename="invitat
 router.register("api-keys", accounts_api.ApiKeyViewSet, basename="api-key")
 router.register("cloud-accounts", cloud_api.CloudAccountViewSet, basename="cloud-account")
 router.register("projects", cloud_api.ProjectViewSet, basename="project")
+router.register("project-tag-keys", cloud_api.ProjectTagKeyViewSet, basename="project-tag-key")
 router.register("instances", cloud_api.InstanceViewSet, basename="instance")
 
 v1 = [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from rest_framework import mixins, status
 from rest_framework.decorators import action
@@ -11,8 +12,14 @@ from rest_framework.response import Response
 from apps.accounts.roles import MANAGER_ROLES
 from apps.api.viewsets import OrganizationScopedViewSet
 from apps.cloud import services
-from apps.cloud.models import CloudAccount, Instance, Project, SyncState
-from apps.cloud.serializers import CloudAccountSerializer, InstanceSerializer, ProjectSerializer
+from apps.cloud.models import CloudAccount, Instance, Project, ProjectTagKey, SyncState
+from apps.cloud.projects import project_update, projects_reassign
+from apps.cloud.serializers import (
+    CloudAccountSerializer,
+    InstanceSerializer,
+    ProjectSerializer,
+    ProjectTagKeySerializer,
+)
 
 
 class CloudAccountViewSet(
@@ -60,9 +67,50 @@ class CloudAccountViewSet(
         return Response(status=status.HTTP_202_ACCEPTED)
 
 
-class ProjectViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, OrganizationScopedViewSet):
+class ProjectViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.UpdateModelMixin,
+    OrganizationScopedViewSet,
+):
+    """Projects; PATCH renames one or sets the tag values that land in it (merging)."""
+
     queryset = Project.objects.order_by("name")
     serializer_class = ProjectSerializer
+    http_method_names = ["get", "patch", "head", "options"]
+
+    def perform_update(self, serializer: ProjectSerializer) -> None:
+        serializer.instance = project_update(
+            project=serializer.instance, **serializer.validated_data
+        )
+
+
+class ProjectTagKeyViewSet(
+    mixins.ListModelMixin,
+    mixins.CreateModelMixin,
+    mixins.DestroyModelMixin,
+    OrganizationScopedViewSet,
+):
+    """The tag keys whose values name projects (default: ``project``); first position wins."""
+
+    queryset = ProjectTagKey.objects.order_by("position", "id")
+    serializer_class = ProjectTagKeySerializer
+    write_roles = MANAGER_ROLES
+
+    def perform_create(self, serializer: ProjectTagKeySerializer) -> None:
+        organization = self.tenant.organization
+        if (
+            ProjectTagKey.objects.for_organization(organization)
+            .filter(key=serializer.validated_data["key"])
+            .exists()
+        ):
+            raise ValidationError({"key": "This tag key is already used for projects."})
+        serializer.save(organization=organization)
+        projects_reassign(organization)
+
+    def perform_destroy(self, instance: ProjectTagKey) -> None:
+        instance.delete()
+        projects_reassign(self.tenant.organization)
 
 
 class InstanceViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, OrganizationScopedViewSet):

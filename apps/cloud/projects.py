@@ -50,3 +50,55 @@ class ProjectResolver:
             )
             self._by_value[value] = project
         return self._by_value[value]
+
+
+def projects_reassign(organization: Organization) -> int:
+    """Re-derive every instance's and bill line's project after the tag rules changed.
+
+    Returns how many instances changed project. Runs in one transaction so reports never see
+    half of the old and half of the new allocation.
+    """
+    from django.db import transaction
+
+    from apps.billing.services import bill_lines_reassign_projects
+    from apps.cloud.models import Instance
+
+    with transaction.atomic():
+        resolver = ProjectResolver(organization)
+        changed = 0
+        for instance in Instance.objects.for_organization(organization).select_related("project"):
+            project = resolver.resolve(instance.tags)
+            if project != instance.project:
+                instance.project = project
+                instance.save(update_fields=["project", "updated_at"])
+                changed += 1
+        bill_lines_reassign_projects(organization=organization, resolver=resolver)
+    return changed
+
+
+def project_update(
+    *, project: Project, name: str | None = None, tag_values: list[str] | None = None
+) -> Project:
+    """Rename a project or change which tag values land in it (merging values of others)."""
+    from django.core.exceptions import ValidationError
+    from django.db import transaction
+
+    with transaction.atomic():
+        if name is not None:
+            project.name = name
+        if tag_values is not None:
+            cleaned = [value.strip() for value in tag_values if value.strip()]
+            if not cleaned:
+                raise ValidationError({"tag_values": "Give at least one tag value."})
+            # A value belongs to one project: taking it here removes it from the others.
+            for other in Project.objects.for_organization(project.organization).exclude(
+                pk=project.pk
+            ):
+                remaining = [value for value in other.tag_values if value not in cleaned]
+                if remaining != other.tag_values:
+                    other.tag_values = remaining
+                    other.save(update_fields=["tag_values", "updated_at"])
+            project.tag_values = cleaned
+        project.save()
+        projects_reassign(project.organization)
+    return project

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from apps.api.serializers import StrictModelSerializer
-from apps.cloud.models import CloudAccount, Instance, Project, SyncState
+from apps.cloud.models import CloudAccount, Instance, Project, ProjectTagKey, SyncState
 
 
 class SyncStateSerializer(serializers.ModelSerializer):
@@ -60,10 +60,20 @@ class CloudAccountSerializer(StrictModelSerializer):
         return fields
 
 
-class ProjectSerializer(serializers.ModelSerializer):
+class ProjectSerializer(StrictModelSerializer):
+    tag_values = serializers.ListField(child=serializers.CharField(max_length=255), required=False)
+
     class Meta:
         model = Project
         fields = ["id", "name", "slug", "tag_values"]
+        read_only_fields = ["id", "slug"]
+
+
+class ProjectTagKeySerializer(StrictModelSerializer):
+    class Meta:
+        model = ProjectTagKey
+        fields = ["id", "key", "position"]
+        read_only_fields = ["id"]
 
 
 class InstanceSerializer(serializers.ModelSerializer):

@@ -16,10 +16,9 @@ from apps.cloud.providers.tencent.simulator import (
 )
 from apps.cloud.sync import runner
 from tests.cloud.conftest import SIM_NOW, connect
+from tests.leaks import WRONG_SECRET_KEY as WRONG_KEY
 
 pytestmark = pytest.mark.django_db
-
-WRONG_KEY = "wrongSecretKey0000000000000000000"
 
 
 def payload(**overrides: object) -> dict[str, object]:

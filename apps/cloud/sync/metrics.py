@@ -16,8 +16,10 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from django.db import transaction
 from django.db.models import Q
@@ -107,37 +109,75 @@ def sync_metrics(
         plan_requests(len(members), int((end - start).total_seconds() // 60), limits)
         for (_, start), members in groups.items()
     )
+    step = timedelta(minutes=limits.max_points)
+    windows = [
+        Window(
+            region,
+            members[first : first + limits.max_instances],
+            window_start,
+            min(end, window_start + step),
+        )
+        for (region, start), members in groups.items()
+        for first in range(0, len(members), limits.max_instances)
+        for window_start in _window_starts(start, end, step)
+    ]
     result = MetricsResult()
-    for (region, start), members in groups.items():
-        for first in range(0, len(members), limits.max_instances):
-            batch = members[first : first + limits.max_instances]
-            window_start = start
-            while window_start < end:
-                window_end = min(end, window_start + timedelta(minutes=limits.max_points))
-                _sync_window(client, region, batch, window_start, window_end, result)
-                if progress:
-                    progress(result.requests, planned)
-                window_start = window_end
+    # The rate limit, not this process, should be the bottleneck: the metrics of the next
+    # window are fetched by a few threads while this thread stores the current one.
+    with ThreadPoolExecutor(max_workers=FETCH_THREADS, thread_name_prefix="monitor") as pool:
+        pending = _fetch_window(pool, client, windows[0]) if windows else []
+        for index, window in enumerate(windows):
+            fetched = [future.result() for future in pending]
+            if index + 1 < len(windows):
+                pending = _fetch_window(pool, client, windows[index + 1])
+            _store_window(window, fetched, result)
+            if progress:
+                progress(result.requests, planned)
     return result
 
 
-def _sync_window(
-    client: TencentClient,
-    region: str,
-    batch: list[Instance],
-    start: datetime,
-    end: datetime,
-    result: MetricsResult,
-) -> None:
-    """Fetch every metric of ``batch`` for [start, end) and store it with the new watermark."""
-    by_provider_id = {instance.provider_id: instance for instance in batch}
-    series: list[MetricSeries] = []
+FETCH_THREADS = 4
+Fetched = tuple[Metric, list[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Window:
+    region: str
+    batch: list[Instance]
+    start: datetime
+    end: datetime
+
+
+def _window_starts(start: datetime, end: datetime, step: timedelta) -> list[datetime]:
+    starts = []
+    while start < end:
+        starts.append(start)
+        start += step
+    return starts
+
+
+def _fetch_window(
+    pool: ThreadPoolExecutor, client: TencentClient, window: Window
+) -> list[Future[Fetched]]:
+    """Start fetching every metric of the window's instances; no database access here."""
+    ids = [instance.provider_id for instance in window.batch]
     # StartTime and EndTime are both inclusive: the last minute asked for is end - 1 minute.
-    last_minute = end - timedelta(minutes=1)
-    for monitor_name, metric in MONITOR_METRICS.items():
+    last_minute = window.end - timedelta(minutes=1)
+
+    def fetch(monitor_name: str, metric: Metric) -> Fetched:
         points = client.get_monitor_data(
-            region, monitor_name, list(by_provider_id), start, last_minute, PERIOD_SECONDS
+            window.region, monitor_name, ids, window.start, last_minute, PERIOD_SECONDS
         )
+        return metric, points
+
+    return [pool.submit(fetch, name, metric) for name, metric in MONITOR_METRICS.items()]
+
+
+def _store_window(window: Window, fetched: list[Fetched], result: MetricsResult) -> None:
+    """Store one window's points and move its instances' watermark to its end, atomically."""
+    by_provider_id = {instance.provider_id: instance for instance in window.batch}
+    series: list[MetricSeries] = []
+    for metric, points in fetched:
         result.requests += 1
         for point in points:
             dimensions = {d["Name"]: d["Value"] for d in point.get("Dimensions") or []}
@@ -149,7 +189,9 @@ def _sync_window(
             result.points += len(timestamps)
     with transaction.atomic():
         metrics_write_bulk(series=series)
-        Instance.objects.filter(pk__in=[i.pk for i in batch]).update(metrics_synced_until=end)
-    for instance in batch:
-        instance.metrics_synced_until = end
+        Instance.objects.filter(pk__in=[i.pk for i in window.batch]).update(
+            metrics_synced_until=window.end
+        )
+    for instance in window.batch:
+        instance.metrics_synced_until = window.end
     result.windows += 1

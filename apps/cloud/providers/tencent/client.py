@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -105,12 +106,15 @@ class TencentClient:
         self.config = config
         self.rate_limits = {**DEFAULT_RATE_LIMITS, **(rate_limits or {})}
         self.retry = retry or RetryPolicy()
-        self._clients: dict[tuple[str, str], AbstractClient] = {}
+        # SDK clients keep per-request state, so each thread gets its own (see sync/metrics.py,
+        # which fetches several metrics at once).
+        self._clients: dict[tuple[int, str, str], AbstractClient] = {}
+        self._lock = threading.Lock()
         self.requests_made: dict[str, int] = {}
 
     # --- plumbing -------------------------------------------------------------------------
     def _client(self, service: str, region: str) -> AbstractClient:
-        key = (service, region)
+        key = (threading.get_ident(), service, region)
         if key not in self._clients:
             client_class, _ = _SERVICES[service]
             endpoint = self.config.endpoint or f"{service}.{ROOT_DOMAINS[self.config.site]}"
@@ -134,7 +138,8 @@ class TencentClient:
         limit = self.rate_limits.get(action, 10)
         for attempt in range(self.retry.attempts):
             ratelimit.acquire(f"tencent:{self.config.rate_key}:{action}", limit)
-            self.requests_made[action] = self.requests_made.get(action, 0) + 1
+            with self._lock:
+                self.requests_made[action] = self.requests_made.get(action, 0) + 1
             try:
                 response = getattr(client, action)(request)
             except TencentCloudSDKException as exc:
