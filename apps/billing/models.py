@@ -81,3 +81,6 @@ class BalanceSnapshot(OrganizationScopedModel):
     class Meta:
         ordering = ["-taken_at"]
         get_latest_by = "taken_at"
+
+    def __str__(self) -> str:
+        return f"{self.available:,} {self.currency} available at {self.taken_at:%Y-%m-%d %H:%M}"

@@ -30,6 +30,9 @@ class BillsResult:
     lines: int
     total: Decimal
 
+    def __str__(self) -> str:
+        return f"{self.month}: {self.lines:,} bill lines, {self.total.quantize(FEN):,}"
+
 
 def _money(value: Any) -> Decimal:
     if value in (None, "", "-"):

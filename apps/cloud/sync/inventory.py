@@ -21,6 +21,9 @@ class InventoryResult:
     created: int
     terminated: int
 
+    def __str__(self) -> str:
+        return f"{self.seen} instances ({self.created} new, {self.terminated} terminated)"
+
 
 def _parse_time(value: str | None) -> datetime | None:
     return parse_datetime(value) if value else None

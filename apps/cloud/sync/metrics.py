@@ -58,6 +58,9 @@ class MetricsResult:
     points: int = 0
     windows: int = 0
 
+    def __str__(self) -> str:
+        return f"{self.points:,} points in {self.requests} GetMonitorData requests"
+
 
 Progress = Callable[[int, int], None]  # (requests done, requests planned)
 

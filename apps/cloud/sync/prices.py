@@ -24,6 +24,9 @@ PRICED_CHARGE_TYPES = (ChargeType.POSTPAID_BY_HOUR, ChargeType.PREPAID, ChargeTy
 class PricesResult:
     prices: int
 
+    def __str__(self) -> str:
+        return f"{self.prices} prices"
+
 
 def _money(value: Any) -> Decimal | None:
     if value is None or (isinstance(value, str) and not value.strip()):

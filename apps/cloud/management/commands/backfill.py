@@ -66,7 +66,8 @@ class Command(BaseCommand):
                     next_run_at=now + runner.INTERVALS[kind],
                     success_at=timezone.now(),
                 )
-                self.stdout.write(f"{kind}: {result}")
+                shown = ", ".join(map(str, result)) if isinstance(result, list) else result
+                self.stdout.write(f"{kind}: {shown}")
         except CloudError as error:
             raise CommandError(f"{kind} failed: {error}") from error
         finally:
