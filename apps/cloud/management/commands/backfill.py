@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 from tqdm import tqdm
 
+from apps.cloud import services
 from apps.cloud.models import CloudAccount, SyncKind
 from apps.cloud.providers.tencent.errors import CloudError
 from apps.cloud.sync import runner
@@ -69,7 +70,10 @@ class Command(BaseCommand):
                 shown = ", ".join(map(str, result)) if isinstance(result, list) else result
                 self.stdout.write(f"{kind}: {shown}")
         except CloudError as error:
+            if not error.is_transient:
+                services.cloud_account_mark_failing(account_id=account.pk, message=str(error))
             raise CommandError(f"{kind} failed: {error}") from error
         finally:
             bar.close()
+        services.cloud_account_mark_ok(account_id=account.pk)
         self.stdout.write(self.style.SUCCESS(f"Backfilled {account} ({days} days)."))
