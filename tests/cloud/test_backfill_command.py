@@ -35,10 +35,11 @@ def test_it_backfills_an_account_and_marks_it_ok(account: CloudAccount) -> None:
 def test_it_resumes_from_the_watermarks_without_refetching(
     account: CloudAccount, simulator: SimulatorServer
 ) -> None:
-    backfill(account)
+    backfill(account, days=2)
     first = simulator.request_log.count("GetMonitorData")
-    backfill(account)
-    # The second run only re-reads the few minutes before each watermark, in one window.
+    backfill(account, days=2)
+    # Two days are two windows per batch of instances; the second run only re-reads the few
+    # minutes before each watermark: one window per batch.
     assert simulator.request_log.count("GetMonitorData") - first <= first // 2
 
 
