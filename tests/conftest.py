@@ -132,6 +132,8 @@ def pytest_configure(config: pytest.Config) -> None:
     root.setLevel(logging.DEBUG)
     # SQL is logged at DEBUG; it holds only encrypted secrets and would swamp the file.
     logging.getLogger("django.db.backends").setLevel(logging.INFO)
+    # The SDK logs every response body at DEBUG (megabytes of metric points per test).
+    logging.getLogger("tencentcloud_sdk_common").setLevel(logging.INFO)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
