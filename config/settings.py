@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "apps.cloud",
     "apps.billing",
     "apps.metrics",
+    "apps.analysis",
 ]
 
 MIDDLEWARE = [

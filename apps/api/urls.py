@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.routers import DefaultRouter
 
 from apps.accounts import api as accounts_api
+from apps.analysis import api as analysis_api
 from apps.cloud import api as cloud_api
 
 router = DefaultRouter(trailing_slash=False)
@@ -27,6 +28,20 @@ v1 = [
         "invitations/accept", accounts_api.InvitationAcceptView.as_view(), name="invitation-accept"
     ),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path(
+        "instances/<int:pk>/phases",
+        analysis_api.InstancePhasesView.as_view(),
+        name="instance-phases",
+    ),
+    path(
+        "instances/<int:pk>/profile",
+        analysis_api.InstanceProfileView.as_view(),
+        name="instance-profile",
+    ),
+    path("analysis/summary", analysis_api.AnalysisSummaryView.as_view(), name="analysis-summary"),
+    path(
+        "analysis/settings", analysis_api.AnalysisSettingsView.as_view(), name="analysis-settings"
+    ),
     path("", include(router.urls)),
 ]
 

@@ -73,7 +73,9 @@ class AccountConfig:
 
 @dataclass
 class RetryPolicy:
-    attempts: int = 4
+    # Throttling is routine at the documented limits: a call gets a few tries in place; the
+    # task's own retries (with longer backoff) cover longer outages.
+    attempts: int = 5
     base_delay_seconds: float = 0.5
     max_delay_seconds: float = 8.0
     sleep: Callable[[float], None] = time.sleep

@@ -8,7 +8,6 @@ decides. Transient errors are retried with backoff; permanent ones mark the clou
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
 from tencentcloud.common.exception.tencent_cloud_sdk_exception import TencentCloudSDKException
 
@@ -21,12 +20,21 @@ class ErrorKind(enum.StrEnum):
     INVALID = "invalid"  # a request the cloud rejects: a bug or an unsupported region
 
 
-@dataclass(frozen=True)
 class CloudError(Exception):
-    kind: ErrorKind
-    code: str
-    message: str
-    request_id: str | None = None
+    """A failed cloud call: what kind of failure, the cloud's code, and a message for people.
+
+    A plain exception class (not a frozen dataclass): Python sets ``__traceback__`` and
+    friends on exceptions as they propagate, which a frozen dataclass forbids.
+    """
+
+    def __init__(
+        self, kind: ErrorKind, code: str, message: str, request_id: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.code = code
+        self.message = message
+        self.request_id = request_id
 
     def __str__(self) -> str:
         return self.message

@@ -1,0 +1,230 @@
+"""Analysis endpoints: an instance's phases and profile, fleet/project summaries, settings.
+
+Instance endpoints live under ``instances/<pk>/`` beside the cloud app's InstanceViewSet; they
+look the instance up through the organization's queryset first, so another organization's
+instance is a 404 before anything is computed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.accounts.roles import MANAGER_ROLES
+from apps.analysis import pricing, selectors, services
+from apps.analysis.models import phase_key
+from apps.analysis.serializers import (
+    AnalysisSettingsSerializer,
+    PeriodQuerySerializer,
+    SummaryQuerySerializer,
+    money,
+    phase_figures_json,
+    waste_totals_json,
+)
+from apps.api.permissions import IsOrganizationMember
+from apps.api.tenancy import Tenant, resolve_tenant
+from apps.cloud.models import Instance, Project
+
+UNALLOCATED = "Unallocated"
+_PERIOD_PARAMS = [
+    OpenApiParameter("start", str, description="ISO date or date-time (naive = org timezone)"),
+    OpenApiParameter("end", str, description="ISO date or date-time, exclusive"),
+]
+
+
+class OrganizationAPIView(APIView):
+    permission_classes = [IsOrganizationMember]
+
+    @property
+    def tenant(self) -> Tenant:
+        tenant = resolve_tenant(self.request)
+        assert tenant is not None, "IsOrganizationMember guarantees a tenant"
+        return tenant
+
+    def instance(self, pk: int) -> Instance:
+        queryset = Instance.objects.for_organization(self.tenant.organization)
+        return get_object_or_404(queryset.select_related("project"), pk=pk)
+
+    def period(
+        self, serializer_class: type[PeriodQuerySerializer], default_days: int, max_days: int
+    ) -> dict[str, Any]:
+        serializer = serializer_class(
+            data=self.request.query_params.dict(),
+            tz=self.tenant.organization.timezone,
+            now=timezone.now(),
+            default_days=default_days,
+            max_days=max_days,
+        )
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data
+
+
+class InstancePhasesView(OrganizationAPIView):
+    """Phase segments of one instance and its GPU-hours and money per phase."""
+
+    @extend_schema(parameters=_PERIOD_PARAMS, responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request, pk: int) -> Response:
+        instance = self.instance(pk)
+        period = self.period(PeriodQuerySerializer, default_days=1, max_days=31)
+        start, end = period["start"], period["end"]
+        organization = self.tenant.organization
+        (figures,) = pricing.instances_waste(
+            instances=[instance], start=start, end=end, currency=organization.currency
+        )
+        priced = figures.cost_source != pricing.SOURCE_UNPRICED
+        segments = selectors.instance_segments(instance_id=instance.pk, start=start, end=end)
+        return Response(
+            {
+                "instance_id": instance.pk,
+                "start": start,
+                "end": end,
+                "currency": figures.currency,
+                "cost_source": figures.cost_source,
+                "cost": money(figures.total_cost) if priced else None,
+                "idle_cost": money(figures.idle_cost) if priced else None,
+                "data_bound_cost": money(figures.data_bound_cost) if priced else None,
+                "totals": phase_figures_json(figures.by_phase, priced=priced),
+                "segments": [
+                    {
+                        "phase": phase_key(s.phase),
+                        "start_at": s.start_at,
+                        "end_at": s.end_at,
+                        "minutes": s.minutes,
+                        "mean_gpu_util_pct": s.mean_gpu_util_pct,
+                    }
+                    for s in segments
+                ],
+            }
+        )
+
+
+class InstanceProfileView(OrganizationAPIView):
+    """Hour-of-week profile (7 x 24, Monday first, local hours) and the off window, if any."""
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request, pk: int) -> Response:
+        instance = self.instance(pk)
+        profile = selectors.instance_profile(instance.pk)
+        if profile is None:
+            # Analysed hourly: a new instance simply has no profile yet; that is not an error.
+            return Response(
+                {
+                    "instance_id": instance.pk,
+                    "analysed": False,
+                    "tz": self.tenant.organization.timezone,
+                    "start_at": None,
+                    "end_at": None,
+                    "computed_at": None,
+                    "median_pct": None,
+                    "p95_pct": None,
+                    "coverage": None,
+                    "off_window": None,
+                }
+            )
+        return Response(
+            {
+                "instance_id": instance.pk,
+                "analysed": True,
+                "tz": profile.tz,
+                "start_at": profile.start_at,
+                "end_at": profile.end_at,
+                "computed_at": profile.computed_at,
+                "median_pct": profile.median_pct,
+                "p95_pct": profile.p95_pct,
+                "coverage": profile.coverage,
+                "off_window": profile.off_window,
+            }
+        )
+
+
+class AnalysisSummaryView(OrganizationAPIView):
+    """GPU-hours and money per phase for the fleet or per project (``Unallocated`` included)."""
+
+    @extend_schema(
+        parameters=[*_PERIOD_PARAMS, OpenApiParameter("group_by", str, enum=["fleet", "project"])],
+        responses=OpenApiTypes.OBJECT,
+    )
+    def get(self, request: Request) -> Response:
+        period = self.period(SummaryQuerySerializer, default_days=7, max_days=93)
+        start, end = period["start"], period["end"]
+        group_by = period.get("group_by", "fleet")
+        organization = self.tenant.organization
+        instances = list(
+            Instance.objects.for_organization(organization)
+            .filter(gpu_count__gt=0)
+            .exclude(terminated_at__lte=start)
+            .exclude(launched_at__gte=end)
+            .order_by("pk")
+        )
+        items = pricing.instances_waste(
+            instances=instances, start=start, end=end, currency=organization.currency
+        )
+        body: dict[str, Any] = {
+            "start": start,
+            "end": end,
+            "group_by": group_by,
+            "currency": organization.currency,
+            "totals": waste_totals_json(items, organization.currency),
+        }
+        if group_by == "project":
+            body["groups"] = self._by_project(items, organization.currency)
+        return Response(body)
+
+    def _by_project(self, items: list[pricing.InstanceWaste], currency: str) -> list[dict]:
+        names = dict(
+            Project.objects.for_organization(self.tenant.organization).values_list("id", "name")
+        )
+        groups: dict[int | None, list[pricing.InstanceWaste]] = {}
+        for item in items:
+            groups.setdefault(item.project_id, []).append(item)
+        ordered = sorted(groups, key=lambda p: (p is None, names.get(p, "") if p else ""))
+        return [
+            {
+                "project_id": project_id,
+                "project_name": names.get(project_id, UNALLOCATED) if project_id else UNALLOCATED,
+                **waste_totals_json(groups[project_id], currency),
+            }
+            for project_id in ordered
+        ]
+
+
+class AnalysisSettingsView(OrganizationAPIView):
+    """The organization's threshold overrides; owners and admins change them."""
+
+    write_roles = MANAGER_ROLES
+
+    def _body(self) -> dict[str, Any]:
+        row = selectors.analysis_settings_get(self.tenant.organization)
+        try:
+            effective = selectors.thresholds_as_dict(row.phase_thresholds())
+        except ValueError:
+            effective = selectors.default_thresholds()
+        updated_at: dt.datetime | None = row.updated_at if row.pk else None
+        return {
+            "thresholds": row.thresholds,
+            "effective": effective,
+            "defaults": selectors.default_thresholds(),
+            "updated_at": updated_at,
+        }
+
+    @extend_schema(responses=AnalysisSettingsSerializer)
+    def get(self, request: Request) -> Response:
+        return Response(self._body())
+
+    @extend_schema(request=AnalysisSettingsSerializer, responses=AnalysisSettingsSerializer)
+    def patch(self, request: Request) -> Response:
+        serializer = AnalysisSettingsSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.analysis_settings_update(
+            organization=self.tenant.organization,
+            thresholds=serializer.validated_data["thresholds"],
+        )
+        return Response(self._body())

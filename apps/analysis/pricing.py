@@ -1,0 +1,207 @@
+"""Waste priced from the bills: what each phase of an instance actually cost over a period.
+
+The money is the compute cost the cloud billed for the instance's hours in the period, summed
+exactly (Decimal, never a database float) and split over the phases of the minutes of those
+hours by ``engine.waste(..., total_cost=billed)``, so the phases add up to the bill to the cent.
+Hours that were not billed (stopped with STOP_CHARGING) carry no money and no GPU-hours. An
+instance without hourly compute lines in the period (a monthly subscription, or bills not
+synced yet) is priced at its ``InstancePrice`` instead, and says so in ``cost_source``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Sequence
+from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
+
+import numpy as np
+
+from apps.analysis.engine import Phase, WasteReport, waste
+from apps.analysis.results import to_minute
+from apps.analysis.selectors import period_labels
+from apps.billing.models import BillLine
+from apps.cloud.models import ChargeType, Instance, InstancePrice
+
+COMPUTE_COMPONENTS = ("v_cvm_compute",)
+# Tencent quotes subscriptions per month; amortised over a 30-day month of hours.
+HOURS_PER_MONTH = Decimal(720)
+# An hourly line runs FeeBeginTime .. FeeBeginTime + 59:59 (inclusive); a subscription line
+# runs a month. Anything longer than this is not an hourly line.
+_HOURLY_LINE_MAX = dt.timedelta(hours=1, seconds=1)
+_GPU_HOURS = Decimal("0.0001")
+SOURCE_BILLS = "bills"
+SOURCE_LIST_PRICE = "list_price"
+SOURCE_UNPRICED = "unpriced"
+
+
+@dataclasses.dataclass(frozen=True)
+class PhaseFigures:
+    minutes: int
+    gpu_hours: Decimal
+    cost: Decimal
+
+
+@dataclasses.dataclass(frozen=True)
+class InstanceWaste:
+    """One instance's period: per-phase minutes, GPU-hours and money, and where the money is from."""
+
+    instance_id: int
+    project_id: int | None
+    cost_source: str
+    currency: str
+    by_phase: dict[Phase, PhaseFigures]
+    total_cost: Decimal
+    billed_cost: Decimal | None
+    """The exact billed amount before rounding to the cent (None unless from bills)."""
+
+    @property
+    def idle_cost(self) -> Decimal:
+        return self.by_phase[Phase.IDLE].cost
+
+    @property
+    def data_bound_cost(self) -> Decimal:
+        return self.by_phase[Phase.DATA_PROCESSING].cost
+
+
+@dataclasses.dataclass
+class _Billed:
+    # Whole lines are summed as Decimal (exact, and much faster than Fraction); only the
+    # prorated share of a line cut by the period needs a Fraction.
+    whole: Decimal = Decimal(0)
+    partial: Fraction = Fraction(0)
+    currency: str = ""
+    spans: list[tuple[int, int]] = dataclasses.field(default_factory=list)
+
+
+def instances_waste(
+    *, instances: Sequence[Instance], start: dt.datetime, end: dt.datetime, currency: str
+) -> list[InstanceWaste]:
+    """Per-phase figures of each instance over ``[start, end)`` (in the given order).
+
+    ``currency`` is used when neither a bill nor a price names one (an unpriced instance).
+    """
+    ids = [instance.pk for instance in instances]
+    labels = period_labels(instance_ids=ids, start=start, end=end)
+    billed = _billed(ids, start, end)
+    prices = _hourly_prices(instances)
+    first, minutes = to_minute(start), labels.shape[1]
+    out = []
+    for row, instance in enumerate(instances):
+        mask = np.zeros(minutes, dtype=bool)
+        bill = billed.get(instance.pk)
+        if bill is not None:
+            for a, b in bill.spans:
+                mask[max(a - first, 0) : max(min(b - first, minutes), 0)] = True
+            total = bill.whole + _to_decimal(bill.partial)
+            report = waste(labels[row][mask], Decimal(0), total_cost=total)
+            source, money_currency, exact = SOURCE_BILLS, bill.currency, total
+        else:
+            _mark_existence(mask, instance, first)
+            price = prices.get(instance.pk)
+            hourly, money_currency = price if price else (Decimal(0), currency)
+            report = waste(labels[row][mask], hourly)
+            source = SOURCE_LIST_PRICE if price else SOURCE_UNPRICED
+            exact = None
+        out.append(
+            InstanceWaste(
+                instance_id=instance.pk,
+                project_id=instance.project_id,
+                cost_source=source,
+                currency=money_currency or currency,
+                by_phase=_scaled(report, instance.gpu_count),
+                total_cost=report.total_cost,
+                billed_cost=exact,
+            )
+        )
+    return out
+
+
+def _billed(ids: Sequence[int], start: dt.datetime, end: dt.datetime) -> dict[int, _Billed]:
+    """Hourly compute lines overlapping the period, per instance: exact total and billed spans.
+
+    A line that only partly overlaps the period (a period not on whole hours) counts in
+    proportion to the overlap; lines inside it count in full, exactly.
+    """
+    lines = BillLine.objects.filter(
+        instance_id__in=list(ids),
+        component_code__in=COMPUTE_COMPONENTS,
+        fee_begin_at__lt=end,
+        fee_end_at__gte=start,
+    ).values_list("instance_id", "fee_begin_at", "fee_end_at", "cost", "currency")
+    out: dict[int, _Billed] = defaultdict(_Billed)
+    for instance_id, begin, end_at, cost, currency in lines.iterator(chunk_size=5000):
+        if end_at - begin > _HOURLY_LINE_MAX:
+            continue  # a subscription line: not an hour of use
+        # Bills give the last second inclusively (10:00:00-10:59:59).
+        stop = end_at + dt.timedelta(seconds=1) if end_at.second == 59 else end_at
+        span = (stop - begin).total_seconds()
+        overlap = (min(stop, end) - max(begin, start)).total_seconds()
+        if overlap <= 0 or span <= 0:
+            continue
+        item = out[instance_id]
+        if overlap >= span:
+            item.whole += cost
+        else:
+            item.partial += Fraction(cost) * Fraction(int(overlap), int(span))
+        item.currency = currency
+        item.spans.append((to_minute(begin), -(-int(stop.timestamp()) // 60)))
+    return dict(out)
+
+
+def _hourly_prices(instances: Sequence[Instance]) -> dict[int, tuple[Decimal, str]]:
+    """Instance id -> (discounted hourly price, currency) from the account's price catalog."""
+    accounts = {i.account_id for i in instances if i.account_id is not None}
+    catalog = {
+        (p.account_id, p.zone, p.instance_type, p.charge_type): p
+        for p in InstancePrice.objects.filter(account_id__in=accounts)
+    }
+    out = {}
+    for instance in instances:
+        price = catalog.get(
+            (instance.account_id, instance.zone, instance.instance_type, instance.charge_type)
+        )
+        if price is None:
+            continue
+        hourly = price.hourly or price.hourly_list
+        if hourly is None and instance.charge_type == ChargeType.PREPAID:
+            monthly = price.monthly or price.monthly_list
+            hourly = monthly / HOURS_PER_MONTH if monthly is not None else None
+        if hourly is not None:
+            out[instance.pk] = (hourly, price.currency)
+    return out
+
+
+def _mark_existence(mask: np.ndarray, instance: Instance, first: int) -> None:
+    """Mark the minutes of the period in which the instance existed (and so cost money)."""
+    minutes = mask.size
+    a = 0 if instance.launched_at is None else max(to_minute(instance.launched_at) - first, 0)
+    b = minutes
+    if instance.terminated_at is not None:
+        b = min(max(to_minute(instance.terminated_at) - first, 0), minutes)
+    mask[a:b] = True
+
+
+def _scaled(report: WasteReport, gpu_count: float) -> dict[Phase, PhaseFigures]:
+    # The engine counts whole cards; a vGPU share (gpu_count 0.5) scales its GPU-hours too.
+    cards = Decimal(str(gpu_count)) if gpu_count else Decimal(0)
+    return {
+        phase: PhaseFigures(
+            minutes=item.minutes,
+            gpu_hours=(Decimal(item.minutes) * cards / 60).quantize(
+                _GPU_HOURS, rounding=ROUND_HALF_UP
+            ),
+            cost=item.cost,
+        )
+        for phase, item in report.by_phase.items()
+    }
+
+
+def _to_decimal(amount: Fraction) -> Decimal:
+    if amount.denominator == 1:
+        return Decimal(amount.numerator)
+    exact = Decimal(amount.numerator) / Decimal(amount.denominator)
+    # Prorated lines only: far below a cent, and the engine rounds the total to the cent.
+    return exact.quantize(Decimal("1e-12"), rounding=ROUND_HALF_UP)

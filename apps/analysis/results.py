@@ -1,0 +1,205 @@
+"""Turning engine output into the shapes the database stores (no queries here).
+
+Everything works on epoch minutes (unix seconds // 60) so that whole fleets are handled as numpy
+arrays; datetimes are made only for the rows actually written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+
+import numpy as np
+
+from apps.analysis.engine import (
+    HourOfWeekProfile,
+    OffWindow,
+    Phase,
+    PhaseThresholds,
+    describe,
+    find_off_window,
+    segment_table,
+)
+from apps.analysis.models import PHASE_KEYS
+
+MINUTES_PER_HOUR = 60
+MINUTES_PER_DAY = 24 * 60
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+# A label value no phase uses: pads ranges to whole hours/days and never reaches the database.
+_PAD = 255
+_PHASES = len(Phase)
+
+
+def to_minute(moment: dt.datetime) -> int:
+    """Epoch minute of an aware datetime (floored)."""
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError(f"{moment!r} must be timezone-aware")
+    return (moment - EPOCH) // dt.timedelta(minutes=1)
+
+
+def from_minute(minute: int) -> dt.datetime:
+    """The aware UTC datetime of an epoch minute."""
+    return EPOCH + dt.timedelta(minutes=int(minute))
+
+
+def floor_minute(moment: dt.datetime) -> dt.datetime:
+    return from_minute(to_minute(moment))
+
+
+def floor_hour(moment: dt.datetime) -> dt.datetime:
+    return from_minute(to_minute(moment) // MINUTES_PER_HOUR * MINUTES_PER_HOUR)
+
+
+def floor_day(moment: dt.datetime) -> dt.datetime:
+    return from_minute(to_minute(moment) // MINUTES_PER_DAY * MINUTES_PER_DAY)
+
+
+@dataclasses.dataclass(frozen=True)
+class DaySegments:
+    """Segments of a fleet cut at UTC midnights, as parallel arrays (one entry per segment)."""
+
+    row: np.ndarray
+    """Index of the instance in the analysed chunk."""
+    start_minute: np.ndarray
+    end_minute: np.ndarray
+    """Epoch minutes, ``[start, end)``."""
+    phase: np.ndarray
+    mean_gpu_util_pct: np.ndarray
+    """Rounded to 3 decimals (so a re-run compares equal); NaN for UNKNOWN segments."""
+
+    def __len__(self) -> int:
+        return int(self.row.size)
+
+
+def day_segments(labels: np.ndarray, gpu_util: np.ndarray, first_minute: int) -> DaySegments:
+    """Phase segments of (instances, minutes) labels starting at ``first_minute`` (a midnight).
+
+    The range is padded to whole days and cut into one row per instance-day, so no segment
+    crosses a UTC midnight; the padding is a label of its own and is dropped.
+    """
+    if first_minute % MINUTES_PER_DAY:
+        raise ValueError("first_minute must be a UTC midnight")
+    instances, minutes = labels.shape
+    days = max(1, -(-minutes // MINUTES_PER_DAY))
+    padded = _pad(labels, days * MINUTES_PER_DAY, _PAD)
+    util = _pad(gpu_util, days * MINUTES_PER_DAY, np.nan)
+    table = segment_table(
+        padded.reshape(instances * days, MINUTES_PER_DAY),
+        util.reshape(instances * days, MINUTES_PER_DAY),
+    )
+    keep = table.phase != _PAD
+    day_row = table.instance[keep]
+    day_offset = first_minute + (day_row % days) * MINUTES_PER_DAY
+    phase = table.phase[keep]
+    mean = np.round(table.mean_gpu_util_pct[keep], 3)
+    # An UNKNOWN minute may still have a GPU value (CPU missing): its mean says nothing.
+    mean[phase == Phase.UNKNOWN] = np.nan
+    return DaySegments(
+        row=day_row // days,
+        start_minute=day_offset + table.start_minute[keep],
+        end_minute=day_offset + table.end_minute[keep],
+        phase=phase,
+        mean_gpu_util_pct=mean,
+    )
+
+
+def phase_minutes_per_hour(labels: np.ndarray) -> np.ndarray:
+    """(instances, hours, phases) minute counts; the range starts on a whole hour.
+
+    A trailing partial hour counts only the minutes analysed so far.
+    """
+    instances, minutes = labels.shape
+    hours = -(-minutes // MINUTES_PER_HOUR)
+    by_hour = _pad(labels, hours * MINUTES_PER_HOUR, _PAD).reshape(instances, hours, 60)
+    counts = np.empty((instances, hours, _PHASES), dtype=np.int64)
+    for phase in Phase:
+        counts[:, :, phase] = np.count_nonzero(by_hour == phase, axis=2)
+    return counts
+
+
+def phase_minutes_per_day(per_hour: np.ndarray) -> np.ndarray:
+    """(instances, days, phases) from per-hour counts of a range starting at a midnight."""
+    instances, hours, phases = per_hour.shape
+    days = -(-hours // 24)
+    padded = np.zeros((instances, days * 24, phases), dtype=per_hour.dtype)
+    padded[:, :hours] = per_hour
+    return padded.reshape(instances, days, 24, phases).sum(axis=2)
+
+
+def phase_minutes_json(counts: np.ndarray) -> list[str]:
+    """One JSON object per row of an (n, phases) count array, keys in Phase order.
+
+    Written as text with a fixed key order and spacing, so the same counts always give the same
+    bytes and an unchanged row compares equal on SQLite (text) as on PostgreSQL (jsonb).
+    """
+    return [
+        "{" + ", ".join(f'"{key}": {n}' for key, n in zip(PHASE_KEYS, row, strict=True)) + "}"
+        for row in counts.tolist()
+    ]
+
+
+def phase_minutes_dict(counts: np.ndarray) -> dict[str, int]:
+    return {key: int(n) for key, n in zip(PHASE_KEYS, counts, strict=True)}
+
+
+def profile_fields(
+    profile: HourOfWeekProfile, thresholds: PhaseThresholds
+) -> tuple[dict[str, object], OffWindow | None]:
+    """Model fields of one instance's profile (7 x 24 JSON matrices and the off window)."""
+    window = find_off_window(profile, thresholds)
+    fields: dict[str, object] = {
+        "tz": profile.tz,
+        "median_pct": _matrix(profile.median_pct, 1),
+        "p95_pct": _matrix(profile.p95_pct, 1),
+        "coverage": _matrix(profile.coverage, 4),
+        "has_off_window": window is not None,
+        "off_window_weekly_hours": window.weekly_hours if window else None,
+        "off_window_supporting_weeks": window.supporting_weeks if window else None,
+        "off_window": off_window_json(window) if window else None,
+    }
+    return fields, window
+
+
+def off_window_json(window: OffWindow) -> dict[str, object]:
+    """The stored (and served) form of an off window, with its human description."""
+    return {
+        "runs": [
+            {
+                "start_weekday": run.start_weekday,
+                "start_hour": run.start_hour,
+                "end_weekday": run.end_weekday,
+                "end_hour": run.end_hour,
+                "hours": run.hours,
+                "label": str(run),
+            }
+            for run in window.runs
+        ],
+        "weekly_hours": window.weekly_hours,
+        "longest_run_hours": window.longest_run_hours,
+        "supporting_weeks": window.supporting_weeks,
+        "observed_weeks": window.observed_weeks,
+        "p95_max_pct": window.p95_max_pct,
+        "description": describe(window),
+    }
+
+
+def _matrix(values: np.ndarray, digits: int) -> list[list[float | None]]:
+    # JSON has no NaN: a cell without observed minutes is null.
+    array = np.asarray(values, dtype=np.float64)
+    cells = np.round(array, digits).astype(object)
+    cells[np.isnan(array)] = None
+    return cells.tolist()
+
+
+def _pad(array: np.ndarray, width: int, value: float) -> np.ndarray:
+    if array.shape[1] == width:
+        return array
+    out = np.full((array.shape[0], width), value, dtype=array.dtype)
+    out[:, : array.shape[1]] = array
+    return out
+
+
+def canonical_json(value: object) -> str:
+    """Stable JSON text used to compare stored JSON with freshly computed JSON."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))

@@ -1,0 +1,145 @@
+"""Input validation and output shapes of the analysis endpoints.
+
+Query parameters go through strict serializers like bodies do, so a typo (``?strat=``) or a bad
+date is a 400 naming the parameter, never a silently ignored filter. Money is a decimal string
+(two places) with the currency beside it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.utils.dateparse import parse_date, parse_datetime
+from rest_framework import serializers
+
+from apps.analysis.engine import Phase
+from apps.analysis.models import phase_key
+from apps.analysis.pricing import InstanceWaste, PhaseFigures
+from apps.analysis.results import floor_hour, floor_minute
+from apps.api.serializers import StrictSerializer
+
+
+def parse_moment(value: str, tz: str, *, field: str) -> dt.datetime:
+    """An ISO 8601 date (local midnight in ``tz``) or datetime (naive = ``tz``) as aware UTC."""
+    text = value.strip()
+    moment: dt.datetime | None
+    try:
+        moment = parse_datetime(text)
+        if moment is None:
+            day = parse_date(text)
+            moment = dt.datetime(day.year, day.month, day.day) if day else None
+    except ValueError:
+        moment = None
+    if moment is None:
+        raise serializers.ValidationError(
+            {
+                field: [
+                    "Expected an ISO 8601 date or date-time, e.g. 2026-11-01 or 2026-11-01T08:00Z."
+                ]
+            }
+        )
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=ZoneInfo(tz))
+    return floor_minute(moment.astimezone(dt.UTC))
+
+
+class PeriodQuerySerializer(StrictSerializer):
+    """``?start=&end=``: defaults to the ``default_days`` before the current hour."""
+
+    start = serializers.CharField(required=False)
+    end = serializers.CharField(required=False)
+
+    def __init__(self, *args: Any, tz: str, now: dt.datetime, default_days: int, max_days: int,
+                 **kwargs: Any) -> None:  # fmt: skip
+        super().__init__(*args, **kwargs)
+        self.tz, self.now = tz, now
+        self.default_days, self.max_days = default_days, max_days
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        end = (
+            parse_moment(attrs["end"], self.tz, field="end")
+            if "end" in attrs
+            else floor_hour(self.now)
+        )
+        start = (
+            parse_moment(attrs["start"], self.tz, field="start")
+            if "start" in attrs
+            else end - dt.timedelta(days=self.default_days)
+        )
+        if end <= start:
+            raise serializers.ValidationError({"end": ["Must be after start."]})
+        if end - start > dt.timedelta(days=self.max_days):
+            raise serializers.ValidationError(
+                {"start": [f"The period may be at most {self.max_days} days."]}
+            )
+        return {**attrs, "start": start, "end": end}
+
+
+class SummaryQuerySerializer(PeriodQuerySerializer):
+    group_by = serializers.ChoiceField(choices=["fleet", "project"], required=False)
+
+
+class ThresholdsField(serializers.DictField):
+    """A JSON object of threshold name -> number (or null to drop an override)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(child=serializers.JSONField(allow_null=True), **kwargs)
+
+
+class AnalysisSettingsSerializer(StrictSerializer):
+    """``thresholds``: the overrides (PATCH merges; null drops one); the rest is read-only."""
+
+    thresholds = ThresholdsField()
+    effective = serializers.DictField(read_only=True)
+    defaults = serializers.DictField(read_only=True)
+    updated_at = serializers.DateTimeField(read_only=True, allow_null=True)
+
+
+def money(amount: Decimal | None) -> str | None:
+    return None if amount is None else f"{amount:.2f}"
+
+
+def phase_figures_json(
+    by_phase: dict[Phase, PhaseFigures], *, priced: bool
+) -> dict[str, dict[str, Any]]:
+    return {
+        phase_key(phase): {
+            "minutes": figures.minutes,
+            "gpu_hours": str(figures.gpu_hours),
+            "cost": money(figures.cost) if priced else None,
+        }
+        for phase, figures in sorted(by_phase.items())
+    }
+
+
+def waste_totals_json(items: list[InstanceWaste], currency: str) -> dict[str, Any]:
+    """Sum of several instances' figures: per phase, total, idle and data-bound money.
+
+    Money of unpriced instances is left out of the sums (and counted in ``cost_sources``).
+    """
+    by_phase = {
+        phase: PhaseFigures(
+            minutes=sum(i.by_phase[phase].minutes for i in items),
+            gpu_hours=sum((i.by_phase[phase].gpu_hours for i in items), Decimal(0)),
+            cost=sum((i.by_phase[phase].cost for i in items), Decimal("0.00")),
+        )
+        for phase in Phase
+    }
+    sources: dict[str, int] = {"bills": 0, "list_price": 0, "unpriced": 0}
+    for item in items:
+        sources[item.cost_source] += 1
+    return {
+        "instance_count": len(items),
+        "currency": currency,
+        "gpu_hours": str(sum((f.gpu_hours for f in by_phase.values()), Decimal(0))),
+        "cost": money(sum((i.total_cost for i in items), Decimal("0.00"))),
+        "idle_cost": money(by_phase[Phase.IDLE].cost),
+        "data_bound_cost": money(by_phase[Phase.DATA_PROCESSING].cost),
+        "wasted_cost": money(by_phase[Phase.IDLE].cost + by_phase[Phase.DATA_PROCESSING].cost),
+        "unknown_cost": money(by_phase[Phase.UNKNOWN].cost),
+        "phases": phase_figures_json(by_phase, priced=True),
+        "cost_sources": sources,
+    }

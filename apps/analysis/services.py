@@ -1,0 +1,355 @@
+"""Writes of the analysis: running it over the metric store, and the organization's settings.
+
+``analysis_run`` is the one path from raw metrics to stored results; the hourly incremental
+task, the nightly recompute, the settings change and the benchmark all call it. It is
+idempotent: every stored result is written as a diff, so re-running on the same data changes
+no row at all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import logging
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from apps.accounts.models import Organization
+from apps.analysis import results, storage
+from apps.analysis.engine import (
+    DEFAULT_THRESHOLDS,
+    HourOfWeekProfile,
+    PhaseThresholds,
+    classify_phases,
+    hour_of_week_profile,
+)
+from apps.analysis.models import AnalysisSettings
+from apps.analysis.results import MINUTES_PER_DAY, MINUTES_PER_HOUR, to_minute
+from apps.cloud.models import Instance
+from apps.metrics.constants import Metric
+from apps.metrics.selectors import metrics_read, metrics_read_many
+
+logger = logging.getLogger(__name__)
+
+PROFILE_DAYS = 14
+FULL_RECOMPUTE_DAYS = 14
+# Instances analysed together: bounds memory (3 metrics x 14 days x 200 instances ~ 50 MB).
+CHUNK_INSTANCES = 200
+
+
+@dataclasses.dataclass
+class AnalysisRunResult:
+    """What one run did; all zeros for rows means nothing changed."""
+
+    instances: int = 0
+    minutes: int = 0
+    segments_inserted: int = 0
+    segments_deleted: int = 0
+    hours_updated: int = 0
+    days_updated: int = 0
+    profiles_written: int = 0
+    off_windows: int = 0
+
+    def add(self, other: AnalysisRunResult) -> None:
+        for field in dataclasses.fields(self):
+            setattr(self, field.name, getattr(self, field.name) + getattr(other, field.name))
+
+
+def analysis_run(
+    *,
+    instance_ids: Sequence[int],
+    start: dt.datetime,
+    end: dt.datetime,
+    as_of: dt.datetime,
+    data_checked_at: dt.datetime | None = None,
+    chunk_instances: int = CHUNK_INSTANCES,
+) -> AnalysisRunResult:
+    """Classify, segment and profile instances over ``[start, end)`` and store the results.
+
+    ``start`` is floored to its UTC midnight (stored segments never cross one, see
+    ``PhaseSegment``) and ``end`` is clamped to ``as_of`` and floored to the minute. Each
+    instance is classified with its organization's thresholds; its segments starting in the
+    range are replaced, the phase minutes of its hour and day rollups in the range rewritten and
+    its hour-of-week profile rebuilt over the ``PROFILE_DAYS`` before ``end`` in the
+    organization's timezone. Each chunk of instances is one transaction. The watermark of the
+    incremental analysis moves to ``end`` (never backwards); ``data_checked_at`` is recorded
+    only when the caller covered every change up to that moment (the tasks do).
+
+    Raises ValueError for naive datetimes or unknown instance ids.
+    """
+    for name, moment in (("start", start), ("end", end), ("as_of", as_of)):
+        if moment.tzinfo is None or moment.utcoffset() is None:
+            raise ValueError(f"{name}: must be timezone-aware")
+    first = results.floor_day(start)
+    last = results.floor_minute(min(end, as_of))
+    total = AnalysisRunResult()
+    if last <= first or not instance_ids:
+        return total
+    rows = list(
+        Instance.objects.filter(id__in=list(instance_ids))
+        .order_by("id")
+        .values_list("id", "organization_id")
+    )
+    missing = sorted(set(instance_ids) - {row[0] for row in rows})
+    if missing:
+        raise ValueError(f"instance_ids: unknown ids {missing[:10]}")
+    by_organization: dict[int, list[int]] = defaultdict(list)
+    for instance_id, organization_id in rows:
+        by_organization[organization_id].append(instance_id)
+    organizations = Organization.objects.in_bulk(list(by_organization))
+    for organization_id, ids in by_organization.items():
+        thresholds = organization_thresholds(organizations[organization_id])
+        tz = organizations[organization_id].timezone
+        for offset in range(0, len(ids), chunk_instances):
+            with transaction.atomic():
+                total.add(
+                    _analyse_chunk(
+                        organization_id=organization_id,
+                        instance_ids=ids[offset : offset + chunk_instances],
+                        start=first,
+                        end=last,
+                        as_of=as_of,
+                        thresholds=thresholds,
+                        tz=tz,
+                        data_checked_at=data_checked_at,
+                    )
+                )
+    return total
+
+
+def organization_thresholds(organization: Organization) -> PhaseThresholds:
+    """The organization's effective thresholds (defaults if it never changed any)."""
+    row = AnalysisSettings.objects.filter(organization=organization).first()
+    if row is None:
+        return DEFAULT_THRESHOLDS
+    try:
+        return row.phase_thresholds()
+    except ValueError:
+        # Saved overrides are validated on write; if a newer engine rejects an old one, the
+        # analysis must still run, so it falls back to the defaults and says so.
+        logger.warning("analysis: invalid thresholds of organization %s ignored", organization.pk)
+        return DEFAULT_THRESHOLDS
+
+
+def _analyse_chunk(
+    *,
+    organization_id: int,
+    instance_ids: list[int],
+    start: dt.datetime,
+    end: dt.datetime,
+    as_of: dt.datetime,
+    thresholds: PhaseThresholds,
+    tz: str,
+    data_checked_at: dt.datetime | None,
+) -> AnalysisRunResult:
+    arrays = analysis_inputs(instance_ids=instance_ids, start=start, end=end)
+    labels = classify_phases(arrays.gpu_util, arrays.gpu_mem, arrays.cpu_util, thresholds)
+    profile = hour_of_week_profile(
+        arrays.profile_gpu_util, arrays.profile_start, tz, thresholds=thresholds
+    )
+    return analysis_store(
+        organization_id=organization_id,
+        instance_ids=instance_ids,
+        start=start,
+        end=end,
+        as_of=as_of,
+        labels=labels,
+        gpu_util=arrays.gpu_util,
+        profile=profile,
+        thresholds=thresholds,
+        data_checked_at=data_checked_at,
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class AnalysisInputs:
+    """The store's arrays for one chunk: ``[start, end)`` and the profile's last 14 days."""
+
+    gpu_util: np.ndarray
+    gpu_mem: np.ndarray
+    cpu_util: np.ndarray
+    profile_gpu_util: np.ndarray
+    profile_start: dt.datetime
+
+
+def analysis_inputs(
+    *, instance_ids: Sequence[int], start: dt.datetime, end: dt.datetime
+) -> AnalysisInputs:
+    """Read what the engine needs; GPU utilization once, covering both windows."""
+    profile_start = end - dt.timedelta(days=PROFILE_DAYS)
+    read_start = min(start, profile_start)
+    gpu_all = metrics_read(
+        instance_ids=instance_ids, metric=Metric.GPU_UTIL_PCT, start=read_start, end=end
+    )
+    others = metrics_read_many(
+        instance_ids=instance_ids,
+        metrics=[Metric.GPU_MEM_USED_PCT, Metric.CPU_UTIL_PCT],
+        start=start,
+        end=end,
+    )
+    return AnalysisInputs(
+        gpu_util=gpu_all[:, to_minute(start) - to_minute(read_start) :],
+        gpu_mem=others[Metric.GPU_MEM_USED_PCT],
+        cpu_util=others[Metric.CPU_UTIL_PCT],
+        profile_gpu_util=gpu_all[:, to_minute(profile_start) - to_minute(read_start) :],
+        profile_start=profile_start,
+    )
+
+
+def analysis_store(
+    *,
+    organization_id: int,
+    instance_ids: Sequence[int],
+    start: dt.datetime,
+    end: dt.datetime,
+    as_of: dt.datetime,
+    labels: np.ndarray,
+    gpu_util: np.ndarray,
+    profile: HourOfWeekProfile,
+    thresholds: PhaseThresholds,
+    data_checked_at: dt.datetime | None = None,
+) -> AnalysisRunResult:
+    """Store the engine's output for one chunk (the caller holds the transaction).
+
+    Split from the analysis so the benchmark can time the writes on their own.
+    """
+    first_minute = to_minute(start)
+    out = AnalysisRunResult(instances=len(instance_ids), minutes=int(labels.size))
+    segments = results.day_segments(labels, gpu_util, first_minute)
+    out.segments_inserted, out.segments_deleted = storage.segments_replace(
+        organization_id=organization_id,
+        instance_ids=instance_ids,
+        segments=segments,
+        start=start,
+        end=end,
+    )
+    per_hour = results.phase_minutes_per_hour(labels)
+    per_day = results.phase_minutes_per_day(per_hour)
+    ids = np.asarray(instance_ids, dtype=np.int64)
+    for period, counts, step in (
+        ("hour", per_hour, MINUTES_PER_HOUR),
+        ("day", per_day, MINUTES_PER_DAY),
+    ):
+        periods = counts.shape[1]
+        updated = storage.rollup_phase_minutes_update(
+            period=period,
+            instance_ids=np.repeat(ids, periods),
+            starts=np.tile(first_minute + step * np.arange(periods, dtype=np.int64), len(ids)),
+            counts=counts.reshape(-1, counts.shape[2]),
+        )
+        if period == "hour":
+            out.hours_updated = updated
+        else:
+            out.days_updated = updated
+    out.profiles_written, out.off_windows = storage.profiles_store(
+        organization_id, instance_ids, profile, thresholds, end, as_of
+    )
+    storage.watermarks_advance(instance_ids, end, data_checked_at)
+    return out
+
+
+# --- scheduled runs ----------------------------------------------------------------------------
+
+
+def analysis_recent_run(
+    *, as_of: dt.datetime, instance_ids: Sequence[int] | None = None
+) -> AnalysisRunResult:
+    """The hourly incremental analysis: only instances and days with new data.
+
+    New data is an hour rollup updated since the instance's ``data_checked_at`` (late points
+    land in old hours too) or an hour at or after its ``analysed_until``; an instance is
+    re-analysed from the UTC midnight of its earliest such hour, up to ``as_of`` floored to
+    the hour, within the last ``FULL_RECOMPUTE_DAYS``. The wall clock is read before the
+    rollups, so data arriving while this runs is picked up by the next run.
+    """
+    from apps.analysis.selectors import analysis_due
+
+    checked_at = timezone.now()
+    end = results.floor_hour(as_of)
+    due = analysis_due(end=end, lookback_days=FULL_RECOMPUTE_DAYS, instance_ids=instance_ids)
+    by_start: dict[dt.datetime, list[int]] = defaultdict(list)
+    for instance_id, first_hour in due.items():
+        by_start[results.floor_day(first_hour)].append(instance_id)
+    total = AnalysisRunResult()
+    for start, ids in sorted(by_start.items()):
+        total.add(
+            analysis_run(
+                instance_ids=sorted(ids),
+                start=start,
+                end=end,
+                as_of=as_of,
+                data_checked_at=checked_at,
+            )
+        )
+    return total
+
+
+def analysis_full_run(
+    *,
+    as_of: dt.datetime,
+    instance_ids: Sequence[int] | None = None,
+    organization_id: int | None = None,
+) -> AnalysisRunResult:
+    """The nightly recompute of the last ``FULL_RECOMPUTE_DAYS`` of every instance with data.
+
+    Catches anything the incremental runs could not see (changed thresholds, pruned and
+    re-imported data) and re-cuts segments over whole days.
+    """
+    from apps.analysis.selectors import instances_with_data
+
+    checked_at = timezone.now()
+    end = results.floor_hour(as_of)
+    start = results.floor_day(end - dt.timedelta(days=FULL_RECOMPUTE_DAYS))
+    ids = instances_with_data(
+        start=start, end=end, instance_ids=instance_ids, organization_id=organization_id
+    )
+    return analysis_run(
+        instance_ids=ids, start=start, end=end, as_of=as_of, data_checked_at=checked_at
+    )
+
+
+# --- settings ---------------------------------------------------------------------------------
+
+
+def analysis_settings_update(
+    *, organization: Organization, thresholds: Mapping[str, Any]
+) -> AnalysisSettings:
+    """Merge threshold overrides into the organization's settings and re-analyse its fleet.
+
+    A key set to None drops that override (back to the default). The merged overrides are
+    validated with ``PhaseThresholds.with_overrides`` as a whole, so a pair that contradicts
+    itself is refused; the error is a ValidationError on ``thresholds`` naming the key. On
+    success a full recompute of the organization's last 14 days is queued after commit.
+    """
+    with transaction.atomic():
+        row, _created = AnalysisSettings.objects.select_for_update().get_or_create(
+            organization=organization
+        )
+        merged = dict(row.thresholds or {})
+        for key, value in thresholds.items():
+            if value is None:
+                merged.pop(key, None)
+            else:
+                merged[key] = value
+        try:
+            DEFAULT_THRESHOLDS.with_overrides(merged)
+        except ValueError as error:
+            raise ValidationError({"thresholds": [str(error)]}) from None
+        if merged != row.thresholds:
+            row.thresholds = merged
+            row.save(update_fields=["thresholds", "updated_at"])
+            organization_id = organization.pk
+            transaction.on_commit(lambda: _enqueue_recompute(organization_id))
+    return row
+
+
+def _enqueue_recompute(organization_id: int) -> None:
+    from apps.analysis.tasks import analyse_full
+
+    analyse_full.delay(organization_id=organization_id)

@@ -1,0 +1,201 @@
+"""The analysis service over the real metric store: stored results, idempotency, incrementality."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+from typing import Any
+
+import numpy as np
+import pytest
+
+from apps.analysis import services
+from apps.analysis.models import AnalysisState, InstanceProfile, PhaseSegment
+from apps.analysis.selectors import analysis_due
+from apps.cloud.models import Instance
+from apps.metrics.constants import Metric
+from apps.metrics.models import InstanceDayRollup, InstanceHourRollup
+from apps.metrics.services import metrics_write
+from tests.analysis.conftest import AS_OF, DATA_DAYS, START
+
+pytestmark = pytest.mark.django_db
+
+
+def run(instances: list[Instance], **kwargs: Any) -> services.AnalysisRunResult:
+    options = {"start": START, "end": AS_OF, "as_of": AS_OF, **kwargs}
+    return services.analysis_run(instance_ids=[i.pk for i in instances], **options)
+
+
+def snapshot() -> dict[str, list]:
+    """Every row the analysis writes, every column, ids included."""
+    return {
+        "segments": list(PhaseSegment.objects.order_by("id").values()),
+        "profiles": list(InstanceProfile.objects.order_by("id").values()),
+        "states": list(AnalysisState.objects.order_by("pk").values()),
+        "hours": list(
+            InstanceHourRollup.objects.order_by("id").values("id", "phase_minutes", "updated_at")
+        ),
+        "days": list(
+            InstanceDayRollup.objects.order_by("id").values("id", "phase_minutes", "updated_at")
+        ),
+    }
+
+
+def test_it_changes_nothing_when_the_analysis_is_run_again(fleet: list[Instance]) -> None:
+    first = run(fleet)
+    before = snapshot()
+    assert first.segments_inserted > 0
+    assert first.hours_updated == 4 * 24 * DATA_DAYS
+
+    again = run(fleet)
+
+    assert snapshot() == before
+    assert (again.segments_inserted, again.segments_deleted, again.hours_updated) == (0, 0, 0)
+    assert (again.days_updated, again.profiles_written) == (0, 0)
+
+
+def test_it_tiles_each_day_with_segments_that_match_the_hourly_phase_minutes(
+    fleet: list[Instance],
+) -> None:
+    run(fleet)
+    for instance in fleet:
+        segments = list(PhaseSegment.objects.filter(instance=instance).order_by("start_at"))
+        assert segments[0].start_at == START
+        assert segments[-1].end_at == AS_OF
+        for left, right in itertools.pairwise(segments):
+            assert left.end_at == right.start_at  # no gap, no overlap
+            assert left.start_at.date() == (left.end_at - dt.timedelta(minutes=1)).date()
+        hours = InstanceHourRollup.objects.filter(instance=instance)
+        assert all(sum(h.phase_minutes.values()) == 60 for h in hours)
+        totals: dict[str, int] = {}
+        for hour in hours:
+            for phase, minutes in hour.phase_minutes.items():
+                totals[phase] = totals.get(phase, 0) + minutes
+        from_segments: dict[str, int] = {}
+        for segment in segments:
+            key = segment.get_phase_display().split(" ")[0].lower()
+            key = {"data": "data_processing"}.get(key, key)
+            minutes = (segment.end_at - segment.start_at) // dt.timedelta(minutes=1)
+            from_segments[key] = from_segments.get(key, 0) + minutes
+        assert {k: v for k, v in totals.items() if v} == from_segments
+
+
+def test_it_labels_each_synthetic_pattern_with_its_dominant_phase(fleet: list[Instance]) -> None:
+    run(fleet)
+    train, idle, _serve, data = fleet
+    day = InstanceDayRollup.objects.filter(day=START.date())
+
+    def top(instance: Instance) -> str:
+        minutes = day.get(instance=instance).phase_minutes
+        return max(minutes, key=minutes.get)
+
+    assert top(idle) == "idle"
+    assert top(data) == "data_processing"
+    assert top(train) in {"training", "evaluation"}
+
+
+def test_it_keeps_the_rollups_updated_at_so_its_own_writes_are_not_new_data(
+    fleet: list[Instance],
+) -> None:
+    before = dict(InstanceHourRollup.objects.values_list("id", "updated_at"))
+    run(fleet)
+    assert dict(InstanceHourRollup.objects.values_list("id", "updated_at")) == before
+
+
+def test_it_replaces_the_segments_of_a_day_whose_data_changed(fleet: list[Instance]) -> None:
+    run(fleet)
+    idle = fleet[1]
+    untouched = list(
+        PhaseSegment.objects.filter(instance=idle, start_at__lt=START + dt.timedelta(days=1))
+        .order_by("start_at")
+        .values()
+    )
+    # Two busy hours on the last day: the card trains for a while.
+    busy_start = AS_OF - dt.timedelta(hours=5)
+    stamps = [busy_start + dt.timedelta(minutes=m) for m in range(120)]
+    for metric, value in (
+        (Metric.GPU_UTIL_PCT, None),
+        (Metric.GPU_MEM_USED_PCT, 80.0),
+        (Metric.CPU_UTIL_PCT, 40.0),
+    ):
+        values = 30 + 50 * np.abs(np.sin(np.arange(120) / 3.0)) if value is None else [value] * 120
+        metrics_write(instance_id=idle.pk, metric=metric, timestamps=stamps, values=values)
+
+    result = run([idle], start=AS_OF - dt.timedelta(hours=6))
+
+    assert result.segments_inserted > 0
+    phases = set(
+        PhaseSegment.objects.filter(
+            instance=idle, start_at__gte=busy_start, end_at__lte=busy_start + dt.timedelta(hours=2)
+        ).values_list("phase", flat=True)
+    )
+    assert phases & {3, 4}  # evaluation or training now
+    after = list(
+        PhaseSegment.objects.filter(instance=idle, start_at__lt=START + dt.timedelta(days=1))
+        .order_by("start_at")
+        .values()
+    )
+    assert after == untouched  # other days were not rewritten
+
+
+def test_it_analyses_only_instances_with_new_data_on_the_hourly_run(fleet: list[Instance]) -> None:
+    first = services.analysis_recent_run(as_of=AS_OF)
+    assert first.instances == len(fleet)
+    assert analysis_due(end=AS_OF, lookback_days=14) == {}
+    assert services.analysis_recent_run(as_of=AS_OF).instances == 0
+
+    late = AS_OF - dt.timedelta(days=1, hours=3)
+    metrics_write(
+        instance_id=fleet[2].pk, metric=Metric.GPU_UTIL_PCT, timestamps=[late], values=[99.0]
+    )
+    assert analysis_due(end=AS_OF, lookback_days=14) == {fleet[2].pk: late}
+    again = services.analysis_recent_run(as_of=AS_OF)
+    assert again.instances == 1
+    # Re-analysed from the UTC midnight of the changed hour up to the hour of as_of.
+    assert again.minutes == 2 * 24 * 60
+
+
+def test_it_uses_the_organizations_threshold_overrides(fleet: list[Instance]) -> None:
+    train = fleet[0]
+    run([train])
+    training_before = PhaseSegment.objects.filter(instance=train, phase=4).count()
+    services.analysis_settings_update(
+        organization=train.organization,
+        thresholds={"idle_gpu_util_max_pct": 95.0, "data_gpu_util_max_pct": 95.0},
+    )
+    run([train])
+    assert training_before > 0
+    assert not PhaseSegment.objects.filter(instance=train, phase=4).exists()
+    assert PhaseSegment.objects.filter(instance=train, phase=1).exists()
+
+
+def test_it_refuses_threshold_overrides_that_contradict_each_other(fleet: list[Instance]) -> None:
+    from django.core.exceptions import ValidationError
+
+    with pytest.raises(ValidationError, match="idle_gpu_util_max_pct"):
+        services.analysis_settings_update(
+            organization=fleet[0].organization, thresholds={"idle_gpu_util_max_pct": 50.0}
+        )
+
+
+def test_it_recomputes_the_last_fourteen_days_nightly(fleet: list[Instance]) -> None:
+    result = services.analysis_full_run(as_of=AS_OF + dt.timedelta(minutes=30))
+    assert result.instances == len(fleet)
+    assert AnalysisState.objects.filter(analysed_until=AS_OF).count() == len(fleet)
+    profile = InstanceProfile.objects.get(instance=fleet[0])
+    assert profile.end_at == AS_OF
+    assert profile.start_at == AS_OF - dt.timedelta(days=14)
+    assert len(profile.median_pct) == 7
+    assert len(profile.median_pct[0]) == 24
+
+
+def test_it_runs_the_tasks_with_an_iso_as_of(fleet: list[Instance]) -> None:
+    from apps.analysis.tasks import analyse_full, analyse_recent
+
+    assert analyse_recent.delay(as_of=AS_OF.isoformat()).get()["instances"] == len(fleet)
+    full = analyse_full.delay(as_of=AS_OF.isoformat()).get()
+    # The nightly run covers 14 days: the days before the data are new UNKNOWN segments, the
+    # analysed days are unchanged.
+    assert full["instances"] == len(fleet)
+    assert (full["segments_deleted"], full["hours_updated"]) == (0, 0)
+    assert not PhaseSegment.objects.filter(start_at__lt=START).exclude(phase=0).exists()

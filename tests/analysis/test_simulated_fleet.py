@@ -1,0 +1,135 @@
+"""Acceptance on the built-in Tencent Cloud simulator's fleet.
+
+Inventory, prices and bills are synced through the real code path. The 15 days of metrics the
+profiles need come straight from the simulator's series (exactly the points GetMonitorData
+serves, see tests/cloud/test_sync.py) into the metric store, because 15 days over the SDK take
+half a minute per test; then the nightly recompute runs as the task runs it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+from rest_framework.test import APIClient
+
+from apps.accounts.models import Organization
+from apps.analysis import services
+from apps.analysis.models import InstanceProfile
+from apps.billing.models import BillLine
+from apps.billing.selectors import cost_total
+from apps.cloud.models import CloudAccount, Instance, SyncKind
+from apps.cloud.sync import runner
+from apps.cloud.sync.metrics import DATA_LAG, floor_minute
+from apps.metrics.constants import Metric
+from apps.metrics.services import MetricSeries, metrics_write_bulk
+from tests.cloud.conftest import SIM_NOW, connect
+
+pytestmark = [pytest.mark.django_db(transaction=False), pytest.mark.integration]
+
+METRIC_DAYS = 15
+
+
+@pytest.fixture
+def synced(make_simulator, acme: Organization) -> tuple[CloudAccount, object]:
+    simulator = make_simulator(rate_limits={})
+    account = connect(acme, simulator)
+    runner.run_kind(account, SyncKind.INVENTORY, now=SIM_NOW)
+    runner.run_kind(account, SyncKind.PRICES, now=SIM_NOW)
+    return account, simulator
+
+
+def _store_metrics(account: CloudAccount, simulator, *, days: int, patterns=None) -> None:
+    start = floor_minute(SIM_NOW - dt.timedelta(days=days))
+    end = floor_minute(SIM_NOW - DATA_LAG) - dt.timedelta(minutes=1)
+    instances = Instance.objects.filter(account=account)
+    if patterns is not None:
+        ids = [i.instance_id for p in patterns for i in simulator.cloud.fleet.with_pattern(p)]
+        instances = instances.filter(provider_id__in=ids)
+    series = []
+    for instance in instances:
+        for name, metric in (
+            ("GpuUtil", Metric.GPU_UTIL_PCT),
+            ("GpuMemUsage", Metric.GPU_MEM_USED_PCT),
+            ("CPUUsage", Metric.CPU_UTIL_PCT),
+        ):
+            points = simulator.cloud.metric_series(instance.provider_id, name, start, end)
+            series.append(MetricSeries(instance.pk, metric, points.timestamps, points.values))
+    metrics_write_bulk(series=series)
+
+
+def _with_pattern(simulator, pattern: str) -> list[Instance]:
+    ids = [i.instance_id for i in simulator.cloud.fleet.with_pattern(pattern)]
+    return list(Instance.objects.filter(provider_id__in=ids).order_by("pk"))
+
+
+def test_it_finds_weeknights_and_weekends_off_for_a_day_only_instance(synced) -> None:
+    account, simulator = synced
+    _store_metrics(account, simulator, days=METRIC_DAYS, patterns=["day_only_idle"])
+    services.analysis_full_run(as_of=SIM_NOW)
+    (instance, *_) = _with_pattern(simulator, "day_only_idle")
+    profile = InstanceProfile.objects.get(instance=instance)
+    assert profile.tz == "Asia/Shanghai"
+    assert profile.has_off_window
+    window = profile.off_window
+    cells = {
+        (run["start_weekday"] * 24 + run["start_hour"] + h) % 168 // 1
+        for run in window["runs"]
+        for h in range(run["hours"])
+    }
+
+    def cell(weekday: int, hour: int) -> int:
+        return weekday * 24 + hour
+
+    # Weeknights (Tue 03:00, Wed 23:00 local) and the weekend are off ...
+    assert {cell(1, 3), cell(2, 23), cell(5, 12), cell(6, 3), cell(0, 2)} <= cells
+    # ... working hours (Wed 14:00, Mon 10:00 local) are not.
+    assert not {cell(2, 14), cell(0, 10), cell(4, 16)} & cells
+    assert window["supporting_weeks"] >= 2
+    assert "Asia/Shanghai" in window["description"]
+
+
+def test_it_finds_no_off_window_for_a_round_the_clock_inference_instance(synced) -> None:
+    account, simulator = synced
+    _store_metrics(account, simulator, days=METRIC_DAYS, patterns=["inference"])
+    services.analysis_full_run(as_of=SIM_NOW)
+    instances = _with_pattern(simulator, "inference")
+    assert instances
+    for instance in instances:
+        profile = InstanceProfile.objects.get(instance=instance)
+        assert not profile.has_off_window, instance.name
+        assert profile.off_window is None
+
+
+def test_it_splits_the_billed_cost_of_an_instance_exactly_over_its_phases(
+    synced, alice_client: APIClient
+) -> None:
+    account, simulator = synced
+    runner.run_kind(account, SyncKind.BILLS, now=SIM_NOW, backfill_days=2)
+    _store_metrics(account, simulator, days=2)
+    services.analysis_full_run(as_of=SIM_NOW)
+    end = dt.datetime(2026, 11, 3, 3, tzinfo=dt.UTC)
+    start = end - dt.timedelta(days=1)
+    checked = 0
+    for instance in Instance.objects.filter(account=account, charge_type="POSTPAID_BY_HOUR"):
+        lines = BillLine.objects.filter(
+            instance=instance,
+            component_code="v_cvm_compute",
+            fee_begin_at__gte=start,
+            fee_begin_at__lt=end,
+        )
+        if not lines.exists():
+            continue
+        billed = cost_total(lines).quantize(Decimal("0.01"))
+        response = alice_client.get(
+            f"/api/v1/instances/{instance.pk}/phases",
+            {"start": start.isoformat(), "end": end.isoformat()},
+        )
+        assert response.status_code == 200, response.json()
+        body = response.json()
+        assert body["cost_source"] == "bills"
+        assert Decimal(body["cost"]) == billed
+        assert sum(Decimal(p["cost"]) for p in body["totals"].values()) == billed
+        checked += 1
+    assert checked >= 10
