@@ -3,8 +3,10 @@
 Raw data is one row per (instance, metric, UTC day) holding 1,440 little-endian float32 values,
 NaN for a minute without a point. The analysis reads whole days of whole fleets, and one row per
 day keeps that read a sequential scan of compact bytes (see bench/metrics_store.py for why this
-shape and not a row per value). Rollups keep avg/p95/max/minutes per metric as columns, so a
-dashboard reads one row per instance-hour and never touches raw data.
+shape and not a row per value). Points merged into a day that already exists wait in a small
+MetricDayRecent row until they are folded into the array, so a 5-minute increment does not
+rewrite whole days. Rollups keep avg/p95/max/minutes per metric as columns, so a dashboard
+reads one row per instance-hour and never touches raw data.
 """
 
 from __future__ import annotations
@@ -18,7 +20,11 @@ from apps.metrics.constants import DAY_VALUES_BYTES, Metric
 
 
 class MetricDay(models.Model):
-    """One metric of one instance for one UTC day: 1,440 float32 slots (NaN = no point)."""
+    """One metric of one instance for one UTC day: 1,440 float32 slots (NaN = no point).
+
+    The day's points are these values with its MetricDayRecent points, if any, applied over
+    them; ``minutes_observed`` counts both.
+    """
 
     instance = models.ForeignKey(
         "cloud.Instance", on_delete=models.CASCADE, related_name="metric_days", db_index=False
@@ -46,6 +52,38 @@ class MetricDay(models.Model):
 
     def __str__(self) -> str:
         return f"{self.instance_id} {self.metric} {self.day}"
+
+
+class MetricDayRecent(models.Model):
+    """Points merged into an existing raw day since it was last rewritten (its "recent" points).
+
+    A 5-minute increment of a fleet would otherwise rewrite every touched 5.6 KB day array (and
+    its TOAST chunks) for a handful of points. The writer appends the changed points here
+    instead, one small inline row per (instance, metric, day) holding the minute slots (int16)
+    and their values (float32) in slot order; readers apply them over the day row, and
+    ``metrics_recent_compact`` (or the writer, once a row holds ``RECENT_MAX_POINTS``) folds
+    them into the day array. A row exists only beside its MetricDay row.
+    """
+
+    instance = models.ForeignKey(
+        "cloud.Instance", on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    metric = models.CharField(max_length=24, choices=Metric.choices)
+    day = models.DateField(help_text="UTC day.")
+    slots = models.BinaryField(help_text="Minutes of the day, little-endian int16, ascending.")
+    values = models.BinaryField(help_text="One little-endian float32 per slot.")
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["instance", "metric", "day"], name="metricdayrecent_unique_day"
+            ),
+        ]
+        indexes = [models.Index(fields=["day"], name="metricdayrecent_day_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.instance_id} {self.metric} {self.day} (recent)"
 
 
 class MetricStats(OrganizationScopedModel):

@@ -28,7 +28,6 @@ from apps.metrics.storage.grid import EPOCH, day_to_date
 from apps.metrics.storage.upsert import upsert
 
 METRICS: tuple[str, ...] = tuple(Metric.values)
-_HOUR = dt.timedelta(hours=1)
 # Metric columns of a new rollup row that no write has filled yet.
 _EMPTY = {"avg": "NULL", "p95": "NULL", "max": "NULL", "minutes": "0"}
 
@@ -41,101 +40,133 @@ class InstanceInfo:
 
 
 @dataclasses.dataclass
-class TouchedDay:
-    """The merged arrays of one instance-day and, per metric, the hours (0-23) that changed."""
+class TouchedDays:
+    """Merged days of one metric and, per day, the hours (0-23) whose minutes changed."""
 
-    instance_id: int
-    day: int  # epoch day
-    arrays: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
-    hours: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    metric: str
+    instance_ids: np.ndarray  # (days,) int64
+    days: np.ndarray  # (days,) int64 epoch days
+    arrays: np.ndarray  # (days, 1,440) float32
+    hours: np.ndarray  # (days, 24) bool
+
+
+@dataclasses.dataclass
+class _Rows:
+    """Rollup rows being assembled: one per (instance, period), columns as numpy arrays."""
+
+    instance_ids: np.ndarray
+    periods: np.ndarray
+    columns: dict[str, np.ndarray]
+    present: np.ndarray  # (rows, metrics) bool: the metric's columns were computed
 
 
 def rollups_refresh(
-    touched: Sequence[TouchedDay], instances: dict[int, InstanceInfo], now: dt.datetime
+    touched: Sequence[TouchedDays], instances: dict[int, InstanceInfo], now: dt.datetime
 ) -> int:
-    """Recompute the touched instance-hours, instance-days and project-days; hours recomputed."""
+    """Recompute the touched instance-hours, instance-days and project-days; hours recomputed.
+
+    Statistics are computed for all touched blocks of a metric at once (numpy), and each rollup
+    table is written with one COPY + INSERT ... ON CONFLICT per set of metrics present.
+    """
+    touched = [t for t in touched if len(t.days)]
     if not touched:
         return 0
-    hour_columns: dict[tuple[int, int], dict[str, float]] = defaultdict(dict)
-    day_columns: dict[tuple[int, int], dict[str, float]] = defaultdict(dict)
-    for metric in METRICS:
-        with_metric = [t for t in touched if metric in t.arrays]
-        if not with_metric:
-            continue
-        hour_blocks, hour_keys = [], []
-        for item in with_metric:
-            hours = item.hours[metric]
-            hour_blocks.append(item.arrays[metric].reshape(HOURS_PER_DAY, MINUTES_PER_HOUR)[hours])
-            epoch_hours = item.day * HOURS_PER_DAY + hours
-            hour_keys.extend((item.instance_id, h) for h in epoch_hours.tolist())
-        _collect(metric, np.concatenate(hour_blocks), hour_keys, hour_columns, instances)
-        days = np.stack([item.arrays[metric] for item in with_metric])
-        day_keys = [(item.instance_id, item.day) for item in with_metric]
-        _collect(metric, days, day_keys, day_columns, instances)
-    _write(InstanceHourRollup, "hour_start", hour_columns, instances, now)
-    _write(InstanceDayRollup, "day", day_columns, instances, now)
-    organization_days = {(instances[i].organization_id, day) for i, day in day_columns}
-    project_days_refresh(organization_days, now)
-    return len(hour_columns)
+    info = _InstanceTable(instances)
+    hour_parts, day_parts = [], []
+    for item in touched:
+        rows, hours = np.nonzero(item.hours)
+        blocks = item.arrays.reshape(-1, HOURS_PER_DAY, MINUTES_PER_HOUR)[rows, hours]
+        epoch_hours = item.days[rows] * HOURS_PER_DAY + hours
+        hour_parts.append((item.metric, item.instance_ids[rows], epoch_hours, block_stats(blocks)))
+        day_parts.append((item.metric, item.instance_ids, item.days, block_stats(item.arrays)))
+    hour_rows = _assemble(hour_parts, info)
+    day_rows = _assemble(day_parts, info)
+    stamp = int((now - EPOCH) // dt.timedelta(microseconds=1))
+    _write(InstanceHourRollup, "hour_start", hour_rows, info, stamp)
+    _write(InstanceDayRollup, "day", day_rows, info, stamp)
+    organizations = info.organization_ids(day_rows.instance_ids)
+    pairs = np.unique(np.stack([organizations, day_rows.periods]), axis=1)
+    project_days_refresh(zip(pairs[0].tolist(), pairs[1].tolist(), strict=True), now)
+    return len(hour_rows.instance_ids)
 
 
-def _collect(
-    metric: str,
-    blocks: np.ndarray,
-    keys: list[tuple[int, int]],
-    into: dict[tuple[int, int], dict[str, float]],
-    instances: dict[int, InstanceInfo],
-) -> None:
-    stats = block_stats(blocks)
-    columns = {
-        stat_column(metric, "avg"): stats.avg.tolist(),
-        stat_column(metric, "p95"): stats.p95.tolist(),
-        stat_column(metric, "max"): stats.max.tolist(),
-        stat_column(metric, "minutes"): stats.minutes.tolist(),
-    }
-    if metric == Metric.GPU_UTIL_PCT:
-        # GPU-hours count the minutes the instance reported a GPU utilization, i.e. it ran.
-        columns["gpu_hours"] = (stats.minutes / MINUTES_PER_HOUR).tolist()
-        columns["gpu_busy_hours"] = (stats.total / 100.0 / MINUTES_PER_HOUR).tolist()
-    for row, key in enumerate(keys):
-        target = into[key]
-        for column, values in columns.items():
-            target[column] = values[row]
-    if metric == Metric.GPU_UTIL_PCT:
-        for key in keys:
-            gpu_count = instances[key[0]].gpu_count
-            into[key]["gpu_hours"] *= gpu_count
-            into[key]["gpu_busy_hours"] *= gpu_count
+class _InstanceTable:
+    def __init__(self, instances: dict[int, InstanceInfo]) -> None:
+        self.ids = np.array(sorted(instances), dtype=np.int64)
+        ordered = [instances[i] for i in self.ids.tolist()]
+        self.organization = np.array([i.organization_id for i in ordered], dtype=np.int64)
+        self.project = np.array([i.project_id or 0 for i in ordered], dtype=np.int64)
+        self.gpu_count = np.array([i.gpu_count for i in ordered], dtype=np.float64)
+
+    def index(self, instance_ids: np.ndarray) -> np.ndarray:
+        return np.searchsorted(self.ids, instance_ids)
+
+    def organization_ids(self, instance_ids: np.ndarray) -> np.ndarray:
+        return self.organization[self.index(instance_ids)]
+
+
+def _assemble(parts: list, info: _InstanceTable) -> _Rows:
+    """Union the (instance, period) keys of every metric and place each metric's statistics."""
+    composite = [(ids << 32) | periods for _m, ids, periods, _s in parts]
+    keys = np.unique(np.concatenate(composite))
+    count = keys.size
+    rows = _Rows(keys >> 32, keys & 0xFFFFFFFF, {}, np.zeros((count, len(METRICS)), dtype=bool))
+    for (metric, _ids, _periods, stats), part_keys in zip(parts, composite, strict=True):
+        at = np.searchsorted(keys, part_keys)
+        rows.present[at, METRICS.index(metric)] = True
+        figures = {"avg": stats.avg, "p95": stats.p95, "max": stats.max, "minutes": stats.minutes}
+        for stat, values in figures.items():
+            column = rows.columns.setdefault(
+                stat_column(metric, stat),
+                np.zeros(count, dtype=np.int64) if stat == "minutes" else _nan(count),
+            )
+            column[at] = values
+        if metric == Metric.GPU_UTIL_PCT:
+            # GPU-hours count the minutes the instance reported a GPU utilization, i.e. it ran.
+            gpu_count = info.gpu_count[info.index(rows.instance_ids[at])]
+            rows.columns["gpu_hours"] = _nan(count)
+            rows.columns["gpu_hours"][at] = gpu_count * stats.minutes / MINUTES_PER_HOUR
+            rows.columns["gpu_busy_hours"] = _nan(count)
+            rows.columns["gpu_busy_hours"][at] = gpu_count * stats.total / 100.0 / MINUTES_PER_HOUR
+    return rows
+
+
+def _nan(count: int) -> np.ndarray:
+    return np.full(count, np.nan)
 
 
 def _write(
     model: type[InstanceHourRollup] | type[InstanceDayRollup],
     period: str,
-    rows: dict[tuple[int, int], dict[str, float]],
-    instances: dict[int, InstanceInfo],
-    now: dt.datetime,
+    rows: _Rows,
+    info: _InstanceTable,
+    stamp: int,
 ) -> None:
     # Rows are grouped by the set of metrics they carry: one statement per group, each updating
     # only its own metrics' columns on conflict.
-    groups: dict[tuple[str, ...], list[tuple[int, int]]] = defaultdict(list)
-    for key, columns in rows.items():
-        groups[tuple(m for m in METRICS if stat_column(m, "minutes") in columns)].append(key)
-    for metrics, keys in groups.items():
-        computed = [c for m in metrics for c in (stat_column(m, s) for s in _EMPTY)]
+    patterns = rows.present @ (1 << np.arange(len(METRICS)))
+    for pattern in np.unique(patterns).tolist():
+        selected = patterns == pattern
+        metrics = [m for n, m in enumerate(METRICS) if pattern >> n & 1]
+        computed = [stat_column(m, s) for m in metrics for s in _EMPTY]
         if Metric.GPU_UTIL_PCT in metrics:
             computed += ["gpu_hours", "gpu_busy_hours"]
-        arrays: dict[str, list] = {
-            "instance_id": [k[0] for k in keys],
-            period: [_period_value(period, k[1]) for k in keys],
-            "organization_id": [instances[k[0]].organization_id for k in keys],
-            "gpu_count": [instances[k[0]].gpu_count for k in keys],
-            "created_at": [now] * len(keys),
-            "updated_at": [now] * len(keys),
+        instance_ids = rows.instance_ids[selected]
+        at = info.index(instance_ids)
+        count = instance_ids.size
+        periods = rows.periods[selected]
+        arrays: dict[str, np.ndarray] = {
+            "instance_id": instance_ids,
+            period: periods * 3_600_000_000 if period == "hour_start" else periods,
+            "organization_id": info.organization[at],
+            "gpu_count": info.gpu_count[at],
+            "created_at": np.full(count, stamp, dtype=np.int64),
+            "updated_at": np.full(count, stamp, dtype=np.int64),
         }
         if model is InstanceDayRollup:
-            arrays["project_id"] = [instances[k[0]].project_id for k in keys]
+            arrays["project_id"] = info.project[at]
         for column in computed:
-            arrays[column] = [rows[k][column] for k in keys]
+            arrays[column] = rows.columns[column][selected]
         constants = {
             stat_column(m, s): literal
             for m in METRICS
@@ -149,10 +180,6 @@ def _write(
         upsert(
             model, keys=["instance_id", period], arrays=arrays, constants=constants, update=update
         )
-
-
-def _period_value(period: str, value: int) -> dt.date | dt.datetime:
-    return EPOCH + value * _HOUR if period == "hour_start" else day_to_date(value)
 
 
 def project_days_refresh(organization_days: Iterable[tuple[int, int]], now: dt.datetime) -> None:

@@ -38,9 +38,11 @@ def metrics_read(
     first_day = first_minute // MINUTES_PER_DAY
     last_day = (end_minute - 1) // MINUTES_PER_DAY if end_minute > first_minute else first_day
     n_days = last_day - first_day + 1
-    days = np.full((len(instance_ids), n_days, MINUTES_PER_DAY), np.nan, dtype=np.float32)
+    days = np.empty((len(instance_ids), n_days, MINUTES_PER_DAY), dtype=np.float32)
     if end_minute > first_minute:
-        raw.read_into(days, instance_ids, metric, first_day)
+        raw.read_into(days, instance_ids, metric, first_day)  # NaN-fills the missing days
+    else:
+        days.fill(np.nan)
     flat = days.reshape(len(instance_ids), n_days * MINUTES_PER_DAY)
     offset = first_minute - first_day * MINUTES_PER_DAY
     width = end_minute - first_minute

@@ -18,6 +18,15 @@ def prune_raw() -> int:
     return services.metrics_raw_prune(as_of=timezone.now())
 
 
+@shared_task(**task_options(name="metrics.compact_recent", queue=queues.ANALYSIS))
+def compact_recent() -> int:
+    """Fold the recent points of raw days into their day arrays; idempotent (a rerun folds 0).
+
+    Meant to run hourly, so the writer seldom folds ``RECENT_MAX_POINTS`` itself.
+    """
+    return services.metrics_recent_compact()
+
+
 @shared_task(**task_options(name="metrics.rebuild_rollups", queue=queues.ANALYSIS))
 def rebuild_rollups(
     instance_ids: list[int] | None = None, start_day: str | None = None, end_day: str | None = None

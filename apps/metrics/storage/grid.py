@@ -1,4 +1,4 @@
-"""The UTC minute grid: turning timestamps into (day, minute-of-day) slots, and the codec.
+"""The UTC minute grid: turning timestamps into (day, minute-of-day) slots, and values.
 
 A minute is identified by its epoch minute (unix seconds // 60); a day by its epoch day
 (epoch minute // 1,440). A point at 12:34:56 belongs to the minute starting at 12:34:00.
@@ -7,12 +7,12 @@ A minute is identified by its epoch minute (unix seconds // 60); a day by its ep
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-from apps.metrics.constants import MINUTES_PER_DAY, SECONDS_PER_MINUTE
+from apps.metrics.constants import SECONDS_PER_MINUTE
 
 EPOCH_DAY = dt.date(1970, 1, 1)
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
@@ -66,51 +66,12 @@ def to_epoch_minutes(timestamps: TimestampsLike) -> np.ndarray:
 
 def to_values(values: npt.ArrayLike, count: int) -> np.ndarray:
     """Values as float32; NaN means "no point" and infinities are refused."""
-    array = np.asarray(values, dtype=np.float64).reshape(-1)
+    array = np.asarray(values)
+    if array.dtype != np.float32:
+        array = array.astype(np.float64).astype(np.float32)
+    array = array.reshape(-1)
     if array.shape[0] != count:
         raise ValueError(f"got {count} timestamps but {array.shape[0]} values")
     if np.isinf(array).any():
         raise ValueError("values must be finite numbers or NaN (missing)")
-    return array.astype(np.float32)
-
-
-def split_by_day(
-    minutes: np.ndarray, values: np.ndarray
-) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-    """Yield (epoch day, minute-of-day slots, float32 values) with missing values dropped.
-
-    When a minute appears more than once, the last point given wins, as a later report of the
-    same minute would on the cloud's side.
-    """
-    present = ~np.isnan(values)
-    if not present.all():
-        minutes, values = minutes[present], values[present]
-    if minutes.size == 0:
-        return
-    if minutes.size > 1 and not bool(np.all(minutes[1:] > minutes[:-1])):
-        order = np.argsort(minutes, kind="stable")
-        minutes, values = minutes[order], values[order]
-        last = np.empty(minutes.size, dtype=bool)
-        last[:-1] = minutes[1:] != minutes[:-1]
-        last[-1] = True
-        minutes, values = minutes[last], values[last]
-    days = minutes // MINUTES_PER_DAY
-    cuts = np.flatnonzero(days[1:] != days[:-1]) + 1
-    starts = [0, *cuts.tolist()]
-    ends = [*cuts.tolist(), minutes.size]
-    for start, end in zip(starts, ends, strict=True):
-        day = int(days[start])
-        yield day, minutes[start:end] - day * MINUTES_PER_DAY, values[start:end]
-
-
-def empty_day() -> np.ndarray:
-    return np.full(MINUTES_PER_DAY, np.nan, dtype=np.float32)
-
-
-def encode_day(values: np.ndarray) -> bytes:
-    return values.astype(STORED_DTYPE, copy=False).tobytes()
-
-
-def decode_day(blob: bytes | memoryview) -> np.ndarray:
-    """A writable float32 copy of a stored day."""
-    return np.frombuffer(blob, dtype=STORED_DTYPE).astype(np.float32)
+    return array

@@ -1,9 +1,14 @@
 """One INSERT ... ON CONFLICT DO UPDATE for many rows, on PostgreSQL and SQLite.
 
-PostgreSQL receives one array per column and unnests them (one round trip whatever the row
-count); SQLite runs the same statement once per row. Only ``update`` columns are overwritten on
-conflict, so two writers that fill different metric columns of one rollup row never undo each
-other, and a new row gets ``constants`` (the defaults) in the columns nobody computed.
+Rows are given column-wise as numpy arrays. PostgreSQL receives them as one binary COPY into a
+scratch table built by numpy (no per-row Python), then one INSERT ... SELECT; SQLite runs the
+same statement once per row. Only ``update`` columns are overwritten on conflict, so two writers
+that fill different metric columns of one rollup row never undo each other, and a new row gets
+``constants`` (the defaults) in the columns nobody computed.
+
+Encodings: a float NaN is stored as NULL (the statistics of an empty block); a nullable integer
+column (a foreign key) stores 0 as NULL; date columns hold epoch days and datetime columns
+epoch microseconds (UTC).
 """
 
 from __future__ import annotations
@@ -11,21 +16,24 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 from django.db import connection, models
+
+from apps.metrics.storage import pgcopy
+from apps.metrics.storage.grid import EPOCH, day_to_date
 
 
 def upsert(
     model: type[models.Model],
     *,
     keys: Sequence[str],
-    arrays: Mapping[str, list],
+    arrays: Mapping[str, np.ndarray],
     constants: Mapping[str, str],
     update: Sequence[str],
 ) -> None:
     """Upsert rows given column-wise: ``arrays`` maps a column to its values (one per row).
 
-    ``constants`` maps a column to a SQL literal used for every inserted row. A float NaN in
-    ``arrays`` is stored as NULL (the statistics of an empty block).
+    ``constants`` maps a column to a SQL literal used for every inserted row.
     """
     columns = list(arrays)
     if not columns or not len(arrays[columns[0]]):
@@ -44,66 +52,82 @@ def upsert(
         f"INSERT INTO {quote(table)} ({target}) VALUES ({marks})"
         f" ON CONFLICT ({conflict}) DO UPDATE SET {assignments}"
     )
-    rows = zip(*(_sqlite_values(arrays[c]) for c in columns), strict=True)
+    rows = zip(*(_sqlite_values(fields[c], arrays[c]) for c in columns), strict=True)
     with connection.cursor() as cursor:
         cursor.executemany(sql, list(rows))
 
 
-# psycopg's binary COPY type names for the column types the rollups use.
-_COPY_TYPES = {
-    "bigint": "int8",
-    "integer": "int4",
-    "smallint": "int2",
-    "double precision": "float8",
-    "date": "date",
-    "timestamp with time zone": "timestamptz",
-}
+def _pg_type(field: models.Field) -> str:
+    if isinstance(field, models.FloatField):
+        return "float8"
+    if isinstance(field, models.DateTimeField):
+        return "timestamptz"
+    if isinstance(field, models.DateField):
+        return "date"
+    # Every integer column (ids, minutes, counts) travels as int8; the INSERT narrows it.
+    return "int8"
 
 
 def _upsert_postgresql(
     table: str,
     fields: dict,
     columns: list[str],
-    arrays: Mapping[str, list],
+    arrays: Mapping[str, np.ndarray],
     constants: Mapping[str, str],
     target: str,
     conflict: str,
     assignments: str,
 ) -> None:
-    # Binary COPY into a scratch table, then one INSERT ... SELECT: psycopg's C row writer is
-    # several times faster than dumping Python lists as array parameters.
     from apps.metrics.storage.raw import pg_cursor
 
     quote = connection.ops.quote_name
     scratch = quote(f"_upsert_{table}")
-    listed = ", ".join(quote(c) for c in columns)
-    selected = ", ".join(
-        f"NULLIF({quote(c)}, 'NaN')" if isinstance(fields[c], models.FloatField) else quote(c)
-        for c in columns
-    )
+    types = {c: _pg_type(fields[c]) for c in columns}
+    records = []
+    for column in columns:
+        values = np.asarray(arrays[column])
+        if types[column] == "date":
+            values = pgcopy.epoch_days_to_pg(values)
+        elif types[column] == "timestamptz":
+            values = np.asarray(values, dtype=np.int64) - pgcopy.PG_EPOCH_US
+        records.append((pgcopy.BINARY_TYPES[types[column]], values))
+    definitions = ", ".join(f"{quote(c)} {types[c]}" for c in columns)
+
+    def selected(column: str) -> str:
+        if types[column] == "float8":
+            return f"NULLIF({quote(column)}, 'NaN')"
+        if fields[column].null and types[column].startswith("int"):
+            return f"NULLIF({quote(column)}, 0)"
+        return quote(column)
+
     extra = "".join(f", {value}" for value in constants.values())
     with pg_cursor() as cursor:
-        cursor.execute(f"DROP TABLE IF EXISTS {scratch}")
-        cursor.execute(
-            f"CREATE TEMP TABLE {scratch} ON COMMIT DROP AS"
-            f" SELECT {listed} FROM {quote(table)} WITH NO DATA"
+        cursor.execute(f"CREATE TEMP TABLE IF NOT EXISTS {scratch} ({definitions})")
+        pgcopy.send(
+            cursor,
+            f"COPY {scratch} FROM STDIN (FORMAT BINARY)",
+            pgcopy.stream([pgcopy.records(records)]),
         )
-        with cursor.copy(f"COPY {scratch} ({listed}) FROM STDIN (FORMAT BINARY)") as copy:
-            copy.set_types([_COPY_TYPES[fields[c].db_type(connection)] for c in columns])
-            for row in zip(*(arrays[c] for c in columns), strict=True):
-                copy.write_row(row)
         cursor.execute(
-            f"INSERT INTO {quote(table)} ({target}) SELECT {selected}{extra} FROM {scratch}"
+            f"INSERT INTO {quote(table)} ({target})"
+            f" SELECT {', '.join(selected(c) for c in columns)}{extra} FROM {scratch}"
             f" ON CONFLICT ({conflict}) DO UPDATE SET {assignments}"
         )
+        cursor.execute(f"DROP TABLE {scratch}")
 
 
-def _sqlite_values(values: list) -> list:
-    adapted = []
-    for value in values:
-        if isinstance(value, dt.datetime):
-            value = connection.ops.adapt_datetimefield_value(value)
-        elif isinstance(value, float) and value != value:
-            value = None
-        adapted.append(value)
-    return adapted
+def _sqlite_values(field: models.Field, values: np.ndarray) -> list:
+    values = np.asarray(values)
+    if isinstance(field, models.DateTimeField):
+        return [
+            connection.ops.adapt_datetimefield_value(EPOCH + dt.timedelta(microseconds=int(v)))
+            for v in values
+        ]
+    if isinstance(field, models.DateField):
+        return [day_to_date(v) for v in values]
+    if isinstance(field, models.FloatField):
+        return [None if v != v else v for v in values.astype(np.float64).tolist()]
+    plain = values.astype(np.int64).tolist()
+    if field.null:
+        return [v or None for v in plain]
+    return plain
