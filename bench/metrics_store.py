@@ -14,56 +14,19 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import os
-import platform
 import statistics
 import struct
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import urlparse, urlunparse
 
 import numpy as np
 
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
+from bench.harness import machine, record, setup_django, teardown
+
 METRIC_COUNT = 7
 BASELINE_TABLE = "bench_point"
-
-
-def setup_django(database_url: str) -> None:
-    parsed = urlparse(database_url)
-    if not parsed.scheme.startswith("postgres"):
-        sys.exit("bench.metrics_store needs DATABASE_URL=postgres://...")
-    name = parsed.path.lstrip("/")
-    _admin(database_url, f'DROP DATABASE IF EXISTS "{name}"')
-    _admin(database_url, f'CREATE DATABASE "{name}"')
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ.setdefault("SECRET_KEY", "bench-only-secret-key-0123456789-abcdefghijklmnopqrstuv")
-    os.environ.setdefault("FIELD_ENCRYPTION_KEY", "8V9nXU6Wr3m3wq9GxYqCMyn3tqm2lH4Ccv0ghiEhUFs=")
-    os.environ.setdefault("DEBUG", "0")
-    os.environ.setdefault("VAR_DIR", str(Path(tempfile.gettempdir()) / "gpu-ledger-bench"))
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", verbosity=0)
-
-
-def _admin(database_url: str, sql: str) -> None:
-    import psycopg
-
-    admin_url = urlunparse(urlparse(database_url)._replace(path="/postgres"))
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(sql)
-
-
-def teardown(database_url: str) -> None:
-    from django.db import connections
-
-    connections.close_all()
-    _admin(database_url, f'DROP DATABASE IF EXISTS "{urlparse(database_url).path.lstrip("/")}"')
 
 
 def best_of(repeat: int, action: Callable[[], object]) -> float:
@@ -153,28 +116,6 @@ def _relation_bytes(table: str) -> int:
         cursor.execute(f"VACUUM ANALYZE {table}")
         cursor.execute("SELECT pg_total_relation_size(%s)", [table])
         return int(cursor.fetchone()[0])
-
-
-def machine() -> str:
-    cpu = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute("SHOW server_version")
-        version = cursor.fetchone()[0]
-    arch = subprocess.run(["uname", "-m"], capture_output=True, text=True).stdout.strip()
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    return (
-        f"{arch or platform.machine()}, {os.cpu_count()} CPUs, {cpu}, PostgreSQL {version};"
-        f" load average at the end {load}"
-    )
 
 
 def run(quick: bool) -> list[tuple[str, str, str, str]]:
@@ -324,27 +265,6 @@ def _verdict(ok: bool) -> str:
     return "pass" if ok else "FAIL"
 
 
-def record(rows: list[tuple[str, str, str, str]], quick: bool, command: str, info: str) -> str:
-    lines = [
-        "",
-        f"## Metric store, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC"
-        + (" (--quick smoke run, not a measurement)" if quick else ""),
-        "",
-        f"Machine: {info}. Command: `{command}`.",
-        "",
-        "| Figure | Measured (side by side, one run) | Target | Result |",
-        "|---|---|---|---|",
-        *(f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows),
-        "",
-    ]
-    text = "\n".join(lines)
-    if not RESULTS.exists():
-        RESULTS.write_text("# Benchmark results\n")
-    with RESULTS.open("a") as results:
-        results.write(text)
-    return text
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="50 instances x 3 days smoke run")
@@ -368,7 +288,10 @@ def main() -> None:
     if options.no_record:
         print("\n".join(" | ".join(row) for row in rows))
     else:
-        print(record(rows, options.quick, command, info))
+        title = "Metric store" + (
+            " (--quick smoke run, not a measurement)" if options.quick else ""
+        )
+        print(record(title, rows, command=command, info=info))
 
 
 if __name__ == "__main__":
