@@ -3,6 +3,7 @@ import { BrowserRouter, Navigate, Route, Routes, useLocation } from 'react-route
 import { AuthProvider, useAuth } from './auth/AuthContext';
 import { AppShell } from './components/AppShell';
 import { ErrorBanner, Spinner } from './components/ui';
+import { InstanceDetailPage } from './pages/InstanceDetailPage';
 import { InstancesPage } from './pages/InstancesPage';
 import { InvitationAcceptPage } from './pages/InvitationAcceptPage';
 import { LoginPage } from './pages/LoginPage';
@@ -56,6 +57,7 @@ export function AppRoutes() {
         <Route index element={<OverviewPage />} />
         <Route path="projects" element={<ProjectsPage />} />
         <Route path="instances" element={<InstancesPage />} />
+        <Route path="instances/:id" element={<InstanceDetailPage />} />
         <Route path="recommendations" element={<RecommendationsPage />} />
         <Route path="reports" element={<ReportsPage />} />
         <Route path="settings/*" element={<SettingsPage />} />

@@ -74,6 +74,50 @@ export function usePaginatedList<T>(
   return { items: data.items, count: data.count, page, pageSize, loading, error, setPage, reload, update };
 }
 
+export interface ApiData<T> {
+  /** The answer for the current `key`; null while it loads or after an error. */
+  data: T | null;
+  loading: boolean;
+  error: ApiError | null;
+  reload: () => void;
+}
+
+/**
+ * One GET. `key` names what is fetched (e.g. the id and period): when it changes the request is made again,
+ * the previous one is aborted and the previous answer is no longer returned.
+ */
+export function useApiData<T>(fetchData: (signal: AbortSignal) => Promise<T>, key: string): ApiData<T> {
+  const [state, setState] = useState<{ key: string; data: T | null; error: ApiError | null } | null>(null);
+  const [nonce, setNonce] = useState(0);
+  const fetchRef = useRef(fetchData);
+  fetchRef.current = fetchData;
+
+  useEffect(() => {
+    const controller = new AbortController();
+    fetchRef
+      .current(controller.signal)
+      .then((data) => {
+        if (!controller.signal.aborted) setState({ key, data, error: null });
+      })
+      .catch((err: unknown) => {
+        if (!controller.signal.aborted) setState({ key, data: null, error: toApiError(err) });
+      });
+    return () => controller.abort();
+  }, [key, nonce]);
+
+  const reload = useCallback(() => {
+    setState(null);
+    setNonce((n) => n + 1);
+  }, []);
+  const current = state && state.key === key ? state : null;
+  return {
+    data: current?.data ?? null,
+    error: current?.error ?? null,
+    loading: current === null || (current.data === null && current.error === null),
+    reload,
+  };
+}
+
 /** Calls `fn` every `everyMs` while `active`; the interval is cleared when inactive or unmounted. */
 export function useInterval(fn: () => void, everyMs: number, active: boolean): void {
   const fnRef = useRef(fn);

@@ -1,19 +1,24 @@
 import { api, resetCsrfToken } from './client';
 import type {
+  AnalysisSummary,
   ApiKey,
   CloudAccount,
   CloudAccountInput,
   CreatedApiKey,
   Instance,
   InstanceFilters,
+  InstancePhases,
+  InstanceProfile,
   Invitation,
   InvitationAcceptInput,
   Me,
   Member,
   Page,
+  Period,
   Project,
   Role,
   Scope,
+  SummaryGroupBy,
 } from './types';
 
 export interface PageQuery {
@@ -79,4 +84,21 @@ export const projectsApi = {
 export const instancesApi = {
   list: (q: PageQuery, filters: InstanceFilters, signal?: AbortSignal) =>
     api.get<Page<Instance>>('/api/v1/instances', { ...pageParams(q), ...filters }, signal),
+  get: (id: number, signal?: AbortSignal) => api.get<Instance>(`/api/v1/instances/${id}`, undefined, signal),
+  /** Phase segments and money per phase; without a period the API uses the last day (at most 31 days). */
+  phases: (id: number, period: Period, signal?: AbortSignal) =>
+    api.get<InstancePhases>(`/api/v1/instances/${id}/phases`, { start: period.start, end: period.end }, signal),
+  /** Hour-of-week profile and off window; `analysed: false` until the instance has been analysed. */
+  profile: (id: number, signal?: AbortSignal) =>
+    api.get<InstanceProfile>(`/api/v1/instances/${id}/profile`, undefined, signal),
+};
+
+export const analysisApi = {
+  /** Fleet or per-project GPU-hours and money per phase; without a period the API uses the last 7 days. */
+  summary: (groupBy: SummaryGroupBy, period: Period = {}, signal?: AbortSignal) =>
+    api.get<AnalysisSummary>(
+      '/api/v1/analysis/summary',
+      { group_by: groupBy, start: period.start, end: period.end },
+      signal,
+    ),
 };

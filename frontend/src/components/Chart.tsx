@@ -1,10 +1,10 @@
 import { useEffect, useRef } from 'react';
 import * as echarts from 'echarts/core';
-import { BarChart, LineChart } from 'echarts/charts';
+import { BarChart, CustomChart, LineChart, PieChart } from 'echarts/charts';
 import { DatasetComponent, GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 import type { ComposeOption } from 'echarts/core';
-import type { BarSeriesOption, LineSeriesOption } from 'echarts/charts';
+import type { BarSeriesOption, CustomSeriesOption, LineSeriesOption, PieSeriesOption } from 'echarts/charts';
 import type {
   DatasetComponentOption,
   GridComponentOption,
@@ -13,11 +13,23 @@ import type {
 } from 'echarts/components';
 
 // Tree-shaken: only the pieces registered here end up in the bundle.
-echarts.use([LineChart, BarChart, GridComponent, TooltipComponent, LegendComponent, DatasetComponent, CanvasRenderer]);
+echarts.use([
+  LineChart,
+  BarChart,
+  CustomChart,
+  PieChart,
+  GridComponent,
+  TooltipComponent,
+  LegendComponent,
+  DatasetComponent,
+  CanvasRenderer,
+]);
 
 export type ChartOption = ComposeOption<
   | LineSeriesOption
   | BarSeriesOption
+  | CustomSeriesOption
+  | PieSeriesOption
   | GridComponentOption
   | TooltipComponentOption
   | LegendComponentOption

@@ -70,7 +70,9 @@ function InstanceRow({ instance, timeZone }: { instance: Instance; timeZone: str
   return (
     <tr className={terminated ? 'row--muted' : undefined} data-testid={`instance-${instance.provider_id}`}>
       <td>
-        <div className="cell-title">{instance.name || instance.provider_id}</div>
+        <div className="cell-title">
+          <Link to={`/instances/${instance.id}`}>{instance.name || instance.provider_id}</Link>
+        </div>
         <code className="cell-sub">{instance.provider_id}</code>
       </td>
       <td>

@@ -79,3 +79,34 @@ export const NOT_AUTHENTICATED: MockResponse = {
 export const CSRF: MockResponse = { body: { csrfToken: 'csrf-from-endpoint' } };
 
 export const emptyPage = { count: 0, next: null, previous: null, results: [] };
+
+const zeroPhase = { minutes: 0, gpu_hours: '0.0000', cost: '0.00' };
+
+/** GET /api/v1/analysis/summary for an organization without data (no GPU instance in the period). */
+export const EMPTY_SUMMARY: MockResponse = {
+  body: {
+    start: '2026-10-20T08:00:00Z',
+    end: '2026-10-27T08:00:00Z',
+    group_by: 'project',
+    currency: 'CNY',
+    totals: {
+      instance_count: 0,
+      currency: 'CNY',
+      gpu_hours: '0.0000',
+      cost: '0.00',
+      idle_cost: '0.00',
+      data_bound_cost: '0.00',
+      wasted_cost: '0.00',
+      unknown_cost: '0.00',
+      phases: {
+        unknown: zeroPhase,
+        idle: zeroPhase,
+        data_processing: zeroPhase,
+        evaluation: zeroPhase,
+        training: zeroPhase,
+      },
+      cost_sources: { bills: 0, list_price: 0, unpriced: 0 },
+    },
+    groups: [],
+  },
+};

@@ -1,0 +1,110 @@
+import type { OffWindow, WeekGrid } from '../api/types';
+
+export const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+const HOURS = Array.from({ length: 24 }, (_, h) => h);
+const LOW: [number, number, number] = [238, 243, 251];
+const HIGH: [number, number, number] = [31, 63, 138];
+
+function hh(hour: number): string {
+  return String(hour).padStart(2, '0');
+}
+
+/** Light (0 %) to dark blue (100 %). */
+export function heatColor(pct: number): string {
+  const t = Math.min(1, Math.max(0, pct / 100));
+  const [r, g, b] = LOW.map((low, i) => Math.round(low + (HIGH[i]! - low) * t));
+  return `rgb(${r}, ${g}, ${b})`;
+}
+
+/** The hour-of-week cells (weekday * 24 + hour) inside the off window's runs; a run's end hour is exclusive. */
+export function offWindowCells(offWindow: OffWindow | null | undefined): Set<number> {
+  const cells = new Set<number>();
+  for (const run of offWindow?.runs ?? []) {
+    const first = run.start_weekday * 24 + run.start_hour;
+    const last = run.end_weekday * 24 + run.end_hour;
+    const hours = run.hours > 0 ? run.hours : (last - first + 168) % 168;
+    for (let k = 0; k < Math.min(hours, 168); k++) cells.add((first + k) % 168);
+  }
+  return cells;
+}
+
+/**
+ * A 7 x 24 table of p95 GPU utilization per hour of the week (Monday first, hours in `timeZone`).
+ * Hours inside the off window are outlined; hours without data are left blank.
+ */
+export function HourOfWeekHeatmap({
+  p95,
+  coverage,
+  offWindow,
+  timeZone,
+}: {
+  p95: WeekGrid;
+  coverage?: WeekGrid | null;
+  offWindow?: OffWindow | null;
+  timeZone: string;
+}) {
+  const off = offWindowCells(offWindow);
+  return (
+    <div className="heatmap-wrap">
+      <table className="heatmap" aria-label={`p95 GPU utilization by hour of week (${timeZone})`}>
+        <thead>
+          <tr>
+            <th scope="col">
+              <span className="visually-hidden">Weekday</span>
+            </th>
+            {HOURS.map((h) => (
+              <th key={h} scope="col">
+                {hh(h)}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {WEEKDAYS.map((day, d) => (
+            <tr key={day} data-testid={`heatmap-${day}`}>
+              <th scope="row">{day}</th>
+              {HOURS.map((h) => {
+                const value = p95[d]?.[h];
+                const cover = coverage?.[d]?.[h];
+                const inOff = off.has(d * 24 + h);
+                const when = `${day} ${hh(h)}:00–${hh((h + 1) % 24)}:00`;
+                const coverText = cover == null ? '' : `, data for ${Math.round(cover * 100)}% of the hour`;
+                if (value == null) {
+                  return (
+                    <td
+                      key={h}
+                      className={`heatmap__cell heatmap__cell--empty${inOff ? ' heatmap__cell--off' : ''}`}
+                      title={`${when}: no data`}
+                    />
+                  );
+                }
+                const pct = Math.round(value);
+                return (
+                  <td
+                    key={h}
+                    className={`heatmap__cell${inOff ? ' heatmap__cell--off' : ''}`}
+                    style={{ background: heatColor(value), color: pct > 55 ? '#fff' : undefined }}
+                    title={`${when}: p95 ${pct}%${coverText}${inOff ? ' (off window)' : ''}`}
+                  >
+                    {pct}
+                  </td>
+                );
+              })}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div className="heatmap__scale muted" aria-hidden="true">
+        <span>0%</span>
+        <span className="heatmap__gradient" style={{ background: `linear-gradient(90deg, ${heatColor(0)}, ${heatColor(100)})` }} />
+        <span>100% p95 GPU utilization</span>
+        {off.size > 0 && (
+          <>
+            <span className="heatmap__swatch heatmap__cell--off" />
+            <span>off window</span>
+          </>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,418 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { renderAppAt } from './render';
+import { emptyPage, makeMe, mockApi, type MockResponse } from './mockApi';
+import type { Instance, InstancePhases, InstanceProfile, WeekGrid } from '../api/types';
+import type { ChartOption } from '../components/Chart';
+
+// The ECharts canvas cannot be drawn in happy-dom: record what each chart is given instead.
+const charts = vi.hoisted(() => [] as { ariaLabel?: string; option: ChartOption }[]);
+vi.mock('../components/Chart', async () => {
+  const { createElement } = await import('react');
+  return {
+    Chart: ({ option, ariaLabel }: { option: ChartOption; ariaLabel?: string }) => {
+      charts.push({ ariaLabel, option });
+      return createElement('div', { 'data-testid': 'chart', role: 'img', 'aria-label': ariaLabel });
+    },
+  };
+});
+
+const NOW = new Date('2026-10-27T08:35:12Z');
+
+const INSTANCE: Instance = {
+  id: 1,
+  provider_id: 'ins-9bxebleo',
+  name: 'train-t4-01',
+  region: 'ap-guangzhou',
+  zone: 'ap-guangzhou-3',
+  instance_type: 'GN7.2XLARGE32',
+  gpu_model: 'NVIDIA T4',
+  gpu_count: 1,
+  gpu_memory_gb: 16,
+  cpu_cores: 8,
+  memory_gb: 32,
+  charge_type: 'POSTPAID_BY_HOUR',
+  state: 'RUNNING',
+  tags: { team: 'nlp' },
+  project: 'NLP',
+  launched_at: '2025-05-01T00:00:00Z',
+  expires_at: null,
+  terminated_at: null,
+};
+
+function phases(overrides: Partial<InstancePhases> = {}): InstancePhases {
+  return {
+    instance_id: 1,
+    start: '2026-10-26T08:00:00Z',
+    end: '2026-10-27T08:00:00Z',
+    currency: 'CNY',
+    cost_source: 'bills',
+    cost: '26.05',
+    idle_cost: '3.10',
+    data_bound_cost: '1.95',
+    totals: {
+      unknown: { minutes: 20, gpu_hours: '0.3333', cost: '0.00' },
+      idle: { minutes: 60, gpu_hours: '1.0000', cost: '3.10' },
+      data_processing: { minutes: 40, gpu_hours: '0.6667', cost: '1.95' },
+      evaluation: { minutes: 30, gpu_hours: '0.5000', cost: '1.46' },
+      training: { minutes: 135, gpu_hours: '2.2500', cost: '19.54' },
+    },
+    segments: [
+      { phase: 'unknown', start_at: '2026-10-26T08:00:00Z', end_at: '2026-10-26T08:20:00Z', minutes: 20, mean_gpu_util_pct: null },
+      { phase: 'training', start_at: '2026-10-26T08:20:00Z', end_at: '2026-10-26T09:35:00Z', minutes: 75, mean_gpu_util_pct: 75.8 },
+      { phase: 'evaluation', start_at: '2026-10-26T09:35:00Z', end_at: '2026-10-26T10:05:00Z', minutes: 30, mean_gpu_util_pct: 48.2 },
+      { phase: 'data_processing', start_at: '2026-10-26T10:05:00Z', end_at: '2026-10-26T10:45:00Z', minutes: 40, mean_gpu_util_pct: 9.1 },
+      { phase: 'training', start_at: '2026-10-26T10:45:00Z', end_at: '2026-10-26T11:45:00Z', minutes: 60, mean_gpu_util_pct: 80.2 },
+      { phase: 'idle', start_at: '2026-10-26T11:45:00Z', end_at: '2026-10-26T12:45:00Z', minutes: 60, mean_gpu_util_pct: 0.4 },
+    ],
+    ...overrides,
+  };
+}
+
+/** p95 of 80 % on weekdays 09:00-19:00, 5 % otherwise; Sunday 03:00 has no data. */
+function grid(): WeekGrid {
+  return Array.from({ length: 7 }, (_, d) =>
+    Array.from({ length: 24 }, (_, h) => (d === 6 && h === 3 ? null : d < 5 && h >= 9 && h < 19 ? 80 : 5)),
+  );
+}
+
+const OFF_WINDOW = {
+  runs: [{ start_weekday: 4, start_hour: 19, end_weekday: 0, end_hour: 9, hours: 62, label: 'Fri 19:00-Mon 09:00' }],
+  weekly_hours: 118,
+  supporting_weeks: 2,
+  observed_weeks: 2,
+  p95_max_pct: 15.0,
+  description: 'Off window Fri 19:00-Mon 09:00 and weeknights 19:00-09:00 (118 h/week, Asia/Shanghai)',
+};
+
+function profile(overrides: Partial<InstanceProfile> = {}): InstanceProfile {
+  return {
+    instance_id: 1,
+    analysed: true,
+    tz: 'Asia/Shanghai',
+    start_at: '2026-10-13T00:00:00Z',
+    end_at: '2026-10-27T00:00:00Z',
+    computed_at: '2026-10-27T02:00:00Z',
+    median_pct: grid(),
+    p95_pct: grid(),
+    coverage: Array.from({ length: 7 }, () => Array.from({ length: 24 }, () => 1)),
+    off_window: OFF_WINDOW,
+    ...overrides,
+  };
+}
+
+const NOT_ANALYSED: InstanceProfile = {
+  instance_id: 1,
+  analysed: false,
+  tz: 'Asia/Shanghai',
+  start_at: null,
+  end_at: null,
+  computed_at: null,
+  median_pct: null,
+  p95_pct: null,
+  coverage: null,
+  off_window: null,
+};
+
+type Routes = Parameters<typeof mockApi>[0];
+
+function routes(overrides: Routes = {}): Routes {
+  return {
+    'GET /api/v1/me': { body: makeMe() },
+    'GET /api/v1/instances/1': { body: INSTANCE },
+    'GET /api/v1/instances/1/phases': { body: phases() },
+    'GET /api/v1/instances/1/profile': { body: profile() },
+    ...overrides,
+  };
+}
+
+function rowTexts(row: HTMLElement): string[] {
+  return Array.from(row.querySelectorAll('th, td')).map((c) => c.textContent ?? '');
+}
+
+beforeEach(() => {
+  charts.length = 0;
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(NOW);
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('instance detail page', () => {
+  it('is linked from the instances table and shows the instance in words', async () => {
+    mockApi(
+      routes({
+        'GET /api/v1/projects': { body: emptyPage },
+        'GET /api/v1/instances': { body: { ...emptyPage, count: 1, results: [INSTANCE] } },
+      }),
+    );
+    const user = userEvent.setup();
+    renderAppAt('/instances');
+
+    const link = await screen.findByRole('link', { name: 'train-t4-01' });
+    expect(link.getAttribute('href')).toBe('/instances/1');
+    await user.click(link);
+
+    expect(await screen.findByRole('heading', { level: 1, name: 'train-t4-01' })).toBeTruthy();
+    expect(window.location.pathname).toBe('/instances/1');
+    expect(screen.getByTestId('fact-provider-id').textContent).toBe('ins-9bxebleo');
+    expect(screen.getByTestId('fact-type').textContent).toBe('GN7.2XLARGE32');
+    expect(screen.getByTestId('fact-gpus').textContent).toBe('1 x NVIDIA T4 (16 GB)');
+    expect(screen.getByTestId('fact-billing').textContent).toBe('Pay-as-you-go');
+    expect(screen.getByTestId('fact-project').textContent).toBe('NLP');
+    expect(screen.getByRole('link', { name: '← Instances' }).getAttribute('href')).toBe('/instances');
+  });
+
+  it('shows money per phase, the waste cards and a timeline of the last 24 hours', async () => {
+    const server = mockApi(routes());
+    renderAppAt('/instances/1');
+
+    const table = await screen.findByRole('table', { name: 'Totals by phase' });
+    expect(rowTexts(within(table).getByTestId('phase-row-training'))).toEqual([
+      'Training',
+      '2 h 15 m',
+      '2.25',
+      '¥19.54',
+      '75.0%',
+    ]);
+    expect(rowTexts(within(table).getByTestId('phase-row-idle'))).toEqual(['Idle', '1 h', '1.00', '¥3.10', '11.9%']);
+    expect(rowTexts(within(table).getByTestId('phase-row-data_processing'))).toEqual([
+      'Data processing (data-bound)',
+      '40 m',
+      '0.67',
+      '¥1.95',
+      '7.5%',
+    ]);
+    expect(rowTexts(within(table).getByTestId('phase-row-unknown'))).toEqual(['No data', '20 m', '0.33', '¥0.00', '0.0%']);
+    // Display order: productive work, waste, then missing data.
+    expect(within(table).getAllByRole('row').slice(1, 6).map((r) => r.firstChild?.textContent)).toEqual([
+      'Training',
+      'Evaluation',
+      'Data processing (data-bound)',
+      'Idle',
+      'No data',
+    ]);
+    // GPU-hours summed exactly: 0.3333 + 1 + 0.6667 + 0.5 + 2.25 = 4.75.
+    expect(rowTexts(within(table).getByTestId('phase-row-total'))).toEqual(['Total', '4 h 45 m', '4.75', '¥26.05', '100.0%']);
+
+    expect(screen.getByTestId('stat-cost').textContent).toContain('¥26.05');
+    const idle = screen.getByTestId('stat-idle');
+    expect(idle.textContent).toContain('waste');
+    expect(idle.textContent).toContain('¥3.10');
+    expect(idle.textContent).toContain('11.9% of cost');
+    const dataBound = screen.getByTestId('stat-data-bound');
+    expect(dataBound.textContent).toContain('waste');
+    expect(dataBound.textContent).toContain('¥1.95');
+    expect(dataBound.textContent).toContain('40 m waiting for data');
+    expect(screen.queryByTestId('cost-source-note')).toBeNull();
+    expect(screen.getByTestId('phases-period').textContent).toBe('26 Oct 2026, 16:00 – 27 Oct 2026, 16:00 (Asia/Shanghai)');
+
+    // The request covers the 24 hours up to the current hour.
+    const call = server.find('GET', '/api/v1/instances/1/phases')[0]!;
+    expect(call.query.get('start')).toBe('2026-10-26T08:00:00Z');
+    expect(call.query.get('end')).toBe('2026-10-27T08:00:00Z');
+    expect(screen.getByRole('button', { name: 'Last 24 hours' }).getAttribute('aria-pressed')).toBe('true');
+
+    // Timeline: one coloured band per segment, one series per phase, named in words, plus a legend in words.
+    await screen.findByRole('img', { name: 'Phase timeline, times in Asia/Shanghai' });
+    expect(
+      within(screen.getByRole('list', { name: 'Legend' }))
+        .getAllByRole('listitem')
+        .map((li) => li.textContent),
+    ).toEqual(['Training', 'Evaluation', 'Data processing (data-bound)', 'Idle', 'No data']);
+    const option = charts.find((c) => c.ariaLabel?.startsWith('Phase timeline'))!.option;
+    const series = option.series as { name: string; type: string; data: unknown[][]; itemStyle: { color: string } }[];
+    expect(series.map((s) => s.name)).toEqual(['Training', 'Evaluation', 'Data processing (data-bound)', 'Idle', 'No data']);
+    expect(series.every((s) => s.type === 'custom')).toBe(true);
+    expect(series[0]!.data).toEqual([
+      [Date.parse('2026-10-26T08:20:00Z'), Date.parse('2026-10-26T09:35:00Z'), 0, 75, 75.8],
+      [Date.parse('2026-10-26T10:45:00Z'), Date.parse('2026-10-26T11:45:00Z'), 0, 60, 80.2],
+    ]);
+    expect(series[3]!.data).toHaveLength(1);
+    expect(series[3]!.itemStyle.color).not.toBe(series[0]!.itemStyle.color);
+    expect(option.xAxis).toMatchObject({
+      type: 'time',
+      min: Date.parse('2026-10-26T08:00:00Z'),
+      max: Date.parse('2026-10-27T08:00:00Z'),
+    });
+  });
+
+  it('changes the period: 7 days is a new request and stays in the URL', async () => {
+    const server = mockApi(
+      routes({
+        'GET /api/v1/instances/1/phases': {
+          body: phases({ start: '2026-10-20T08:00:00Z', end: '2026-10-27T08:00:00Z' }),
+        },
+      }),
+    );
+    const user = userEvent.setup();
+    renderAppAt('/instances/1');
+    await screen.findByRole('table', { name: 'Totals by phase' });
+
+    await user.click(screen.getByRole('button', { name: 'Last 7 days' }));
+
+    await waitFor(() => expect(server.find('GET', '/api/v1/instances/1/phases')).toHaveLength(2));
+    const call = server.find('GET', '/api/v1/instances/1/phases')[1]!;
+    expect(call.query.get('start')).toBe('2026-10-20T08:00:00Z');
+    expect(call.query.get('end')).toBe('2026-10-27T08:00:00Z');
+    expect(window.location.search).toBe('?period=7d');
+    expect(screen.getByRole('button', { name: 'Last 7 days' }).getAttribute('aria-pressed')).toBe('true');
+    expect(screen.getByRole('button', { name: 'Last 24 hours' }).getAttribute('aria-pressed')).toBe('false');
+    expect((await screen.findByTestId('phases-period')).textContent).toContain('20 Oct 2026, 16:00');
+
+    await user.click(screen.getByRole('button', { name: 'Last 31 days' }));
+    await waitFor(() => expect(server.find('GET', '/api/v1/instances/1/phases')).toHaveLength(3));
+    expect(server.find('GET', '/api/v1/instances/1/phases')[2]!.query.get('start')).toBe('2026-09-26T08:00:00Z');
+  });
+
+  it('says when costs are estimated from list prices', async () => {
+    mockApi(routes({ 'GET /api/v1/instances/1/phases': { body: phases({ cost_source: 'list_price' }) } }));
+    renderAppAt('/instances/1');
+
+    expect((await screen.findByTestId('cost-source-note')).textContent).toContain('estimated from list prices');
+    expect(screen.getByTestId('stat-cost').textContent).toContain('¥26.05');
+  });
+
+  it('shows no money for an unpriced instance, but still its hours', async () => {
+    const unpriced = phases({
+      cost_source: 'unpriced',
+      cost: null,
+      idle_cost: null,
+      data_bound_cost: null,
+      totals: {
+        idle: { minutes: 60, gpu_hours: '1.0000', cost: null },
+        training: { minutes: 135, gpu_hours: '2.2500', cost: null },
+      },
+    });
+    mockApi(routes({ 'GET /api/v1/instances/1/phases': { body: unpriced } }));
+    renderAppAt('/instances/1');
+
+    expect((await screen.findByTestId('cost-source-note')).textContent).toContain('No price known');
+    const table = screen.getByRole('table', { name: 'Totals by phase' });
+    expect(rowTexts(within(table).getByTestId('phase-row-idle'))).toEqual(['Idle', '1 h', '1.00', '—', '—']);
+    expect(rowTexts(within(table).getByTestId('phase-row-total'))).toEqual(['Total', '3 h 15 m', '3.25', '—', '—']);
+    expect(screen.getByTestId('stat-idle').textContent).not.toContain('¥');
+    expect(screen.queryByTestId('phase-row-evaluation')).toBeNull();
+  });
+
+  it('shows the hour-of-week heatmap in the org timezone with the off window', async () => {
+    mockApi(routes());
+    renderAppAt('/instances/1');
+
+    const heatmap = await screen.findByRole('table', { name: 'p95 GPU utilization by hour of week (Asia/Shanghai)' });
+    const rows = within(heatmap).getAllByRole('row');
+    expect(rows.map((r) => r.firstElementChild?.textContent)).toEqual([
+      'Weekday',
+      'Mon',
+      'Tue',
+      'Wed',
+      'Thu',
+      'Fri',
+      'Sat',
+      'Sun',
+    ]);
+    const monday = screen.getByTestId('heatmap-Mon');
+    const cells = monday.querySelectorAll('td');
+    expect(cells).toHaveLength(24);
+    expect(cells[8]!.textContent).toBe('5');
+    expect(cells[9]!.textContent).toBe('80');
+    expect(cells[9]!.getAttribute('title')).toBe('Mon 09:00–10:00: p95 80%, data for 100% of the hour');
+    // Off window Fri 19:00 to Mon 09:00 (exclusive): outlined.
+    expect(cells[8]!.className).toContain('heatmap__cell--off');
+    expect(cells[9]!.className).not.toContain('heatmap__cell--off');
+    const friday = screen.getByTestId('heatmap-Fri').querySelectorAll('td');
+    expect(friday[18]!.className).not.toContain('heatmap__cell--off');
+    expect(friday[19]!.className).toContain('heatmap__cell--off');
+    // Missing hours are blank, not zero.
+    const sunday3 = screen.getByTestId('heatmap-Sun').querySelectorAll('td')[3]!;
+    expect(sunday3.textContent).toBe('');
+    expect(sunday3.getAttribute('title')).toBe('Sun 03:00–04:00: no data');
+
+    const off = screen.getByTestId('off-window');
+    expect(off.textContent).toContain('Fri 19:00-Mon 09:00');
+    expect(off.textContent).toContain('118 h a week');
+    expect(off.textContent).toContain('seen in 2 of 2 weeks');
+    expect(off.textContent).toContain(OFF_WINDOW.description);
+    expect(screen.queryByText('No recurring low window')).toBeNull();
+  });
+
+  it('says when there is no recurring low window', async () => {
+    mockApi(routes({ 'GET /api/v1/instances/1/profile': { body: profile({ off_window: null }) } }));
+    renderAppAt('/instances/1');
+
+    expect((await screen.findByTestId('off-window-none')).textContent).toContain('No recurring low window');
+    expect(screen.queryByTestId('off-window')).toBeNull();
+    expect(document.querySelectorAll('.heatmap__cell--off')).toHaveLength(0);
+  });
+
+  it('says honestly when the profile has not been analysed yet', async () => {
+    mockApi(routes({ 'GET /api/v1/instances/1/profile': { body: NOT_ANALYSED } }));
+    renderAppAt('/instances/1');
+
+    expect((await screen.findByTestId('profile-not-analysed')).textContent).toContain('Not analysed yet');
+    expect(screen.queryByRole('table', { name: /hour of week/ })).toBeNull();
+    expect(screen.queryByText('No recurring low window')).toBeNull();
+  });
+
+  it('says when no utilization data exists for the period, without a chart', async () => {
+    mockApi(routes({ 'GET /api/v1/instances/1/phases': { body: phases({ segments: [] }) } }));
+    renderAppAt('/instances/1');
+
+    expect((await screen.findByTestId('timeline-empty')).textContent).toBe(
+      'No utilization data for this instance in this period.',
+    );
+    expect(screen.queryByRole('img', { name: /Phase timeline/ })).toBeNull();
+  });
+
+  it('shows "Instance not found" for an unknown instance', async () => {
+    const notFound: MockResponse = {
+      status: 404,
+      body: { error: { code: 'not_found', message: 'Not found.', fields: {} } },
+    };
+    mockApi(
+      routes({
+        'GET /api/v1/instances/1': notFound,
+        'GET /api/v1/instances/1/phases': notFound,
+        'GET /api/v1/instances/1/profile': notFound,
+      }),
+    );
+    renderAppAt('/instances/1');
+
+    const empty = await screen.findByTestId('instance-not-found');
+    expect(empty.textContent).toContain('Instance not found');
+    expect(within(empty).getByRole('link', { name: 'All instances' }).getAttribute('href')).toBe('/instances');
+    expect(screen.queryByRole('table')).toBeNull();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('treats a non-numeric id as not found without asking the API', async () => {
+    const server = mockApi(routes());
+    renderAppAt('/instances/abc');
+
+    expect((await screen.findByTestId('instance-not-found')).textContent).toContain('Instance not found');
+    expect(server.calls.filter((c) => c.path.startsWith('/api/v1/instances'))).toHaveLength(0);
+  });
+
+  it('shows a phases error with a retry', async () => {
+    let fail = true;
+    mockApi(
+      routes({
+        'GET /api/v1/instances/1/phases': () =>
+          fail
+            ? { status: 400, body: { error: { code: 'invalid', message: 'The period may be at most 31 days.', fields: {} } } }
+            : { body: phases() },
+      }),
+    );
+    const user = userEvent.setup();
+    renderAppAt('/instances/1');
+
+    expect((await screen.findByRole('alert')).textContent).toContain('The period may be at most 31 days.');
+    fail = false;
+    await user.click(screen.getByRole('button', { name: 'Retry' }));
+    expect(await screen.findByRole('table', { name: 'Totals by phase' })).toBeTruthy();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+});
