@@ -64,6 +64,7 @@ demo: install frontend migrate stop
 	$(DEMO) $(PY) manage.py setup_demo --simulator 127.0.0.1:$(SIMULATOR_PORT) | tee $(RUN)/setup_demo.out
 	@# 30 days of history through the real sync code (SDK -> simulator), before the browser opens.
 	$(DEMO) $(PY) manage.py backfill --days 30 --account $$(sed -n 's/^cloud-account-id=//p' $(RUN)/setup_demo.out)
+	$(DEMO) $(PY) manage.py analyse --organization demo
 	$(DEMO) $(PY) manage.py collectstatic --noinput --verbosity 0
 	$(DEMO) nohup $(VENV)/bin/gunicorn config.wsgi --bind 127.0.0.1:$(PORT) --workers 2 \
 	  --access-logfile $(LOG)/web-access.log > $(LOG)/web.log 2>&1 & echo $$! > $(RUN)/web.pid
