@@ -21,7 +21,6 @@ from apps.analysis.engine import (
     find_off_window,
     segment_table,
 )
-from apps.analysis.models import PHASE_KEYS
 
 MINUTES_PER_HOUR = 60
 MINUTES_PER_DAY = 24 * 60
@@ -118,29 +117,23 @@ def phase_minutes_per_hour(labels: np.ndarray) -> np.ndarray:
     return counts
 
 
-def phase_minutes_per_day(per_hour: np.ndarray) -> np.ndarray:
-    """(instances, days, phases) from per-hour counts of a range starting at a midnight."""
-    instances, hours, phases = per_hour.shape
-    days = -(-hours // 24)
-    padded = np.zeros((instances, days * 24, phases), dtype=per_hour.dtype)
-    padded[:, :hours] = per_hour
-    return padded.reshape(instances, days, 24, phases).sum(axis=2)
+def hours_with_data(per_hour: np.ndarray, *metrics: np.ndarray) -> np.ndarray:
+    """(instances, hours) bool: the hour has a known phase minute or any observed value.
 
-
-def phase_minutes_json(counts: np.ndarray) -> list[str]:
-    """One JSON object per row of an (n, phases) count array, keys in Phase order.
-
-    Written as text with a fixed key order and spacing, so the same counts always give the same
-    bytes and an unchanged row compares equal on SQLite (text) as on PostgreSQL (jsonb).
+    ``metrics`` are the (instances, minutes) input arrays the labels came from (NaN where
+    missing). Only hours whose minutes are all UNKNOWN are looked up in them, so the usual
+    cost is one comparison per hour.
     """
-    return [
-        "{" + ", ".join(f'"{key}": {n}' for key, n in zip(PHASE_KEYS, row, strict=True)) + "}"
-        for row in counts.tolist()
-    ]
-
-
-def phase_minutes_dict(counts: np.ndarray) -> dict[str, int]:
-    return {key: int(n) for key, n in zip(PHASE_KEYS, counts, strict=True)}
+    instances, hours, _phases = per_hour.shape
+    has = per_hour[:, :, Phase.UNKNOWN] < per_hour.sum(axis=2)
+    rows, cols = np.nonzero(~has)
+    if rows.size:
+        for values in metrics:
+            by_hour = _pad(values, hours * MINUTES_PER_HOUR, np.nan).reshape(
+                instances, hours, MINUTES_PER_HOUR
+            )
+            has[rows, cols] |= ~np.isnan(by_hour[rows, cols]).all(axis=1)
+    return has
 
 
 def profile_fields(

@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import zoneinfo
 from collections.abc import Sequence
 
 import numpy as np
-from django.db.models import F, Min, OuterRef, Q, Subquery
+from django.db.models import F, Min, OuterRef, Q, Subquery, Sum
+from django.db.models.functions import TruncDate
 
 from apps.accounts.models import Organization
 from apps.analysis.engine import DEFAULT_THRESHOLDS, Phase, PhaseThresholds
-from apps.analysis.models import AnalysisSettings, AnalysisState, InstanceProfile, PhaseSegment
+from apps.analysis.models import (
+    PHASE_HOUR_COLUMNS,
+    PHASE_KEYS,
+    AnalysisSettings,
+    AnalysisState,
+    InstanceProfile,
+    PhaseHour,
+    PhaseSegment,
+)
 from apps.analysis.results import to_minute
 from apps.metrics.models import InstanceHourRollup
 
@@ -152,3 +162,46 @@ def period_labels(
 
 def instance_profile(instance_id: int) -> InstanceProfile | None:
     return InstanceProfile.objects.filter(instance_id=instance_id).first()
+
+
+def phase_minutes_daily(
+    *,
+    organization: Organization,
+    start: dt.date,
+    end: dt.date,
+    group_by: str = "instance",
+    instance_ids: Sequence[int] | None = None,
+) -> dict[tuple[int | None, dt.date], dict[str, int]]:
+    """Phase minutes per day of ``[start, end)`` in the organization's timezone, summed.
+
+    Keys are (instance id, local day) with ``group_by="instance"``, or (project id, local day)
+    with ``group_by="project"`` (the instance's current project; None for unallocated
+    instances); values map every phase key to minutes, in Phase order. Summed from
+    ``PhaseHour`` in one grouped query: each UTC hour counts on the local day its start falls
+    on (in a timezone with a half-hour offset a day is shifted by that half hour). Days
+    without an analysed hour with data are absent.
+    """
+    if group_by not in ("instance", "project"):
+        raise ValueError(f"group_by: expected 'instance' or 'project', got {group_by!r}")
+    tz = zoneinfo.ZoneInfo(organization.timezone)
+    first = dt.datetime.combine(start, dt.time(), tzinfo=tz)
+    last = dt.datetime.combine(end, dt.time(), tzinfo=tz)
+    rows = PhaseHour.objects.for_organization(organization).filter(
+        hour_start__gte=first, hour_start__lt=last
+    )
+    if instance_ids is not None:
+        rows = rows.filter(instance_id__in=list(instance_ids))
+    key = "instance_id" if group_by == "instance" else "instance__project_id"
+    grouped = (
+        rows.annotate(local_day=TruncDate("hour_start", tzinfo=tz))
+        .order_by()
+        .values(key, "local_day")
+        .annotate(**{f"sum_{c}": Sum(c) for c in PHASE_HOUR_COLUMNS})
+    )
+    return {
+        (row[key], row["local_day"]): {
+            phase: int(row[f"sum_{column}"])
+            for phase, column in zip(PHASE_KEYS, PHASE_HOUR_COLUMNS, strict=True)
+        }
+        for row in grouped
+    }

@@ -8,16 +8,19 @@ no row at all.
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import datetime as dt
+import functools
 import logging
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from django import db
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from apps.accounts.models import Organization
@@ -25,12 +28,13 @@ from apps.analysis import results, storage
 from apps.analysis.engine import (
     DEFAULT_THRESHOLDS,
     HourOfWeekProfile,
+    OffWindow,
     PhaseThresholds,
     classify_phases,
     hour_of_week_profile,
 )
 from apps.analysis.models import AnalysisSettings
-from apps.analysis.results import MINUTES_PER_DAY, MINUTES_PER_HOUR, to_minute
+from apps.analysis.results import MINUTES_PER_HOUR, to_minute
 from apps.cloud.models import Instance
 from apps.metrics.constants import Metric
 from apps.metrics.selectors import metrics_read, metrics_read_many
@@ -39,8 +43,10 @@ logger = logging.getLogger(__name__)
 
 PROFILE_DAYS = 14
 FULL_RECOMPUTE_DAYS = 14
-# Instances analysed together: bounds memory (3 metrics x 14 days x 200 instances ~ 50 MB).
-CHUNK_INSTANCES = 200
+# Instances analysed together: bounds memory (3 metrics x 14 days x 100 instances ~ 25 MB, two
+# chunks alive when pipelined) and sets the grain of the pipeline: the last chunk's writes are
+# not overlapped with any analysis, so smaller chunks overlap more.
+CHUNK_INSTANCES = 100
 
 
 @dataclasses.dataclass
@@ -52,7 +58,9 @@ class AnalysisRunResult:
     segments_inserted: int = 0
     segments_deleted: int = 0
     hours_updated: int = 0
-    days_updated: int = 0
+    """PhaseHour rows inserted or changed."""
+    hours_deleted: int = 0
+    """PhaseHour rows of hours that no longer have data."""
     profiles_written: int = 0
     off_windows: int = 0
 
@@ -69,15 +77,18 @@ def analysis_run(
     as_of: dt.datetime,
     data_checked_at: dt.datetime | None = None,
     chunk_instances: int = CHUNK_INSTANCES,
+    pipeline: bool | None = None,
 ) -> AnalysisRunResult:
     """Classify, segment and profile instances over ``[start, end)`` and store the results.
 
     ``start`` is floored to its UTC midnight (stored segments never cross one, see
     ``PhaseSegment``) and ``end`` is clamped to ``as_of`` and floored to the minute. Each
     instance is classified with its organization's thresholds; its segments starting in the
-    range are replaced, the phase minutes of its hour and day rollups in the range rewritten and
+    range are replaced, its per-hour phase minutes (``PhaseHour``) in the range rewritten and
     its hour-of-week profile rebuilt over the ``PROFILE_DAYS`` before ``end`` in the
-    organization's timezone. Each chunk of instances is one transaction. The watermark of the
+    organization's timezone. Each chunk of instances is one transaction; with ``pipeline``
+    (default: on PostgreSQL outside a transaction) a chunk's results are written by a writer
+    thread, on its own connection, while the next chunk is read and analysed. The watermark of the
     incremental analysis moves to ``end`` (never backwards); ``data_checked_at`` is recorded
     only when the caller covered every change up to that moment (the tasks do).
 
@@ -103,24 +114,56 @@ def analysis_run(
     for instance_id, organization_id in rows:
         by_organization[organization_id].append(instance_id)
     organizations = Organization.objects.in_bulk(list(by_organization))
+    chunks = []
     for organization_id, ids in by_organization.items():
         thresholds = organization_thresholds(organizations[organization_id])
         tz = organizations[organization_id].timezone
         for offset in range(0, len(ids), chunk_instances):
-            with transaction.atomic():
-                total.add(
-                    _analyse_chunk(
-                        organization_id=organization_id,
-                        instance_ids=ids[offset : offset + chunk_instances],
-                        start=first,
-                        end=last,
-                        as_of=as_of,
-                        thresholds=thresholds,
-                        tz=tz,
-                        data_checked_at=data_checked_at,
-                    )
+            chunks.append(
+                functools.partial(
+                    _analyse_chunk,
+                    organization_id=organization_id,
+                    instance_ids=ids[offset : offset + chunk_instances],
+                    start=first,
+                    end=last,
+                    as_of=as_of,
+                    thresholds=thresholds,
+                    tz=tz,
+                    data_checked_at=data_checked_at,
                 )
+            )
+    if pipeline is None:
+        # Off inside a transaction (the writer thread has its own connection, which would not
+        # see the caller's uncommitted rows nor roll back with it) and on SQLite (one writer).
+        pipeline = connection.vendor == "postgresql" and not connection.in_atomic_block
+    if not pipeline or len(chunks) < 2:
+        for analyse in chunks:
+            total.add(_store_chunk(analyse()))
+        return total
+    # Pipelined: while a writer thread stores chunk i (mostly waiting on PostgreSQL's inserts
+    # and index updates, GIL released), this thread reads and classifies chunk i + 1.
+    with concurrent.futures.ThreadPoolExecutor(
+        max_workers=1, thread_name_prefix="analysis-store"
+    ) as writer:
+        pending: concurrent.futures.Future[AnalysisRunResult] | None = None
+        try:
+            for analyse in chunks:
+                stored = analyse()
+                if pending is not None:
+                    total.add(pending.result())
+                pending = writer.submit(_store_chunk, stored)
+            if pending is not None:
+                total.add(pending.result())
+        finally:
+            # Runs after the pending write (one worker, in order): the thread's connection.
+            writer.submit(db.connections.close_all).result()
     return total
+
+
+def _store_chunk(store: Callable[[], AnalysisRunResult]) -> AnalysisRunResult:
+    """Write one analysed chunk in its own transaction."""
+    with transaction.atomic():
+        return store()
 
 
 def organization_thresholds(organization: Organization) -> PhaseThresholds:
@@ -147,22 +190,30 @@ def _analyse_chunk(
     thresholds: PhaseThresholds,
     tz: str,
     data_checked_at: dt.datetime | None,
-) -> AnalysisRunResult:
+) -> Callable[[], AnalysisRunResult]:
+    """Read, analyse and summarize one chunk; returns the (not yet run) write of its results."""
     arrays = analysis_inputs(instance_ids=instance_ids, start=start, end=end)
     labels = classify_phases(arrays.gpu_util, arrays.gpu_mem, arrays.cpu_util, thresholds)
     profile = hour_of_week_profile(
         arrays.profile_gpu_util, arrays.profile_start, tz, thresholds=thresholds
     )
-    return analysis_store(
+    chunk = analysis_results(
+        instance_ids=instance_ids,
+        start=start,
+        labels=labels,
+        gpu_util=arrays.gpu_util,
+        profile=profile,
+        thresholds=thresholds,
+        other_metrics=(arrays.gpu_mem, arrays.cpu_util),
+    )
+    return functools.partial(
+        analysis_store,
         organization_id=organization_id,
         instance_ids=instance_ids,
         start=start,
         end=end,
         as_of=as_of,
-        labels=labels,
-        gpu_util=arrays.gpu_util,
-        profile=profile,
-        thresholds=thresholds,
+        chunk=chunk,
         data_checked_at=data_checked_at,
     )
 
@@ -184,21 +235,78 @@ def analysis_inputs(
     """Read what the engine needs; GPU utilization once, covering both windows."""
     profile_start = end - dt.timedelta(days=PROFILE_DAYS)
     read_start = min(start, profile_start)
-    gpu_all = metrics_read(
-        instance_ids=instance_ids, metric=Metric.GPU_UTIL_PCT, start=read_start, end=end
-    )
-    others = metrics_read_many(
-        instance_ids=instance_ids,
-        metrics=[Metric.GPU_MEM_USED_PCT, Metric.CPU_UTIL_PCT],
-        start=start,
-        end=end,
-    )
+    others = [Metric.GPU_MEM_USED_PCT, Metric.CPU_UTIL_PCT]
+    if read_start == start:
+        # The usual full run: all three metrics over one window, in one call.
+        arrays = metrics_read_many(
+            instance_ids=instance_ids, metrics=[Metric.GPU_UTIL_PCT, *others], start=start, end=end
+        )
+        gpu_all = arrays[Metric.GPU_UTIL_PCT]
+    else:
+        gpu_all = metrics_read(
+            instance_ids=instance_ids, metric=Metric.GPU_UTIL_PCT, start=read_start, end=end
+        )
+        arrays = metrics_read_many(instance_ids=instance_ids, metrics=others, start=start, end=end)
     return AnalysisInputs(
         gpu_util=gpu_all[:, to_minute(start) - to_minute(read_start) :],
-        gpu_mem=others[Metric.GPU_MEM_USED_PCT],
-        cpu_util=others[Metric.CPU_UTIL_PCT],
+        gpu_mem=arrays[Metric.GPU_MEM_USED_PCT],
+        cpu_util=arrays[Metric.CPU_UTIL_PCT],
         profile_gpu_util=gpu_all[:, to_minute(profile_start) - to_minute(read_start) :],
         profile_start=profile_start,
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class ChunkResults:
+    """What ``analysis_store`` writes for one chunk, computed beforehand (no queries)."""
+
+    segments: results.DaySegments
+    hour_instance_ids: np.ndarray
+    hour_starts: np.ndarray
+    """Epoch minutes; one entry per ``PhaseHour`` row (hours with data only)."""
+    hour_counts: np.ndarray
+    """(rows, phases) minute counts, Phase order."""
+    profiles: list[tuple[dict[str, Any], OffWindow | None]]
+    """``results.profile_fields`` of each instance, in chunk order."""
+    profile_start: dt.datetime
+    minutes: int
+
+
+def analysis_results(
+    *,
+    instance_ids: Sequence[int],
+    start: dt.datetime,
+    labels: np.ndarray,
+    gpu_util: np.ndarray,
+    profile: HourOfWeekProfile,
+    thresholds: PhaseThresholds,
+    other_metrics: Sequence[np.ndarray] = (),
+) -> ChunkResults:
+    """Segments, per-hour phase minutes and profile fields of one analysed chunk.
+
+    ``other_metrics`` are the chunk's other input arrays (same grid as ``gpu_util``): an hour
+    whose minutes are all unknown still gets its ``PhaseHour`` row when any of them observed
+    something in it. Kept apart from the writes so that, pipelined, this CPU work runs in the
+    analysing thread and the writer thread only talks to the database.
+    """
+    first_minute = to_minute(start)
+    per_hour = results.phase_minutes_per_hour(labels)
+    keep = results.hours_with_data(per_hour, gpu_util, *other_metrics).ravel()
+    hours = per_hour.shape[1]
+    ids = np.asarray(instance_ids, dtype=np.int64)
+    return ChunkResults(
+        segments=results.day_segments(labels, gpu_util, first_minute),
+        hour_instance_ids=np.repeat(ids, hours)[keep],
+        hour_starts=np.tile(
+            first_minute + MINUTES_PER_HOUR * np.arange(hours, dtype=np.int64), len(ids)
+        )[keep],
+        hour_counts=per_hour.reshape(-1, per_hour.shape[2])[keep],
+        profiles=[
+            results.profile_fields(profile.instance(row), thresholds)
+            for row in range(len(instance_ids))
+        ],
+        profile_start=profile.start_utc,
+        minutes=int(labels.size),
     )
 
 
@@ -209,46 +317,34 @@ def analysis_store(
     start: dt.datetime,
     end: dt.datetime,
     as_of: dt.datetime,
-    labels: np.ndarray,
-    gpu_util: np.ndarray,
-    profile: HourOfWeekProfile,
-    thresholds: PhaseThresholds,
+    chunk: ChunkResults,
     data_checked_at: dt.datetime | None = None,
 ) -> AnalysisRunResult:
-    """Store the engine's output for one chunk (the caller holds the transaction).
+    """Store one chunk's results (the caller holds the transaction).
 
     Split from the analysis so the benchmark can time the writes on their own.
     """
-    first_minute = to_minute(start)
-    out = AnalysisRunResult(instances=len(instance_ids), minutes=int(labels.size))
-    segments = results.day_segments(labels, gpu_util, first_minute)
+    out = AnalysisRunResult(instances=len(instance_ids), minutes=chunk.minutes)
     out.segments_inserted, out.segments_deleted = storage.segments_replace(
         organization_id=organization_id,
         instance_ids=instance_ids,
-        segments=segments,
+        segments=chunk.segments,
         start=start,
         end=end,
     )
-    per_hour = results.phase_minutes_per_hour(labels)
-    per_day = results.phase_minutes_per_day(per_hour)
-    ids = np.asarray(instance_ids, dtype=np.int64)
-    for period, counts, step in (
-        ("hour", per_hour, MINUTES_PER_HOUR),
-        ("day", per_day, MINUTES_PER_DAY),
-    ):
-        periods = counts.shape[1]
-        updated = storage.rollup_phase_minutes_update(
-            period=period,
-            instance_ids=np.repeat(ids, periods),
-            starts=np.tile(first_minute + step * np.arange(periods, dtype=np.int64), len(ids)),
-            counts=counts.reshape(-1, counts.shape[2]),
-        )
-        if period == "hour":
-            out.hours_updated = updated
-        else:
-            out.days_updated = updated
+    # Phase minutes go to the analysis' own narrow PhaseHour table, not to the metrics app's
+    # wide hour/day rollups (see PhaseHour for why).
+    out.hours_updated, out.hours_deleted = storage.phase_hours_replace(
+        organization_id=organization_id,
+        instance_ids=instance_ids,
+        row_instance_ids=chunk.hour_instance_ids,
+        hour_starts=chunk.hour_starts,
+        counts=chunk.hour_counts,
+        start=start,
+        end=end,
+    )
     out.profiles_written, out.off_windows = storage.profiles_store(
-        organization_id, instance_ids, profile, thresholds, end, as_of
+        organization_id, instance_ids, chunk.profiles, chunk.profile_start, end, as_of
     )
     storage.watermarks_advance(instance_ids, end, data_checked_at)
     return out

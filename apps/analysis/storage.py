@@ -10,16 +10,22 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from django.db import connection
 from django.utils import timezone
 
 from apps.analysis import results
-from apps.analysis.engine import HourOfWeekProfile, PhaseThresholds
-from apps.analysis.models import PHASE_KEYS, AnalysisState, InstanceProfile, PhaseSegment
+from apps.analysis.engine import OffWindow
+from apps.analysis.models import (
+    PHASE_HOUR_COLUMNS,
+    AnalysisState,
+    InstanceProfile,
+    PhaseHour,
+    PhaseSegment,
+)
 from apps.analysis.results import DaySegments, from_minute, to_minute
-from apps.metrics.models import InstanceDayRollup, InstanceHourRollup
 
 _CHUNK = 500
 SegmentKey = tuple[int, int]  # (instance id, start epoch minute)
@@ -61,6 +67,8 @@ def segments_replace(
     analysis) keeps its part after ``end``. Returns (rows inserted, rows deleted).
     """
     ids = np.asarray(instance_ids, dtype=np.int64)[segments.row]
+    if connection.vendor == "postgresql":
+        return _pg_segments_replace(organization_id, instance_ids, ids, segments, start, end)
     stored = list(
         PhaseSegment.objects.filter(
             instance_id__in=list(instance_ids), start_at__gte=start, start_at__lt=end
@@ -113,28 +121,102 @@ def segments_replace(
     return len(keys), len(doomed)
 
 
+_SEGMENT_COLUMNS = "organization_id, instance_id, phase, start_at, end_at, mean_gpu_util_pct"
+
+
+def _pg_segments_replace(
+    organization_id: int,
+    instance_ids: Sequence[int],
+    ids: np.ndarray,
+    segments: DaySegments,
+    start: dt.datetime,
+    end: dt.datetime,
+) -> tuple[int, int]:
+    """``segments_replace`` in SQL: COPY into a temp table, then one DELETE and one INSERT.
+
+    Same diff as the portable path (rows equal in every column are kept, a doomed stored
+    segment running past ``end`` keeps its tail), without reading the stored rows into Python.
+    """
+    table = PhaseSegment._meta.db_table
+    scratch = "_analysis_segments"
+    id_list = [int(i) for i in instance_ids]
+    with _pg_cursor() as cursor:
+        cursor.execute(
+            f"SELECT EXISTS (SELECT 1 FROM {table} WHERE instance_id = ANY(%s)"
+            " AND start_at >= %s AND start_at < %s)",
+            [id_list, start, end],
+        )
+        if not cursor.fetchone()[0]:
+            # The common case of a new range (and the whole of a first analysis): no diff needed.
+            _insert_segments(organization_id, ids, segments)
+            return len(segments), 0
+        cursor.execute(f"DROP TABLE IF EXISTS {scratch}")
+        cursor.execute(
+            f"CREATE TEMP TABLE {scratch} (organization_id int8, instance_id int8, phase int2,"
+            " start_at timestamptz, end_at timestamptz, mean_gpu_util_pct float8) ON COMMIT DROP"
+        )
+        if len(segments):
+            _copy(
+                cursor,
+                f"COPY {scratch} ({_SEGMENT_COLUMNS}) FROM STDIN (FORMAT BINARY)",
+                _segment_records(organization_id, ids, segments),
+            )
+        # Temp tables have no statistics; without them the planner may loop per row.
+        cursor.execute(f"ANALYZE {scratch}")
+        cursor.execute(
+            f"WITH doomed AS (DELETE FROM {table} AS t WHERE t.instance_id = ANY(%s)"
+            " AND t.start_at >= %s AND t.start_at < %s AND NOT EXISTS ("
+            f"SELECT 1 FROM {scratch} AS s WHERE s.instance_id = t.instance_id"
+            " AND s.start_at = t.start_at AND s.end_at = t.end_at AND s.phase = t.phase"
+            " AND s.mean_gpu_util_pct IS NOT DISTINCT FROM t.mean_gpu_util_pct)"
+            " RETURNING t.instance_id, t.phase, t.end_at, t.mean_gpu_util_pct),"
+            # The tail after the analysed range was not re-analysed: keep it.
+            f" tails AS (INSERT INTO {scratch} ({_SEGMENT_COLUMNS})"
+            " SELECT %s, instance_id, phase, %s, end_at, mean_gpu_util_pct FROM doomed"
+            " WHERE end_at > %s RETURNING 1)"
+            " SELECT (SELECT count(*) FROM doomed), (SELECT count(*) FROM tails)",
+            [id_list, start, end, organization_id, end, end],
+        )
+        deleted, _tails = cursor.fetchone()
+        cursor.execute(
+            f"INSERT INTO {table} ({_SEGMENT_COLUMNS}) SELECT {_SEGMENT_COLUMNS}"
+            f" FROM {scratch} AS s WHERE NOT EXISTS (SELECT 1 FROM {table} AS t"
+            " WHERE t.instance_id = s.instance_id AND t.start_at = s.start_at)"
+            " ORDER BY s.instance_id, s.start_at"
+        )
+        return cursor.rowcount, int(deleted)
+
+
+def _segment_records(organization_id: int, ids: np.ndarray, segments: DaySegments) -> list[bytes]:
+    """Binary COPY records of segments, columns as ``_SEGMENT_COLUMNS``."""
+    known = ~np.isnan(segments.mean_gpu_util_pct)
+    parts = []
+    # A NULL makes a record shorter, so rows with and without a mean are two layouts.
+    for rows, with_mean in ((known, True), (~known, False)):
+        fields = [
+            ("int8", np.full(int(rows.sum()), organization_id)),
+            ("int8", ids[rows]),
+            ("int2", segments.phase[rows]),
+            ("timestamptz", _pg_timestamps(segments.start_minute[rows])),
+            ("timestamptz", _pg_timestamps(segments.end_minute[rows])),
+        ]
+        if with_mean:
+            fields.append(("float8", segments.mean_gpu_util_pct[rows]))
+        parts.append(_copy_records(fields, nulls=0 if with_mean else 1))
+    return parts
+
+
 def _insert_segments(organization_id: int, ids: np.ndarray, segments: DaySegments) -> None:
     if not len(segments):
         return
     if connection.vendor == "postgresql":
         table = PhaseSegment._meta.db_table
-        columns = "organization_id, instance_id, phase, start_at, end_at, mean_gpu_util_pct"
-        known = ~np.isnan(segments.mean_gpu_util_pct)
-        parts = []
-        # A NULL makes a record shorter, so rows with and without a mean are two layouts.
-        for rows, with_mean in ((known, True), (~known, False)):
-            fields = [
-                ("int8", np.full(int(rows.sum()), organization_id)),
-                ("int8", ids[rows]),
-                ("int2", segments.phase[rows]),
-                ("timestamptz", _pg_timestamps(segments.start_minute[rows])),
-                ("timestamptz", _pg_timestamps(segments.end_minute[rows])),
-            ]
-            if with_mean:
-                fields.append(("float8", segments.mean_gpu_util_pct[rows]))
-            parts.append(_copy_records(fields, nulls=0 if with_mean else 1))
         with _pg_cursor() as cursor:
-            _copy(cursor, f"COPY {table} ({columns}) FROM STDIN (FORMAT BINARY)", parts)
+            _copy(
+                cursor,
+                f"COPY {table} ({_SEGMENT_COLUMNS}) FROM STDIN (FORMAT BINARY)",
+                _segment_records(organization_id, ids, segments),
+            )
         return
     means = segments.mean_gpu_util_pct.tolist()
     PhaseSegment.objects.bulk_create(
@@ -160,76 +242,129 @@ def _insert_segments(organization_id: int, ids: np.ndarray, segments: DaySegment
     )
 
 
-def rollup_phase_minutes_update(
-    *, period: str, instance_ids: np.ndarray, starts: np.ndarray, counts: np.ndarray
-) -> int:
-    """Set ``phase_minutes`` of existing hour (``period="hour"``) or day rollups; rows changed.
+def phase_hours_replace(
+    *,
+    organization_id: int,
+    instance_ids: Sequence[int],
+    row_instance_ids: np.ndarray,
+    hour_starts: np.ndarray,
+    counts: np.ndarray,
+    start: dt.datetime,
+    end: dt.datetime,
+) -> tuple[int, int]:
+    """Make the stored ``PhaseHour`` rows of ``instance_ids`` in ``[start, end)`` equal these.
 
-    Row i is instance ``instance_ids[i]``, period starting at epoch minute ``starts[i]``, with
-    the per-phase minute ``counts[i]`` (Phase order). Only that one column is written: the
-    rollup's own ``updated_at`` stays as the metric store left it, because the incremental
-    analysis reads it to find new data. Rows that do not exist (hours without any metric
-    point) are not created, and rows that already hold the same counts are not rewritten.
+    Row i is instance ``row_instance_ids[i]``, the hour starting at epoch minute
+    ``hour_starts[i]``, with the per-phase minute ``counts[i]`` (Phase order). Rows that already
+    hold the same counts are not rewritten; stored rows of the range that are not given (the
+    hour has no data any more) are deleted. Returns (rows inserted or updated, rows deleted).
     """
-    model = InstanceHourRollup if period == "hour" else InstanceDayRollup
-    column = "hour_start" if period == "hour" else "day"
-    table = model._meta.db_table
     if not len(instance_ids):
-        return 0
+        return 0, 0
     if connection.vendor == "postgresql":
-        scratch = f"_analysis_{period}_phase_minutes"
-        kind = "timestamptz" if period == "hour" else "date"
-        moments = (
-            _pg_timestamps(starts)
-            if period == "hour"
-            else starts // results.MINUTES_PER_DAY - _PG_EPOCH_DAY
+        return _pg_phase_hours_replace(
+            organization_id, instance_ids, row_instance_ids, hour_starts, counts, start, end
         )
-        phases = ", ".join(f"p{i} int2" for i in range(counts.shape[1]))
-        built = (
-            "jsonb_build_object("
-            + ", ".join(f"'{key}', s.p{i}" for i, key in enumerate(PHASE_KEYS))
-            + ")"
+    stored = {
+        (instance_id, to_minute(hour_start)): (organization, tuple(values))
+        for instance_id, hour_start, organization, *values in PhaseHour.objects.filter(
+            instance_id__in=list(instance_ids), hour_start__gte=start, hour_start__lt=end
+        ).values_list("instance_id", "hour_start", "organization_id", *PHASE_HOUR_COLUMNS)
+    }
+    writes: list[PhaseHour] = []
+    for instance_id, minute, row in zip(
+        row_instance_ids.tolist(), hour_starts.tolist(), counts.tolist(), strict=True
+    ):
+        old = stored.pop((instance_id, minute), None)
+        if old == (organization_id, tuple(row)):
+            continue
+        writes.append(
+            PhaseHour(
+                organization_id=organization_id,
+                instance_id=instance_id,
+                hour_start=from_minute(minute),
+                **dict(zip(PHASE_HOUR_COLUMNS, row, strict=True)),
+            )
         )
-        fields = [("int8", instance_ids), (kind, moments)]
-        fields += [("int2", counts[:, i]) for i in range(counts.shape[1])]
-        with _pg_cursor() as cursor:
-            cursor.execute(f"DROP TABLE IF EXISTS {scratch}")
-            cursor.execute(
-                f"CREATE TEMP TABLE {scratch} (instance_id int8, {column} {kind}, {phases})"
-                " ON COMMIT DROP"
-            )
-            _copy(cursor, f"COPY {scratch} FROM STDIN (FORMAT BINARY)", [_copy_records(fields)])
-            # Temp tables have no statistics; without them the planner may loop per row.
-            cursor.execute(f"ANALYZE {scratch}")
-            cursor.execute(
-                f"UPDATE {table} AS r SET phase_minutes = {built} FROM {scratch} AS s"
-                f" WHERE r.instance_id = s.instance_id AND r.{column} = s.{column}"
-                f" AND r.phase_minutes IS DISTINCT FROM {built}"
-            )
-            return cursor.rowcount
-    texts = results.phase_minutes_json(counts)
-    if period == "hour":
-        adapt = connection.ops.adapt_datetimefield_value
-        moments_list = [adapt(from_minute(m)) for m in starts.tolist()]
-    else:
-        adapt = connection.ops.adapt_datefield_value
-        moments_list = [adapt(from_minute(m).date()) for m in starts.tolist()]
-    sql = (
-        f"UPDATE {table} SET phase_minutes = %s WHERE instance_id = %s AND {column} = %s"
-        " AND (phase_minutes IS NULL OR phase_minutes != %s)"
+    doomed = [(instance_id, from_minute(minute)) for instance_id, minute in stored]
+    for offset in range(0, len(doomed), _CHUNK):
+        PhaseHour.objects.filter(pk__in=doomed[offset : offset + _CHUNK]).delete()
+    PhaseHour.objects.bulk_create(
+        writes,
+        batch_size=_CHUNK,
+        update_conflicts=True,
+        unique_fields=["instance", "hour_start"],
+        update_fields=["organization", *PHASE_HOUR_COLUMNS],
     )
-    changed = 0
-    params = [
-        (text, instance_id, moment, text)
-        for text, instance_id, moment in zip(
-            texts, instance_ids.tolist(), moments_list, strict=True
+    return len(writes), len(doomed)
+
+
+def _pg_phase_hours_replace(
+    organization_id: int,
+    instance_ids: Sequence[int],
+    row_instance_ids: np.ndarray,
+    hour_starts: np.ndarray,
+    counts: np.ndarray,
+    start: dt.datetime,
+    end: dt.datetime,
+) -> tuple[int, int]:
+    """Binary COPY into a temp table, then one DELETE of vanished hours and one upsert."""
+    table = PhaseHour._meta.db_table
+    scratch = "_analysis_phase_hours"
+    columns = ", ".join(PHASE_HOUR_COLUMNS)
+    fields = [("int8", row_instance_ids), ("timestamptz", _pg_timestamps(hour_starts))]
+    fields += [("int2", counts[:, i]) for i in range(counts.shape[1])]
+    ids = [int(i) for i in instance_ids]
+    with _pg_cursor() as cursor:
+        cursor.execute(
+            f"SELECT EXISTS (SELECT 1 FROM {table} WHERE instance_id = ANY(%s)"
+            " AND hour_start >= %s AND hour_start < %s)",
+            [ids, start, end],
         )
-    ]
-    with connection.cursor() as cursor:
-        for offset in range(0, len(params), _CHUNK):
-            cursor.executemany(sql, params[offset : offset + _CHUNK])
-            changed += max(cursor.rowcount, 0)
-    return changed
+        if not cursor.fetchone()[0]:
+            # Nothing stored in the range (a first analysis, or a new day): no diff needed.
+            if len(row_instance_ids):
+                organization = ("int8", np.full(len(row_instance_ids), organization_id))
+                _copy(
+                    cursor,
+                    f"COPY {table} (organization_id, instance_id, hour_start, {columns})"
+                    " FROM STDIN (FORMAT BINARY)",
+                    [_copy_records([organization, *fields])],
+                )
+            return len(row_instance_ids), 0
+        phases = ", ".join(f"{c} int2" for c in PHASE_HOUR_COLUMNS)
+        cursor.execute(f"DROP TABLE IF EXISTS {scratch}")
+        cursor.execute(
+            f"CREATE TEMP TABLE {scratch} (instance_id int8, hour_start timestamptz, {phases})"
+            " ON COMMIT DROP"
+        )
+        _copy(cursor, f"COPY {scratch} FROM STDIN (FORMAT BINARY)", [_copy_records(fields)])
+        # Temp tables have no statistics; without them the planner may loop per row.
+        cursor.execute(f"ANALYZE {scratch}")
+        cursor.execute(
+            f"DELETE FROM {table} AS t WHERE t.instance_id = ANY(%s)"
+            " AND t.hour_start >= %s AND t.hour_start < %s AND NOT EXISTS ("
+            f"SELECT 1 FROM {scratch} AS s"
+            " WHERE s.instance_id = t.instance_id AND s.hour_start = t.hour_start)",
+            [ids, start, end],
+        )
+        deleted = cursor.rowcount
+        cursor.execute(
+            f"INSERT INTO {table} AS t (organization_id, instance_id, hour_start, {columns})"
+            f" SELECT %s, s.instance_id, s.hour_start, {columns} FROM {scratch} AS s"
+            # Unchanged hours are filtered out first: ON CONFLICT would lock (write) them.
+            f" WHERE NOT EXISTS (SELECT 1 FROM {table} AS o WHERE o.instance_id = s.instance_id"
+            " AND o.hour_start = s.hour_start AND o.organization_id = %s AND "
+            + " AND ".join(f"o.{c} = s.{c}" for c in PHASE_HOUR_COLUMNS)
+            + ") ON CONFLICT (instance_id, hour_start) DO UPDATE SET organization_id ="
+            " EXCLUDED.organization_id, "
+            + ", ".join(f"{c} = EXCLUDED.{c}" for c in PHASE_HOUR_COLUMNS)
+            + f" WHERE (t.organization_id, {', '.join(f't.{c}' for c in PHASE_HOUR_COLUMNS)})"
+            f" IS DISTINCT FROM (EXCLUDED.organization_id,"
+            f" {', '.join(f'EXCLUDED.{c}' for c in PHASE_HOUR_COLUMNS)})",
+            [organization_id, organization_id],
+        )
+        return cursor.rowcount, deleted
 
 
 # --- PostgreSQL binary COPY built by numpy ----------------------------------------------------
@@ -271,22 +406,24 @@ def _copy(cursor, sql: str, parts: list[bytes]) -> None:  # cursor: psycopg.Curs
 def profiles_store(
     organization_id: int,
     instance_ids: Sequence[int],
-    profile: HourOfWeekProfile,
-    thresholds: PhaseThresholds,
+    profiles: Sequence[tuple[dict[str, Any], OffWindow | None]],
+    profile_start: dt.datetime,
     end: dt.datetime,
     as_of: dt.datetime,
 ) -> tuple[int, int]:
-    """Create or update the profiles that differ; (profiles written, off windows found)."""
+    """Create or update the profiles that differ; (profiles written, off windows found).
+
+    ``profiles`` are ``results.profile_fields`` of each instance, in ``instance_ids`` order.
+    """
     stored = {
         p.instance_id: p for p in InstanceProfile.objects.filter(instance_id__in=instance_ids)
     }
     creates: list[InstanceProfile] = []
     updates: list[InstanceProfile] = []
     off_windows = 0
-    for row, instance_id in enumerate(instance_ids):
-        fields, window = results.profile_fields(profile.instance(row), thresholds)
+    for instance_id, (computed, window) in zip(instance_ids, profiles, strict=True):
         off_windows += window is not None
-        fields.update(start_at=profile.start_utc, end_at=end, computed_at=as_of)
+        fields = {**computed, "start_at": profile_start, "end_at": end, "computed_at": as_of}
         existing = stored.get(instance_id)
         if existing is None:
             creates.append(

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from apps.analysis import services
-from apps.analysis.models import AnalysisState, InstanceProfile, PhaseSegment
-from apps.analysis.selectors import analysis_due
+from apps.analysis.models import AnalysisState, InstanceProfile, PhaseHour, PhaseSegment
+from apps.analysis.selectors import analysis_due, phase_minutes_daily
 from apps.cloud.models import Instance
 from apps.metrics.constants import Metric
 from apps.metrics.models import InstanceDayRollup, InstanceHourRollup
@@ -32,6 +32,7 @@ def snapshot() -> dict[str, list]:
         "segments": list(PhaseSegment.objects.order_by("id").values()),
         "profiles": list(InstanceProfile.objects.order_by("id").values()),
         "states": list(AnalysisState.objects.order_by("pk").values()),
+        "phase_hours": list(PhaseHour.objects.order_by("instance_id", "hour_start").values()),
         "hours": list(
             InstanceHourRollup.objects.order_by("id").values("id", "phase_minutes", "updated_at")
         ),
@@ -51,7 +52,7 @@ def test_it_changes_nothing_when_the_analysis_is_run_again(fleet: list[Instance]
 
     assert snapshot() == before
     assert (again.segments_inserted, again.segments_deleted, again.hours_updated) == (0, 0, 0)
-    assert (again.days_updated, again.profiles_written) == (0, 0)
+    assert (again.hours_deleted, again.profiles_written) == (0, 0)
 
 
 def test_it_tiles_each_day_with_segments_that_match_the_hourly_phase_minutes(
@@ -65,11 +66,12 @@ def test_it_tiles_each_day_with_segments_that_match_the_hourly_phase_minutes(
         for left, right in itertools.pairwise(segments):
             assert left.end_at == right.start_at  # no gap, no overlap
             assert left.start_at.date() == (left.end_at - dt.timedelta(minutes=1)).date()
-        hours = InstanceHourRollup.objects.filter(instance=instance)
-        assert all(sum(h.phase_minutes.values()) == 60 for h in hours)
+        hours = PhaseHour.objects.filter(instance=instance)
+        assert hours.count() == 24 * DATA_DAYS
+        assert all(sum(h.minutes().values()) == 60 for h in hours)
         totals: dict[str, int] = {}
         for hour in hours:
-            for phase, minutes in hour.phase_minutes.items():
+            for phase, minutes in hour.minutes().items():
                 totals[phase] = totals.get(phase, 0) + minutes
         from_segments: dict[str, int] = {}
         for segment in segments:
@@ -83,10 +85,12 @@ def test_it_tiles_each_day_with_segments_that_match_the_hourly_phase_minutes(
 def test_it_labels_each_synthetic_pattern_with_its_dominant_phase(fleet: list[Instance]) -> None:
     run(fleet)
     train, idle, _serve, data = fleet
-    day = InstanceDayRollup.objects.filter(day=START.date())
+    utc = train.organization
+    utc.timezone = "UTC"  # days of the selector in UTC, like the day rollups
+    daily = phase_minutes_daily(organization=utc, start=START.date(), end=AS_OF.date())
 
     def top(instance: Instance) -> str:
-        minutes = day.get(instance=instance).phase_minutes
+        minutes = daily[(instance.pk, START.date())]
         return max(minutes, key=minutes.get)
 
     assert top(idle) == "idle"
@@ -94,12 +98,78 @@ def test_it_labels_each_synthetic_pattern_with_its_dominant_phase(fleet: list[In
     assert top(train) in {"training", "evaluation"}
 
 
-def test_it_keeps_the_rollups_updated_at_so_its_own_writes_are_not_new_data(
+def test_it_leaves_the_metric_rollups_alone_so_its_own_writes_are_not_new_data(
     fleet: list[Instance],
 ) -> None:
-    before = dict(InstanceHourRollup.objects.values_list("id", "updated_at"))
+    fields = ("id", "updated_at", "phase_minutes")
+    hours = list(InstanceHourRollup.objects.order_by("id").values_list(*fields))
+    days = list(InstanceDayRollup.objects.order_by("id").values_list(*fields))
     run(fleet)
-    assert dict(InstanceHourRollup.objects.values_list("id", "updated_at")) == before
+    assert list(InstanceHourRollup.objects.order_by("id").values_list(*fields)) == hours
+    assert list(InstanceDayRollup.objects.order_by("id").values_list(*fields)) == days
+
+
+def test_it_sums_phase_minutes_per_local_day_per_instance_and_project(
+    fleet: list[Instance],
+) -> None:
+    run(fleet)
+    acme = fleet[0].organization
+    acme.timezone = "Asia/Shanghai"  # UTC+8: a local day is 16:00-16:00 UTC
+    day = dt.date(2026, 10, 27)
+    local_start = dt.datetime(2026, 10, 26, 16, tzinfo=dt.UTC)
+    by_instance = phase_minutes_daily(organization=acme, start=day, end=day + dt.timedelta(1))
+    assert set(by_instance) == {(i.pk, day) for i in fleet}
+    for instance in fleet:
+        hours = PhaseHour.objects.filter(
+            instance=instance,
+            hour_start__gte=local_start,
+            hour_start__lt=local_start + dt.timedelta(days=1),
+        )
+        expected: dict[str, int] = {}
+        for hour in hours:
+            for phase, minutes in hour.minutes().items():
+                expected[phase] = expected.get(phase, 0) + minutes
+        assert by_instance[(instance.pk, day)] == expected
+        assert sum(expected.values()) == 24 * 60
+
+    by_project = phase_minutes_daily(
+        organization=acme, start=day, end=day + dt.timedelta(1), group_by="project"
+    )
+    vision = fleet[0].project_id
+    assert set(by_project) == {(vision, day), (None, day)}
+    for project_id, members in ((vision, fleet[:2]), (None, fleet[2:])):
+        for phase in by_project[(project_id, day)]:
+            assert by_project[(project_id, day)][phase] == sum(
+                by_instance[(i.pk, day)][phase] for i in members
+            )
+    # The first local day starts 8 hours before the data: only 16 hours of it were analysed.
+    first = phase_minutes_daily(organization=acme, start=START.date(), end=day)
+    assert {sum(m.values()) for m in first.values()} == {16 * 60}
+
+
+def test_it_deletes_the_phase_hours_of_hours_that_lost_their_data(
+    fleet: list[Instance],
+) -> None:
+    idle = fleet[1]
+    run([idle])
+    assert PhaseHour.objects.filter(instance=idle).count() == 24 * DATA_DAYS
+    # Re-analysing one day with no data at all (as if its points were pruned) empties it.
+    from apps.analysis import storage
+
+    result = storage.phase_hours_replace(
+        organization_id=idle.organization_id,
+        instance_ids=[idle.pk],
+        row_instance_ids=np.zeros(0, dtype=np.int64),
+        hour_starts=np.zeros(0, dtype=np.int64),
+        counts=np.zeros((0, 5), dtype=np.int64),
+        start=START,
+        end=START + dt.timedelta(days=1),
+    )
+    assert result == (0, 24)
+    assert PhaseHour.objects.filter(instance=idle).count() == 24 * (DATA_DAYS - 1)
+    assert not PhaseHour.objects.filter(
+        instance=idle, hour_start__lt=START + dt.timedelta(days=1)
+    ).exists()
 
 
 def test_it_replaces_the_segments_of_a_day_whose_data_changed(fleet: list[Instance]) -> None:
@@ -130,6 +200,11 @@ def test_it_replaces_the_segments_of_a_day_whose_data_changed(fleet: list[Instan
         ).values_list("phase", flat=True)
     )
     assert phases & {3, 4}  # evaluation or training now
+    busy_hours = PhaseHour.objects.filter(
+        instance=idle, hour_start__gte=busy_start, hour_start__lt=busy_start + dt.timedelta(hours=2)
+    )
+    assert result.hours_updated >= 2
+    assert all(h.evaluation_minutes + h.training_minutes > 0 for h in busy_hours)
     after = list(
         PhaseSegment.objects.filter(instance=idle, start_at__lt=START + dt.timedelta(days=1))
         .order_by("start_at")
@@ -197,5 +272,53 @@ def test_it_runs_the_tasks_with_an_iso_as_of(fleet: list[Instance]) -> None:
     # The nightly run covers 14 days: the days before the data are new UNKNOWN segments, the
     # analysed days are unchanged.
     assert full["instances"] == len(fleet)
-    assert (full["segments_deleted"], full["hours_updated"]) == (0, 0)
+    assert (full["segments_deleted"], full["hours_updated"], full["hours_deleted"]) == (0, 0, 0)
     assert not PhaseSegment.objects.filter(start_at__lt=START).exclude(phase=0).exists()
+
+
+def test_it_keeps_the_tail_of_a_stored_segment_that_runs_past_a_shorter_rerun(
+    fleet: list[Instance],
+) -> None:
+    run(fleet)
+    cut = AS_OF - dt.timedelta(hours=6, minutes=7)
+    run(fleet, end=cut)
+    for instance in fleet:
+        segments = list(PhaseSegment.objects.filter(instance=instance).order_by("start_at"))
+        assert segments[0].start_at == START
+        assert segments[-1].end_at == AS_OF
+        for left, right in itertools.pairwise(segments):
+            assert left.end_at == right.start_at  # no gap, no overlap
+    assert PhaseSegment.objects.filter(start_at=cut).exists()  # a kept tail
+    # And re-running the shorter range again changes nothing.
+    again = run(fleet, end=cut)
+    assert (again.segments_inserted, again.segments_deleted, again.hours_updated) == (0, 0, 0)
+
+
+def test_it_deletes_an_instances_results_with_the_instance(fleet: list[Instance]) -> None:
+    # The result tables carry no database FK constraints (see models.RESULT_FK): the ORM's
+    # cascade is what removes them.
+    run(fleet)
+    gone, kept = fleet[1], fleet[0]
+    gone.delete()
+    assert not PhaseHour.objects.filter(instance_id=gone.pk).exists()
+    assert not PhaseSegment.objects.filter(instance_id=gone.pk).exists()
+    assert PhaseHour.objects.filter(instance=kept).count() == 24 * DATA_DAYS
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_stores_the_same_results_when_writes_are_pipelined(fleet: list[Instance]) -> None:
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the pipelined writer runs on PostgreSQL only")
+    # Committed transactions: the writer thread's own connection sees the fleet.
+    first = run(fleet, chunk_instances=1, pipeline=True)
+    assert first.instances == len(fleet)
+    assert first.hours_updated == 4 * 24 * DATA_DAYS
+    assert AnalysisState.objects.filter(analysed_until=AS_OF).count() == len(fleet)
+    before = snapshot()
+    # The sequential path finds every row already as it would write it.
+    again = run(fleet, chunk_instances=1, pipeline=False)
+    assert (again.segments_inserted, again.segments_deleted, again.hours_updated) == (0, 0, 0)
+    assert (again.hours_deleted, again.profiles_written) == (0, 0)
+    assert snapshot() == before
