@@ -10,8 +10,8 @@ cpu_util_pct with apps.metrics.generator through the real metric store, then tim
 - the engine alone (classify, segment, profile) on arrays already in memory, read from the
   store beforehand with the same chunking the service uses;
 - ``services.analysis_run`` over the same fleet and period: read from the store, the same engine
-  calls, and every write (segments, hourly phase minutes in PhaseHour, profiles, watermarks); the stages
-  are timed by wrapping the service's own functions;
+  calls, and every write (segments, hourly phase minutes packed by day in PhaseDay, profiles,
+  watermarks); the stages are timed by wrapping the service's own functions;
 - the same run again (the idempotent no-op: only diffs are written);
 - the first run once more from emptied result tables with ``pipeline=False`` (writes not
   overlapped with the next chunk's analysis), to show what the writer thread buys.
@@ -106,7 +106,7 @@ def end_to_end(
     timed("analysis_results", "segment, hourly phase minutes, profile fields (no I/O)")
     timed("analysis_store", "write results (all writes of a chunk)")
     timed("segments_replace", "write: segments", storage)
-    timed("phase_hours_replace", "write: hourly phase minutes (PhaseHour)", storage)
+    timed("phase_days_replace", "write: hourly phase minutes (PhaseDay)", storage)
     timed("profiles_store", "write: profiles (incl. off windows)", storage)
     try:
         started = time.perf_counter()
@@ -168,6 +168,9 @@ def run(instances: int, days: int) -> list[tuple[str, str]]:
     engine, read = engine_alone(ids, start, end)
     total, stages, result = end_to_end(ids, start, end)
     again, _stages, repeat = end_to_end(ids, start, end)
+    from apps.analysis.models import PhaseDay
+
+    phase_days = PhaseDay.objects.count()
     clear_results()
     sequential, sequential_stages, _result = end_to_end(ids, start, end, pipeline=False)
     ratio = total / engine
@@ -178,7 +181,7 @@ def run(instances: int, days: int) -> list[tuple[str, str]]:
         ("end to end / engine alone (target <= 3x)", f"{ratio:.2f}x {'pass' if ratio <= 3 else 'FAIL'}"),
         ("first run again from empty result tables, sequential (pipeline=False)", f"{sequential:.2f} s = {sequential / engine:.2f}x the engine; writes {sum(v for k, v in sequential_stages.items() if k.startswith('write:')):.2f} s"),
         ("same run again (idempotent, nothing written)", f"{again:.2f} s; rows written: segments {repeat.segments_inserted}, phase hours {repeat.hours_updated + repeat.hours_deleted}, profiles {repeat.profiles_written}"),
-        ("results written by the first run", f"{result.segments_inserted} segments, {result.hours_updated} phase hours, {result.profiles_written} profiles ({result.off_windows} off windows)"),
+        ("results written by the first run", f"{result.segments_inserted} segments, {result.hours_updated} phase hours in {phase_days} PhaseDay rows, {result.profiles_written} profiles ({result.off_windows} off windows)"),
         ("reading the three metrics alone (before the engine run)", f"{read:.2f} s"),
     ]  # fmt: skip
     for name, value in rows:
@@ -190,9 +193,9 @@ def clear_results() -> None:
     """Empty the analysis' result tables, so a first run can be timed again."""
     from django.db import connection
 
-    from apps.analysis.models import AnalysisState, InstanceProfile, PhaseHour, PhaseSegment
+    from apps.analysis.models import AnalysisState, InstanceProfile, PhaseDay, PhaseSegment
 
-    tables = [m._meta.db_table for m in (PhaseSegment, PhaseHour, InstanceProfile, AnalysisState)]
+    tables = [m._meta.db_table for m in (PhaseSegment, PhaseDay, InstanceProfile, AnalysisState)]
     with connection.cursor() as cursor:
         cursor.execute(f"TRUNCATE {', '.join(tables)}")
         cursor.execute("CHECKPOINT")

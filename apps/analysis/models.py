@@ -1,14 +1,15 @@
 """Stored results of the utilization analysis and the organization's threshold overrides.
 
 The per-minute labels themselves are never stored: they are summarized three ways, each for a
-different reader. Phase segments (when did the card do what), per-hour phase minutes in
-``PhaseHour`` (dashboards, summaries) and one hour-of-week profile per instance (day/night
-schedules). Everything here is recomputable from the raw metrics, so it is written idempotently
+different reader. Phase segments (when did the card do what), per-hour phase minutes packed
+by UTC day in ``PhaseDay`` (dashboards, summaries) and one hour-of-week profile per instance
+(day/night schedules). Everything here is recomputable from the raw metrics, so it is written idempotently
 by ``services.analysis_run`` and never edited by hand.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from django.db import models
 
 from apps.analysis.engine import DEFAULT_THRESHOLDS, Phase, PhaseThresholds
@@ -49,7 +50,7 @@ class AnalysisSettings(TimestampedModel):
         return DEFAULT_THRESHOLDS.with_overrides(self.thresholds or {})
 
 
-# RESULT_FK: the two bulk result tables (PhaseSegment, PhaseHour) carry no database foreign-key
+# RESULT_FK: the two bulk result tables (PhaseSegment, PhaseDay) carry no database foreign-key
 # constraints. Django makes its FK constraints DEFERRABLE INITIALLY DEFERRED, so every row the
 # analysis COPYs queues two trigger checks that run at COMMIT: ~15 us a row, 2.8 s of a 5.3 s
 # run for 200 instances x 30 days (~14 s for the 1,000-instance fleet), more than the engine.
@@ -108,20 +109,43 @@ class PhaseSegment(models.Model):
         return f"{self.instance_id} {phase_key(self.phase)} {self.start_at}-{self.end_at}"
 
 
-class PhaseHour(models.Model):
-    """Minutes of each phase in one UTC hour of one instance (what the analysis saw of it).
+#: Shape of ``PhaseDay.minutes``: 24 UTC hours x the phases (Phase order).
+PHASE_DAY_SHAPE: tuple[int, int] = (24, len(PHASE_KEYS))
+
+
+def phase_day_decode(raw: bytes | memoryview) -> np.ndarray:
+    """(24, phases) int64 minute counts of a stored ``PhaseDay.minutes`` value."""
+    return np.frombuffer(bytes(raw), dtype=np.uint8).reshape(PHASE_DAY_SHAPE).astype(np.int64)
+
+
+def phase_day_encode(minutes: np.ndarray) -> bytes:
+    """The stored form of (24, phases) minute counts (each 0..60)."""
+    array = np.asarray(minutes)
+    if array.shape != PHASE_DAY_SHAPE or array.min(initial=0) < 0 or array.max(initial=0) > 60:
+        raise ValueError(f"expected {PHASE_DAY_SHAPE} counts in 0..60")
+    return array.astype(np.uint8).tobytes()
+
+
+class PhaseDay(models.Model):
+    """Minutes of each phase in every hour of one UTC day of one instance.
+
+    One row per (instance, UTC day) instead of one per hour: ``minutes`` packs the 24 hours x 5
+    phases (unknown, idle, data_processing, evaluation, training) as 120 unsigned bytes, hour
+    major (byte ``5 * hour + phase``; a count is at most 60), decoded with
+    ``phase_day_decode``. A fleet's month is 30,000 rows rather than 720,000 (a row, its tuple
+    header and its index entries cost about the same whatever the payload), written in bulk
+    (binary COPY and one upsert on PostgreSQL) and only when its bytes change.
 
     This narrow table, owned by the analysis, is the home of per-hour phase minutes, not the
     ``phase_minutes`` JSON of the metrics app's ``InstanceHourRollup``/``InstanceDayRollup``:
-    those rows are wide (seven metrics x four statistics) and sit on full pages, so rewriting
-    one JSON value copies the whole row and its index entries (~50 us a row; 31 s for a fleet's
-    month against a 4 s analysis). Here a row is a few small integers, written in bulk
-    (binary COPY and one upsert on PostgreSQL) and only when its counts change.
+    those rows are wide (seven metrics x four statistics), so rewriting one JSON value copies
+    the whole row and its index entries (~50 us a row; 31 s for a fleet's month).
 
-    A row exists for each analysed hour with at least one observed minute of the analysis'
-    metrics; an hour without a row was either never analysed or had no data (all unknown).
-    A trailing partial hour counts only the minutes analysed so far. Days (in the
-    organization's timezone) are summed by ``selectors.phase_minutes_daily``.
+    An hour holds counts when it was analysed and had at least one observed minute of the
+    analysis' metrics; an hour of all zeros was either never analysed or had no data (all
+    unknown), and a day of all zeros has no row. A trailing partial hour counts only the
+    minutes analysed so far. Days (in the organization's timezone) are summed from the hours
+    by ``selectors.phase_minutes_daily``.
     """
 
     # No database FK constraints (see RESULT_FK): Django still cascades deletes.
@@ -135,36 +159,33 @@ class PhaseHour(models.Model):
     instance = models.ForeignKey(
         "cloud.Instance",
         on_delete=models.CASCADE,
-        related_name="phase_hours",
+        related_name="phase_days",
         db_index=False,
         db_constraint=False,
     )
-    hour_start = models.DateTimeField(help_text="UTC, on the hour.")
-    unknown_minutes = models.PositiveSmallIntegerField(default=0)
-    idle_minutes = models.PositiveSmallIntegerField(default=0)
-    data_processing_minutes = models.PositiveSmallIntegerField(default=0)
-    evaluation_minutes = models.PositiveSmallIntegerField(default=0)
-    training_minutes = models.PositiveSmallIntegerField(default=0)
+    day = models.DateField(help_text="The UTC day.")
+    minutes = models.BinaryField(
+        help_text="24 hours x 5 phases of minute counts, uint8, hour major (phase_day_decode)."
+    )
 
-    # The natural key is the primary key: no surrogate id, its sequence and a third index to
-    # maintain for every one of the ~600,000 rows a fleet's month writes.
-    pk = models.CompositePrimaryKey("instance", "hour_start")
+    # The natural key is the primary key: no surrogate id, its sequence and a third index.
+    pk = models.CompositePrimaryKey("instance", "day")
 
     objects = OrganizationQuerySet.as_manager()
 
     class Meta:
-        indexes = [models.Index(fields=["organization", "hour_start"], name="phasehour_org_hour")]
+        indexes = [models.Index(fields=["organization", "day"], name="phaseday_org_day")]
 
     def __str__(self) -> str:
-        return f"{self.instance_id} {self.hour_start}"
+        return f"{self.instance_id} {self.day}"
 
-    def minutes(self) -> dict[str, int]:
-        """Phase key -> minutes, in Phase order."""
-        return {key: getattr(self, f"{key}_minutes") for key in PHASE_KEYS}
+    def hours(self) -> np.ndarray:
+        """(24, phases) minute counts, Phase order."""
+        return phase_day_decode(self.minutes)
 
-
-#: ``PhaseHour`` column of each phase, in Phase order (the order of the engine's counts).
-PHASE_HOUR_COLUMNS: tuple[str, ...] = tuple(f"{key}_minutes" for key in PHASE_KEYS)
+    def hour_minutes(self) -> list[dict[str, int]]:
+        """Phase key -> minutes of each UTC hour (all zeros for an hour without data)."""
+        return [dict(zip(PHASE_KEYS, row, strict=True)) for row in self.hours().tolist()]
 
 
 class InstanceProfile(OrganizationScopedModel):

@@ -117,6 +117,31 @@ def phase_minutes_per_hour(labels: np.ndarray) -> np.ndarray:
     return counts
 
 
+def phase_minutes_per_day(
+    per_hour: np.ndarray, keep: np.ndarray, first_minute: int, instance_ids: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``PhaseDay`` rows of (instances, hours, phases) counts starting at a UTC midnight.
+
+    ``keep`` is ``hours_with_data``: other hours are zeroed. Returns the instance id, the epoch
+    minute of the day and the (24, phases) uint8 counts of each day with at least one hour with
+    data; hours past the analysed range are zeros.
+    """
+    if first_minute % MINUTES_PER_DAY:
+        raise ValueError("first_minute must be a UTC midnight")
+    instances, hours, phases = per_hour.shape
+    days = max(1, -(-hours // 24))
+    grid = np.zeros((instances, days * 24, phases), dtype=np.uint8)
+    grid[:, :hours] = np.where(keep[:, :, None], per_hour, 0)
+    grid = grid.reshape(instances * days, 24, phases)
+    has = _pad(keep, days * 24, False).reshape(instances * days, 24).any(axis=1)
+    starts = first_minute + MINUTES_PER_DAY * np.arange(days, dtype=np.int64)
+    return (
+        np.repeat(np.asarray(instance_ids, dtype=np.int64), days)[has],
+        np.tile(starts, instances)[has],
+        grid[has],
+    )
+
+
 def hours_with_data(per_hour: np.ndarray, *metrics: np.ndarray) -> np.ndarray:
     """(instances, hours) bool: the hour has a known phase minute or any observed value.
 

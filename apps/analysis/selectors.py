@@ -8,18 +8,17 @@ import zoneinfo
 from collections.abc import Sequence
 
 import numpy as np
-from django.db.models import F, Min, OuterRef, Q, Subquery, Sum
-from django.db.models.functions import TruncDate
+from django.db.models import F, Min, OuterRef, Q, Subquery
 
 from apps.accounts.models import Organization
 from apps.analysis.engine import DEFAULT_THRESHOLDS, Phase, PhaseThresholds
 from apps.analysis.models import (
-    PHASE_HOUR_COLUMNS,
+    PHASE_DAY_SHAPE,
     PHASE_KEYS,
     AnalysisSettings,
     AnalysisState,
     InstanceProfile,
-    PhaseHour,
+    PhaseDay,
     PhaseSegment,
 )
 from apps.analysis.results import to_minute
@@ -176,32 +175,59 @@ def phase_minutes_daily(
 
     Keys are (instance id, local day) with ``group_by="instance"``, or (project id, local day)
     with ``group_by="project"`` (the instance's current project; None for unallocated
-    instances); values map every phase key to minutes, in Phase order. Summed from
-    ``PhaseHour`` in one grouped query: each UTC hour counts on the local day its start falls
-    on (in a timezone with a half-hour offset a day is shifted by that half hour). Days
-    without an analysed hour with data are absent.
+    instances); values map every phase key to minutes, in Phase order. Summed from the hours
+    of the ``PhaseDay`` rows of the UTC days overlapping the period (one query, decoded with
+    numpy): each UTC hour counts on the local day its start falls on (in a timezone with a
+    half-hour offset a day is shifted by that half hour). Days without an analysed hour with
+    data are absent.
     """
     if group_by not in ("instance", "project"):
         raise ValueError(f"group_by: expected 'instance' or 'project', got {group_by!r}")
     tz = zoneinfo.ZoneInfo(organization.timezone)
-    first = dt.datetime.combine(start, dt.time(), tzinfo=tz)
-    last = dt.datetime.combine(end, dt.time(), tzinfo=tz)
-    rows = PhaseHour.objects.for_organization(organization).filter(
-        hour_start__gte=first, hour_start__lt=last
+    first = to_minute(dt.datetime.combine(start, dt.time(), tzinfo=tz))
+    last = to_minute(dt.datetime.combine(end, dt.time(), tzinfo=tz))
+    if last <= first:
+        return {}
+    rows = PhaseDay.objects.for_organization(organization).filter(
+        day__gte=_utc_date(first), day__lte=_utc_date(last - 1)
     )
     if instance_ids is not None:
         rows = rows.filter(instance_id__in=list(instance_ids))
     key = "instance_id" if group_by == "instance" else "instance__project_id"
-    grouped = (
-        rows.annotate(local_day=TruncDate("hour_start", tzinfo=tz))
-        .order_by()
-        .values(key, "local_day")
-        .annotate(**{f"sum_{c}": Sum(c) for c in PHASE_HOUR_COLUMNS})
+    fetched = list(rows.order_by().values_list(key, "day", "minutes"))
+    if not fetched:
+        return {}
+    groups = list(dict.fromkeys(row[0] for row in fetched))
+    group_of = {group: index for index, group in enumerate(groups)}
+    group = np.array([group_of[row[0]] for row in fetched], dtype=np.int64)
+    day = np.array([row[1].toordinal() - _EPOCH_ORDINAL for row in fetched], dtype=np.int64)
+    minutes = np.frombuffer(b"".join(bytes(row[2]) for row in fetched), dtype=np.uint8)
+    minutes = minutes.reshape(len(fetched), *PHASE_DAY_SHAPE)
+    # Epoch minute of each stored hour, and the local day (ordinal) its start falls on.
+    hour_start = day[:, None] * 1440 + 60 * np.arange(PHASE_DAY_SHAPE[0], dtype=np.int64)
+    unique, inverse = np.unique(hour_start, return_inverse=True)
+    local = np.array(
+        [dt.datetime.fromtimestamp(m * 60, tz).date().toordinal() for m in unique.tolist()],
+        dtype=np.int64,
+    )[inverse.reshape(hour_start.shape)]
+    counted = (hour_start >= first) & (hour_start < last) & minutes.any(axis=2)
+    if not counted.any():
+        return {}
+    cells, index = np.unique(
+        np.stack([group[:, None].repeat(hour_start.shape[1], axis=1)[counted], local[counted]]),
+        axis=1,
+        return_inverse=True,
     )
+    sums = np.zeros((cells.shape[1], PHASE_DAY_SHAPE[1]), dtype=np.int64)
+    np.add.at(sums, index.ravel(), minutes[counted])
     return {
-        (row[key], row["local_day"]): {
-            phase: int(row[f"sum_{column}"])
-            for phase, column in zip(PHASE_KEYS, PHASE_HOUR_COLUMNS, strict=True)
-        }
-        for row in grouped
+        (groups[g], dt.date.fromordinal(d)): dict(zip(PHASE_KEYS, row, strict=True))
+        for g, d, row in zip(cells[0].tolist(), cells[1].tolist(), sums.tolist(), strict=True)
     }
+
+
+_EPOCH_ORDINAL = dt.date(1970, 1, 1).toordinal()
+
+
+def _utc_date(epoch_minute: int) -> dt.date:
+    return dt.date.fromordinal(_EPOCH_ORDINAL + epoch_minute // 1440)

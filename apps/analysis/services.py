@@ -34,7 +34,7 @@ from apps.analysis.engine import (
     hour_of_week_profile,
 )
 from apps.analysis.models import AnalysisSettings
-from apps.analysis.results import MINUTES_PER_HOUR, to_minute
+from apps.analysis.results import to_minute
 from apps.cloud.models import Instance
 from apps.metrics.constants import Metric
 from apps.metrics.selectors import metrics_read, metrics_read_many
@@ -58,9 +58,9 @@ class AnalysisRunResult:
     segments_inserted: int = 0
     segments_deleted: int = 0
     hours_updated: int = 0
-    """PhaseHour rows inserted or changed."""
+    """Hours with data in the ``PhaseDay`` rows inserted or changed."""
     hours_deleted: int = 0
-    """PhaseHour rows of hours that no longer have data."""
+    """Hours with data in the ``PhaseDay`` rows deleted (their day no longer has data)."""
     profiles_written: int = 0
     off_windows: int = 0
 
@@ -84,7 +84,7 @@ def analysis_run(
     ``start`` is floored to its UTC midnight (stored segments never cross one, see
     ``PhaseSegment``) and ``end`` is clamped to ``as_of`` and floored to the minute. Each
     instance is classified with its organization's thresholds; its segments starting in the
-    range are replaced, its per-hour phase minutes (``PhaseHour``) in the range rewritten and
+    range are replaced, its per-hour phase minutes (``PhaseDay``) in the range rewritten and
     its hour-of-week profile rebuilt over the ``PROFILE_DAYS`` before ``end`` in the
     organization's timezone. Each chunk of instances is one transaction; with ``pipeline``
     (default: on PostgreSQL outside a transaction) a chunk's results are written by a writer
@@ -261,11 +261,11 @@ class ChunkResults:
     """What ``analysis_store`` writes for one chunk, computed beforehand (no queries)."""
 
     segments: results.DaySegments
-    hour_instance_ids: np.ndarray
-    hour_starts: np.ndarray
-    """Epoch minutes; one entry per ``PhaseHour`` row (hours with data only)."""
-    hour_counts: np.ndarray
-    """(rows, phases) minute counts, Phase order."""
+    day_instance_ids: np.ndarray
+    day_starts: np.ndarray
+    """Epoch minutes of UTC midnights; one entry per ``PhaseDay`` row (days with data only)."""
+    day_minutes: np.ndarray
+    """(rows, 24, phases) uint8 minute counts, Phase order; zeros for hours without data."""
     profiles: list[tuple[dict[str, Any], OffWindow | None]]
     """``results.profile_fields`` of each instance, in chunk order."""
     profile_start: dt.datetime
@@ -285,22 +285,21 @@ def analysis_results(
     """Segments, per-hour phase minutes and profile fields of one analysed chunk.
 
     ``other_metrics`` are the chunk's other input arrays (same grid as ``gpu_util``): an hour
-    whose minutes are all unknown still gets its ``PhaseHour`` row when any of them observed
-    something in it. Kept apart from the writes so that, pipelined, this CPU work runs in the
+    whose minutes are all unknown still gets its counts in ``PhaseDay`` when any of them
+    observed something in it. Kept apart from the writes so that, pipelined, this CPU work runs in the
     analysing thread and the writer thread only talks to the database.
     """
     first_minute = to_minute(start)
     per_hour = results.phase_minutes_per_hour(labels)
-    keep = results.hours_with_data(per_hour, gpu_util, *other_metrics).ravel()
-    hours = per_hour.shape[1]
-    ids = np.asarray(instance_ids, dtype=np.int64)
+    keep = results.hours_with_data(per_hour, gpu_util, *other_metrics)
+    day_ids, day_starts, day_minutes = results.phase_minutes_per_day(
+        per_hour, keep, first_minute, np.asarray(instance_ids, dtype=np.int64)
+    )
     return ChunkResults(
         segments=results.day_segments(labels, gpu_util, first_minute),
-        hour_instance_ids=np.repeat(ids, hours)[keep],
-        hour_starts=np.tile(
-            first_minute + MINUTES_PER_HOUR * np.arange(hours, dtype=np.int64), len(ids)
-        )[keep],
-        hour_counts=per_hour.reshape(-1, per_hour.shape[2])[keep],
+        day_instance_ids=day_ids,
+        day_starts=day_starts,
+        day_minutes=day_minutes,
         profiles=[
             results.profile_fields(profile.instance(row), thresholds)
             for row in range(len(instance_ids))
@@ -332,14 +331,14 @@ def analysis_store(
         start=start,
         end=end,
     )
-    # Phase minutes go to the analysis' own narrow PhaseHour table, not to the metrics app's
-    # wide hour/day rollups (see PhaseHour for why).
-    out.hours_updated, out.hours_deleted = storage.phase_hours_replace(
+    # Phase minutes go to the analysis' own narrow PhaseDay table, not to the metrics app's
+    # wide hour/day rollups (see PhaseDay for why).
+    out.hours_updated, out.hours_deleted = storage.phase_days_replace(
         organization_id=organization_id,
         instance_ids=instance_ids,
-        row_instance_ids=chunk.hour_instance_ids,
-        hour_starts=chunk.hour_starts,
-        counts=chunk.hour_counts,
+        row_instance_ids=chunk.day_instance_ids,
+        day_starts=chunk.day_starts,
+        minutes=chunk.day_minutes,
         start=start,
         end=end,
     )

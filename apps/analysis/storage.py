@@ -19,15 +19,22 @@ from django.utils import timezone
 from apps.analysis import results
 from apps.analysis.engine import OffWindow
 from apps.analysis.models import (
-    PHASE_HOUR_COLUMNS,
+    PHASE_DAY_SHAPE,
     AnalysisState,
     InstanceProfile,
-    PhaseHour,
+    PhaseDay,
     PhaseSegment,
 )
-from apps.analysis.results import DaySegments, from_minute, to_minute
+from apps.analysis.results import (
+    MINUTES_PER_DAY,
+    MINUTES_PER_HOUR,
+    DaySegments,
+    from_minute,
+    to_minute,
+)
 
 _CHUNK = 500
+_EPOCH_ORDINAL = dt.date(1970, 1, 1).toordinal()
 SegmentKey = tuple[int, int]  # (instance id, start epoch minute)
 SegmentValue = tuple[int, int, float | None]  # (end epoch minute, phase, mean)
 _PROFILE_FIELDS = (
@@ -242,129 +249,226 @@ def _insert_segments(organization_id: int, ids: np.ndarray, segments: DaySegment
     )
 
 
-def phase_hours_replace(
+def phase_days_replace(
     *,
     organization_id: int,
     instance_ids: Sequence[int],
     row_instance_ids: np.ndarray,
-    hour_starts: np.ndarray,
-    counts: np.ndarray,
+    day_starts: np.ndarray,
+    minutes: np.ndarray,
     start: dt.datetime,
     end: dt.datetime,
 ) -> tuple[int, int]:
-    """Make the stored ``PhaseHour`` rows of ``instance_ids`` in ``[start, end)`` equal these.
+    """Make the hours of ``instance_ids`` in ``[start, end)`` stored in ``PhaseDay`` equal these.
 
-    Row i is instance ``row_instance_ids[i]``, the hour starting at epoch minute
-    ``hour_starts[i]``, with the per-phase minute ``counts[i]`` (Phase order). Rows that already
-    hold the same counts are not rewritten; stored rows of the range that are not given (the
-    hour has no data any more) are deleted. Returns (rows inserted or updated, rows deleted).
+    Row i is instance ``row_instance_ids[i]``, the UTC day starting at epoch minute
+    ``day_starts[i]``, with (24, phases) minute counts ``minutes[i]`` (zeros for an hour without
+    data). Only the hours starting in ``[start, end)`` are replaced: the other hours of a day
+    the range cuts keep their stored counts (a shorter re-run keeps what lies past ``end``).
+    Rows whose bytes would not change are not rewritten; a day left with no hour of data is
+    deleted. Returns (hours with data in the rows inserted or updated, hours with data in the
+    rows deleted).
     """
     if not len(instance_ids):
         return 0, 0
+    first, last = to_minute(start), to_minute(end)
+    first_day = first // MINUTES_PER_DAY * MINUTES_PER_DAY
+    days = np.arange(first_day, last, MINUTES_PER_DAY, dtype=np.int64)
+    hour_starts = days[:, None] + MINUTES_PER_HOUR * np.arange(24, dtype=np.int64)
+    in_range = (hour_starts >= first) & (hour_starts < last)  # (days, 24)
+    days, in_range = days[in_range.any(axis=1)], in_range[in_range.any(axis=1)]
+    if not days.size:
+        return 0, 0
+    ids = [int(i) for i in instance_ids]
+    day_from, day_to = _date(days[0]), _date(days[-1])
+    new_ids = np.asarray(row_instance_ids, dtype=np.int64)
+    new_days = np.asarray(day_starts, dtype=np.int64)
+    new_minutes = np.asarray(minutes, dtype=np.uint8).reshape(-1, *PHASE_DAY_SHAPE)
+    stored_rows = PhaseDay.objects.filter(instance_id__in=ids, day__gte=day_from, day__lte=day_to)
+    if not stored_rows.exists():
+        # Nothing stored in the range (a first analysis, or a new day): no diff needed.
+        keep = new_minutes.any(axis=(1, 2))
+        new_ids, new_days, new_minutes = new_ids[keep], new_days[keep], new_minutes[keep]
+        _insert_phase_days(organization_id, new_ids, new_days, new_minutes)
+        return _hours_with_data(new_minutes), 0
+    partial = ~in_range.all(axis=1)
+    if partial.any():
+        new_ids, new_days, new_minutes = _merge_cut_days(
+            stored_rows, new_ids, new_days, new_minutes, days[partial], in_range[partial]
+        )
+    keep = new_minutes.any(axis=(1, 2))
+    new_ids, new_days, new_minutes = new_ids[keep], new_days[keep], new_minutes[keep]
     if connection.vendor == "postgresql":
-        return _pg_phase_hours_replace(
-            organization_id, instance_ids, row_instance_ids, hour_starts, counts, start, end
+        return _pg_phase_days_diff(
+            organization_id, ids, new_ids, new_days, new_minutes, day_from, day_to
         )
     stored = {
-        (instance_id, to_minute(hour_start)): (organization, tuple(values))
-        for instance_id, hour_start, organization, *values in PhaseHour.objects.filter(
-            instance_id__in=list(instance_ids), hour_start__gte=start, hour_start__lt=end
-        ).values_list("instance_id", "hour_start", "organization_id", *PHASE_HOUR_COLUMNS)
+        (instance_id, day): (organization, bytes(raw))
+        for instance_id, day, organization, raw in stored_rows.values_list(
+            "instance_id", "day", "organization_id", "minutes"
+        )
     }
-    writes: list[PhaseHour] = []
+    writes: list[PhaseDay] = []
     for instance_id, minute, row in zip(
-        row_instance_ids.tolist(), hour_starts.tolist(), counts.tolist(), strict=True
+        new_ids.tolist(), new_days.tolist(), new_minutes, strict=True
     ):
-        old = stored.pop((instance_id, minute), None)
-        if old == (organization_id, tuple(row)):
+        day, raw = _date(minute), row.tobytes()
+        if stored.pop((instance_id, day), None) == (organization_id, raw):
             continue
         writes.append(
-            PhaseHour(
-                organization_id=organization_id,
-                instance_id=instance_id,
-                hour_start=from_minute(minute),
-                **dict(zip(PHASE_HOUR_COLUMNS, row, strict=True)),
-            )
+            PhaseDay(organization_id=organization_id, instance_id=instance_id, day=day, minutes=raw)
         )
-    doomed = [(instance_id, from_minute(minute)) for instance_id, minute in stored]
+    doomed = list(stored)
+    deleted = sum(_hours_with_data(_decode(raw)) for _org, raw in stored.values())
     for offset in range(0, len(doomed), _CHUNK):
-        PhaseHour.objects.filter(pk__in=doomed[offset : offset + _CHUNK]).delete()
-    PhaseHour.objects.bulk_create(
+        PhaseDay.objects.filter(pk__in=doomed[offset : offset + _CHUNK]).delete()
+    PhaseDay.objects.bulk_create(
         writes,
         batch_size=_CHUNK,
         update_conflicts=True,
-        unique_fields=["instance", "hour_start"],
-        update_fields=["organization", *PHASE_HOUR_COLUMNS],
+        unique_fields=["instance", "day"],
+        update_fields=["organization", "minutes"],
     )
-    return len(writes), len(doomed)
+    return sum(_hours_with_data(_decode(w.minutes)) for w in writes), deleted
 
 
-def _pg_phase_hours_replace(
+def _date(epoch_minute: int | np.integer) -> dt.date:
+    return dt.date.fromordinal(_EPOCH_ORDINAL + int(epoch_minute) // MINUTES_PER_DAY)
+
+
+def _decode(raw: bytes | memoryview) -> np.ndarray:
+    return np.frombuffer(bytes(raw), dtype=np.uint8).reshape(1, *PHASE_DAY_SHAPE)
+
+
+def _hours_with_data(minutes: np.ndarray) -> int:
+    """Hours with at least one counted minute in (rows, 24, phases) counts."""
+    return int(np.count_nonzero(minutes.any(axis=2)))
+
+
+def _merge_cut_days(
+    stored_rows,  # QuerySet[PhaseDay]
+    ids: np.ndarray,
+    days: np.ndarray,
+    minutes: np.ndarray,
+    cut_days: np.ndarray,
+    cut_in_range: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows of the days the range cuts, completed with the stored hours outside the range.
+
+    At most two such days per instance (the first and the last), so this reads few rows.
+    """
+    mask_of = {int(day): mask for day, mask in zip(cut_days.tolist(), cut_in_range, strict=True)}
+    minutes = minutes.copy()
+    index = {(i, d): n for n, (i, d) in enumerate(zip(ids.tolist(), days.tolist(), strict=True))}
+    for n, day in enumerate(days.tolist()):
+        if day in mask_of:  # hours outside the range are not this analysis' to write
+            minutes[n][~mask_of[day]] = 0
+    extra: list[tuple[int, int, np.ndarray]] = []
+    cut_dates = [_date(day) for day in mask_of]
+    for instance_id, day, raw in stored_rows.filter(day__in=cut_dates).values_list(
+        "instance_id", "day", "minutes"
+    ):
+        minute = (day.toordinal() - _EPOCH_ORDINAL) * MINUTES_PER_DAY
+        outside = ~mask_of[minute]
+        old = _decode(raw)[0]
+        n = index.get((instance_id, minute))
+        if n is None:
+            row = np.where(outside[:, None], old, 0).astype(np.uint8)
+            extra.append((instance_id, minute, row))
+        else:
+            minutes[n][outside] = old[outside]
+    if extra:
+        ids = np.concatenate([ids, np.array([e[0] for e in extra], dtype=np.int64)])
+        days = np.concatenate([days, np.array([e[1] for e in extra], dtype=np.int64)])
+        minutes = np.concatenate([minutes, np.stack([e[2] for e in extra])])
+    return ids, days, minutes
+
+
+_PHASE_DAY_COLUMNS = "organization_id, instance_id, day, minutes"
+
+
+def _phase_day_fields(ids: np.ndarray, days: np.ndarray, minutes: np.ndarray) -> list:
+    pg_days = days // MINUTES_PER_DAY - _PG_EPOCH_DAY
+    return [("int8", ids), ("date", pg_days), ("minutes", minutes.reshape(len(ids), -1))]
+
+
+def _insert_phase_days(
+    organization_id: int, ids: np.ndarray, days: np.ndarray, minutes: np.ndarray
+) -> None:
+    if not len(ids):
+        return
+    if connection.vendor == "postgresql":
+        organization = ("int8", np.full(len(ids), organization_id))
+        with _pg_cursor() as cursor:
+            _copy(
+                cursor,
+                f"COPY {PhaseDay._meta.db_table} ({_PHASE_DAY_COLUMNS}) FROM STDIN (FORMAT BINARY)",
+                [_copy_records([organization, *_phase_day_fields(ids, days, minutes)])],
+            )
+        return
+    PhaseDay.objects.bulk_create(
+        (
+            PhaseDay(
+                organization_id=organization_id,
+                instance_id=instance_id,
+                day=_date(minute),
+                minutes=row.tobytes(),
+            )
+            for instance_id, minute, row in zip(ids.tolist(), days.tolist(), minutes, strict=True)
+        ),
+        batch_size=_CHUNK,
+    )
+
+
+def _pg_phase_days_diff(
     organization_id: int,
-    instance_ids: Sequence[int],
-    row_instance_ids: np.ndarray,
-    hour_starts: np.ndarray,
-    counts: np.ndarray,
-    start: dt.datetime,
-    end: dt.datetime,
+    instance_ids: list[int],
+    ids: np.ndarray,
+    days: np.ndarray,
+    minutes: np.ndarray,
+    day_from: dt.date,
+    day_to: dt.date,
 ) -> tuple[int, int]:
-    """Binary COPY into a temp table, then one DELETE of vanished hours and one upsert."""
-    table = PhaseHour._meta.db_table
-    scratch = "_analysis_phase_hours"
-    columns = ", ".join(PHASE_HOUR_COLUMNS)
-    fields = [("int8", row_instance_ids), ("timestamptz", _pg_timestamps(hour_starts))]
-    fields += [("int2", counts[:, i]) for i in range(counts.shape[1])]
-    ids = [int(i) for i in instance_ids]
+    """Binary COPY into a temp table, then one DELETE of vanished days and one upsert."""
+    table = PhaseDay._meta.db_table
+    scratch = "_analysis_phase_days"
     with _pg_cursor() as cursor:
-        cursor.execute(
-            f"SELECT EXISTS (SELECT 1 FROM {table} WHERE instance_id = ANY(%s)"
-            " AND hour_start >= %s AND hour_start < %s)",
-            [ids, start, end],
-        )
-        if not cursor.fetchone()[0]:
-            # Nothing stored in the range (a first analysis, or a new day): no diff needed.
-            if len(row_instance_ids):
-                organization = ("int8", np.full(len(row_instance_ids), organization_id))
-                _copy(
-                    cursor,
-                    f"COPY {table} (organization_id, instance_id, hour_start, {columns})"
-                    " FROM STDIN (FORMAT BINARY)",
-                    [_copy_records([organization, *fields])],
-                )
-            return len(row_instance_ids), 0
-        phases = ", ".join(f"{c} int2" for c in PHASE_HOUR_COLUMNS)
         cursor.execute(f"DROP TABLE IF EXISTS {scratch}")
         cursor.execute(
-            f"CREATE TEMP TABLE {scratch} (instance_id int8, hour_start timestamptz, {phases})"
+            f"CREATE TEMP TABLE {scratch} (instance_id int8, day date, minutes bytea)"
             " ON COMMIT DROP"
         )
-        _copy(cursor, f"COPY {scratch} FROM STDIN (FORMAT BINARY)", [_copy_records(fields)])
+        if len(ids):
+            _copy(
+                cursor,
+                f"COPY {scratch} FROM STDIN (FORMAT BINARY)",
+                [_copy_records(_phase_day_fields(ids, days, minutes))],
+            )
         # Temp tables have no statistics; without them the planner may loop per row.
         cursor.execute(f"ANALYZE {scratch}")
         cursor.execute(
             f"DELETE FROM {table} AS t WHERE t.instance_id = ANY(%s)"
-            " AND t.hour_start >= %s AND t.hour_start < %s AND NOT EXISTS ("
-            f"SELECT 1 FROM {scratch} AS s"
-            " WHERE s.instance_id = t.instance_id AND s.hour_start = t.hour_start)",
-            [ids, start, end],
+            " AND t.day >= %s AND t.day <= %s AND NOT EXISTS ("
+            f"SELECT 1 FROM {scratch} AS s WHERE s.instance_id = t.instance_id AND s.day = t.day)"
+            " RETURNING t.minutes",
+            [instance_ids, day_from, day_to],
         )
-        deleted = cursor.rowcount
+        deleted = sum(_hours_with_data(_decode(raw)) for (raw,) in cursor.fetchall())
         cursor.execute(
-            f"INSERT INTO {table} AS t (organization_id, instance_id, hour_start, {columns})"
-            f" SELECT %s, s.instance_id, s.hour_start, {columns} FROM {scratch} AS s"
-            # Unchanged hours are filtered out first: ON CONFLICT would lock (write) them.
+            f"INSERT INTO {table} AS t ({_PHASE_DAY_COLUMNS})"
+            f" SELECT %s, s.instance_id, s.day, s.minutes FROM {scratch} AS s"
+            # Unchanged days are filtered out first: ON CONFLICT would lock (write) them.
             f" WHERE NOT EXISTS (SELECT 1 FROM {table} AS o WHERE o.instance_id = s.instance_id"
-            " AND o.hour_start = s.hour_start AND o.organization_id = %s AND "
-            + " AND ".join(f"o.{c} = s.{c}" for c in PHASE_HOUR_COLUMNS)
-            + ") ON CONFLICT (instance_id, hour_start) DO UPDATE SET organization_id ="
-            " EXCLUDED.organization_id, "
-            + ", ".join(f"{c} = EXCLUDED.{c}" for c in PHASE_HOUR_COLUMNS)
-            + f" WHERE (t.organization_id, {', '.join(f't.{c}' for c in PHASE_HOUR_COLUMNS)})"
-            f" IS DISTINCT FROM (EXCLUDED.organization_id,"
-            f" {', '.join(f'EXCLUDED.{c}' for c in PHASE_HOUR_COLUMNS)})",
+            " AND o.day = s.day AND o.organization_id = %s AND o.minutes = s.minutes)"
+            " ON CONFLICT (instance_id, day) DO UPDATE SET"
+            " organization_id = EXCLUDED.organization_id, minutes = EXCLUDED.minutes"
+            " WHERE (t.organization_id, t.minutes)"
+            " IS DISTINCT FROM (EXCLUDED.organization_id, EXCLUDED.minutes)"
+            " RETURNING t.minutes",
             [organization_id, organization_id],
         )
-        return cursor.rowcount, deleted
+        written = sum(_hours_with_data(_decode(raw)) for (raw,) in cursor.fetchall())
+        return written, deleted
 
 
 # --- PostgreSQL binary COPY built by numpy ----------------------------------------------------
@@ -374,7 +478,14 @@ def _pg_phase_hours_replace(
 _COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + b"\x00" * 8
 _COPY_TRAILER = b"\xff\xff"
 _PG_EPOCH_DAY = 10_957  # PostgreSQL counts dates and timestamps from 2000-01-01
-_BINARY = {"int8": ">i8", "int2": ">i2", "float8": ">f8", "date": ">i4", "timestamptz": ">i8"}
+_BINARY: dict[str, Any] = {
+    "int8": ">i8",
+    "int2": ">i2",
+    "float8": ">f8",
+    "date": ">i4",
+    "timestamptz": ">i8",
+    "minutes": ("u1", (PHASE_DAY_SHAPE[0] * PHASE_DAY_SHAPE[1],)),  # PhaseDay.minutes bytea
+}
 
 
 def _pg_timestamps(epoch_minutes: np.ndarray) -> np.ndarray:

@@ -127,7 +127,7 @@ class MetricStats(OrganizationScopedModel):
     gpu_busy_hours = models.FloatField(
         null=True, blank=True, help_text="gpu_count x hours x GPU utilization / 100."
     )
-    # Phase minutes live in the analysis app's narrow PhaseHour table instead: updating these
+    # Phase minutes live in the analysis app's narrow PhaseDay table instead: updating these
     # wide rows hour by hour was the analysis' bottleneck. Cost is for the billing rollups.
     phase_minutes = models.JSONField(null=True, blank=True)
     cost = models.DecimalField(max_digits=16, decimal_places=6, null=True, blank=True)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import zoneinfo
 from typing import Any
 
 import numpy as np
 import pytest
 
 from apps.analysis import services
-from apps.analysis.models import AnalysisState, InstanceProfile, PhaseHour, PhaseSegment
+from apps.analysis.models import AnalysisState, InstanceProfile, PhaseDay, PhaseSegment
 from apps.analysis.selectors import analysis_due, phase_minutes_daily
 from apps.cloud.models import Instance
 from apps.metrics.constants import Metric
@@ -19,6 +20,18 @@ from apps.metrics.services import metrics_write
 from tests.analysis.conftest import AS_OF, DATA_DAYS, START
 
 pytestmark = pytest.mark.django_db
+
+
+def phase_hours(instance: Instance | int) -> list[tuple[dt.datetime, dict[str, int]]]:
+    """(UTC hour start, phase minutes) of the hours with data stored in ``PhaseDay``."""
+    instance_id = instance if isinstance(instance, int) else instance.pk
+    out = []
+    for row in PhaseDay.objects.filter(instance_id=instance_id).order_by("day"):
+        midnight = dt.datetime.combine(row.day, dt.time(), tzinfo=dt.UTC)
+        for hour, minutes in enumerate(row.hour_minutes()):
+            if any(minutes.values()):
+                out.append((midnight + dt.timedelta(hours=hour), minutes))
+    return out
 
 
 def run(instances: list[Instance], **kwargs: Any) -> services.AnalysisRunResult:
@@ -32,7 +45,7 @@ def snapshot() -> dict[str, list]:
         "segments": list(PhaseSegment.objects.order_by("id").values()),
         "profiles": list(InstanceProfile.objects.order_by("id").values()),
         "states": list(AnalysisState.objects.order_by("pk").values()),
-        "phase_hours": list(PhaseHour.objects.order_by("instance_id", "hour_start").values()),
+        "phase_days": list(PhaseDay.objects.order_by("instance_id", "day").values()),
         "hours": list(
             InstanceHourRollup.objects.order_by("id").values("id", "phase_minutes", "updated_at")
         ),
@@ -66,12 +79,12 @@ def test_it_tiles_each_day_with_segments_that_match_the_hourly_phase_minutes(
         for left, right in itertools.pairwise(segments):
             assert left.end_at == right.start_at  # no gap, no overlap
             assert left.start_at.date() == (left.end_at - dt.timedelta(minutes=1)).date()
-        hours = PhaseHour.objects.filter(instance=instance)
-        assert hours.count() == 24 * DATA_DAYS
-        assert all(sum(h.minutes().values()) == 60 for h in hours)
+        hours = [minutes for _start, minutes in phase_hours(instance)]
+        assert len(hours) == 24 * DATA_DAYS
+        assert all(sum(h.values()) == 60 for h in hours)
         totals: dict[str, int] = {}
         for hour in hours:
-            for phase, minutes in hour.minutes().items():
+            for phase, minutes in hour.items():
                 totals[phase] = totals.get(phase, 0) + minutes
         from_segments: dict[str, int] = {}
         for segment in segments:
@@ -120,14 +133,14 @@ def test_it_sums_phase_minutes_per_local_day_per_instance_and_project(
     by_instance = phase_minutes_daily(organization=acme, start=day, end=day + dt.timedelta(1))
     assert set(by_instance) == {(i.pk, day) for i in fleet}
     for instance in fleet:
-        hours = PhaseHour.objects.filter(
-            instance=instance,
-            hour_start__gte=local_start,
-            hour_start__lt=local_start + dt.timedelta(days=1),
-        )
+        hours = [
+            minutes
+            for hour_start, minutes in phase_hours(instance)
+            if local_start <= hour_start < local_start + dt.timedelta(days=1)
+        ]
         expected: dict[str, int] = {}
         for hour in hours:
-            for phase, minutes in hour.minutes().items():
+            for phase, minutes in hour.items():
                 expected[phase] = expected.get(phase, 0) + minutes
         assert by_instance[(instance.pk, day)] == expected
         assert sum(expected.values()) == 24 * 60
@@ -147,29 +160,51 @@ def test_it_sums_phase_minutes_per_local_day_per_instance_and_project(
     assert {sum(m.values()) for m in first.values()} == {16 * 60}
 
 
+@pytest.mark.parametrize("tz", ["Asia/Kolkata", "America/St_Johns", "UTC"])
+def test_it_sums_the_stored_hours_on_the_local_day_each_hour_starts_in(
+    fleet: list[Instance], tz: str
+) -> None:
+    run(fleet)
+    acme = fleet[0].organization
+    acme.timezone = tz  # half-hour offsets shift a local day by half an hour
+    zone = zoneinfo.ZoneInfo(tz)
+    first, last = START.date() - dt.timedelta(days=1), AS_OF.date() + dt.timedelta(days=1)
+    ids = [fleet[0].pk, fleet[2].pk]
+    daily = phase_minutes_daily(organization=acme, start=first, end=last, instance_ids=ids)
+    expected: dict[tuple[int, dt.date], dict[str, int]] = {}
+    for instance_id in ids:
+        for hour_start, minutes in phase_hours(instance_id):
+            day = hour_start.astimezone(zone).date()
+            if first <= day < last:
+                totals = expected.setdefault((instance_id, day), dict.fromkeys(minutes, 0))
+                for phase, count in minutes.items():
+                    totals[phase] += count
+    assert daily == expected
+    assert sum(sum(m.values()) for m in daily.values()) == 2 * 24 * 60 * DATA_DAYS
+
+
 def test_it_deletes_the_phase_hours_of_hours_that_lost_their_data(
     fleet: list[Instance],
 ) -> None:
     idle = fleet[1]
     run([idle])
-    assert PhaseHour.objects.filter(instance=idle).count() == 24 * DATA_DAYS
+    assert len(phase_hours(idle)) == 24 * DATA_DAYS
     # Re-analysing one day with no data at all (as if its points were pruned) empties it.
     from apps.analysis import storage
 
-    result = storage.phase_hours_replace(
+    result = storage.phase_days_replace(
         organization_id=idle.organization_id,
         instance_ids=[idle.pk],
         row_instance_ids=np.zeros(0, dtype=np.int64),
-        hour_starts=np.zeros(0, dtype=np.int64),
-        counts=np.zeros((0, 5), dtype=np.int64),
+        day_starts=np.zeros(0, dtype=np.int64),
+        minutes=np.zeros((0, 24, 5), dtype=np.uint8),
         start=START,
         end=START + dt.timedelta(days=1),
     )
     assert result == (0, 24)
-    assert PhaseHour.objects.filter(instance=idle).count() == 24 * (DATA_DAYS - 1)
-    assert not PhaseHour.objects.filter(
-        instance=idle, hour_start__lt=START + dt.timedelta(days=1)
-    ).exists()
+    assert len(phase_hours(idle)) == 24 * (DATA_DAYS - 1)
+    assert not [h for h, _m in phase_hours(idle) if h < START + dt.timedelta(days=1)]
+    assert not PhaseDay.objects.filter(instance=idle, day=START.date()).exists()
 
 
 def test_it_replaces_the_segments_of_a_day_whose_data_changed(fleet: list[Instance]) -> None:
@@ -200,11 +235,13 @@ def test_it_replaces_the_segments_of_a_day_whose_data_changed(fleet: list[Instan
         ).values_list("phase", flat=True)
     )
     assert phases & {3, 4}  # evaluation or training now
-    busy_hours = PhaseHour.objects.filter(
-        instance=idle, hour_start__gte=busy_start, hour_start__lt=busy_start + dt.timedelta(hours=2)
-    )
+    busy_hours = [
+        minutes
+        for hour_start, minutes in phase_hours(idle)
+        if busy_start <= hour_start < busy_start + dt.timedelta(hours=2)
+    ]
     assert result.hours_updated >= 2
-    assert all(h.evaluation_minutes + h.training_minutes > 0 for h in busy_hours)
+    assert all(h["evaluation"] + h["training"] > 0 for h in busy_hours)
     after = list(
         PhaseSegment.objects.filter(instance=idle, start_at__lt=START + dt.timedelta(days=1))
         .order_by("start_at")
@@ -300,9 +337,9 @@ def test_it_deletes_an_instances_results_with_the_instance(fleet: list[Instance]
     run(fleet)
     gone, kept = fleet[1], fleet[0]
     gone.delete()
-    assert not PhaseHour.objects.filter(instance_id=gone.pk).exists()
+    assert not PhaseDay.objects.filter(instance_id=gone.pk).exists()
     assert not PhaseSegment.objects.filter(instance_id=gone.pk).exists()
-    assert PhaseHour.objects.filter(instance=kept).count() == 24 * DATA_DAYS
+    assert len(phase_hours(kept)) == 24 * DATA_DAYS
 
 
 @pytest.mark.django_db(transaction=True)
