@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 from rest_framework import mixins, status
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -20,6 +21,7 @@ from apps.cloud.serializers import (
     ProjectSerializer,
     ProjectTagKeySerializer,
 )
+from apps.cloud.tasks import dispatch_account
 
 
 class CloudAccountViewSet(
@@ -35,8 +37,6 @@ class CloudAccountViewSet(
     http_method_names = ["get", "post", "patch", "head", "options"]
 
     def perform_create(self, serializer: CloudAccountSerializer) -> None:
-        from apps.cloud.tasks import dispatch_account
-
         account = services.cloud_account_create(
             organization=self.tenant.organization, **serializer.validated_data
         )
@@ -44,8 +44,6 @@ class CloudAccountViewSet(
         serializer.instance = account
 
     def perform_update(self, serializer: CloudAccountSerializer) -> None:
-        from apps.cloud.tasks import dispatch_account
-
         account = services.cloud_account_update(
             account=serializer.instance, **serializer.validated_data
         )
@@ -57,10 +55,6 @@ class CloudAccountViewSet(
     @action(detail=True, methods=["post"])
     def sync(self, request: Request, pk: str | None = None) -> Response:
         """Make every kind of sync of this account due now."""
-        from django.utils import timezone
-
-        from apps.cloud.tasks import dispatch_account
-
         account = self.get_object()
         SyncState.objects.filter(account=account).update(next_run_at=timezone.now())
         transaction.on_commit(lambda: dispatch_account.delay(account.pk))

@@ -7,10 +7,13 @@ or to a new project of that name. Resources without such a tag are "Unallocated"
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.utils.text import slugify
 
 from apps.accounts.models import Organization
-from apps.cloud.models import Project, ProjectTagKey
+from apps.billing.services import bill_lines_reassign_projects
+from apps.cloud.models import Instance, Project, ProjectTagKey
 
 DEFAULT_PROJECT_TAG_KEYS = ("project",)
 UNALLOCATED = "Unallocated"
@@ -58,10 +61,6 @@ def projects_reassign(organization: Organization) -> int:
     Returns how many instances changed project. Runs in one transaction so reports never see
     half of the old and half of the new allocation.
     """
-    from django.db import transaction
-
-    from apps.billing.services import bill_lines_reassign_projects
-    from apps.cloud.models import Instance
 
     with transaction.atomic():
         resolver = ProjectResolver(organization)
@@ -80,8 +79,6 @@ def project_update(
     *, project: Project, name: str | None = None, tag_values: list[str] | None = None
 ) -> Project:
     """Rename a project or change which tag values land in it (merging values of others)."""
-    from django.core.exceptions import ValidationError
-    from django.db import transaction
 
     with transaction.atomic():
         if name is not None:

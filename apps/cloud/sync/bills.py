@@ -21,6 +21,10 @@ def month_of(moment: datetime) -> str:
     return moment.astimezone(BEIJING).strftime("%Y-%m")
 
 
+def previous_month_of(moment: datetime) -> str:
+    return month_of(moment.astimezone(BEIJING).replace(day=1) - timedelta(days=1))
+
+
 def months_between(start: datetime, end: datetime) -> list[str]:
     months, cursor = [], start.astimezone(BEIJING).replace(day=1)
     while cursor <= end.astimezone(BEIJING):
@@ -34,7 +38,7 @@ def months_to_sync(state: SyncState | None, *, now: datetime, backfill_days: int
         return months_between(now - timedelta(days=backfill_days), now)
     months = [month_of(now)]
     local = now.astimezone(BEIJING)
-    previous = month_of(local.replace(day=1) - timedelta(days=1))
+    previous = previous_month_of(now)
     last_previous = (state.progress or {}).get("previous_month_synced_on")
     if local.day <= CLOSED_AFTER_DAYS and last_previous != local.date().isoformat():
         months.insert(0, previous)
@@ -47,9 +51,7 @@ def sync_bill_months(
     state = SyncState.objects.filter(account=account, kind=SyncKind.BILLS).first()
     months = months_to_sync(state, now=now, backfill_days=backfill_days)
     results = [sync_bills(account, client, month) for month in months]
-    local = now.astimezone(BEIJING)
-    previous = month_of(local.replace(day=1) - timedelta(days=1))
-    if state is not None and previous in months:
+    if state is not None and previous_month_of(now) in months:
         progress = dict(state.progress or {})
         progress["previous_month_synced_on"] = now.astimezone(BEIJING).date().isoformat()
         SyncState.objects.filter(pk=state.pk).update(progress=progress)
