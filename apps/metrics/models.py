@@ -1,9 +1,10 @@
 """Raw per-minute metric days and the hourly/daily rollups the dashboard and the API read.
 
-Raw data is one row per (instance, metric, UTC day) holding 1,440 little-endian float32 values,
-NaN for a minute without a point. The analysis reads whole days of whole fleets, and one row per
-day keeps that read a sequential scan of compact bytes (see bench/metrics_store.py for why this
-shape and not a row per value). Points merged into a day that already exists wait in a small
+Raw data is one row per (instance, metric, UTC day) holding its 1,440 minute values (int16
+fixed point when that is exact, float32 otherwise; see ``storage/codec.py``), a missing value for
+a minute without a point. The analysis reads whole days of whole fleets, and one row per day
+keeps that read a scan of compact bytes (see bench/metrics_store.py for why this shape and not a
+row per value). Points merged into a day that already exists wait in a small
 MetricDayRecent row until they are folded into the array, so a 5-minute increment does not
 rewrite whole days. Rollups keep avg/p95/max/minutes per metric as columns, so a dashboard
 reads one row per instance-hour and never touches raw data.
@@ -12,15 +13,17 @@ reads one row per instance-hour and never touches raw data.
 from __future__ import annotations
 
 from django.db import models
+from django.db.models import Q
 from django.db.models.functions import Length
 from django.db.models.lookups import Exact
 
 from apps.core.models import OrganizationScopedModel
-from apps.metrics.constants import DAY_VALUES_BYTES, Metric
+from apps.metrics.constants import Metric
+from apps.metrics.storage import codec
 
 
 class MetricDay(models.Model):
-    """One metric of one instance for one UTC day: 1,440 float32 slots (NaN = no point).
+    """One metric of one instance for one UTC day: 1,440 minute slots (missing = no point).
 
     The day's points are these values with its MetricDayRecent points, if any, applied over
     them; ``minutes_observed`` counts both.
@@ -31,7 +34,13 @@ class MetricDay(models.Model):
     )
     metric = models.CharField(max_length=24, choices=Metric.choices)
     day = models.DateField(help_text="UTC day.")
-    values = models.BinaryField(help_text="1,440 little-endian float32, minute 0 first.")
+    scale = models.PositiveSmallIntegerField(
+        default=codec.RAW,
+        help_text="0: values are float32 (NaN = no point); N: int16 codes, value = code / N.",
+    )
+    values = models.BinaryField(
+        help_text="1,440 little-endian float32 or int16 codes (see scale), minute 0 first."
+    )
     minutes_observed = models.PositiveSmallIntegerField()
     updated_at = models.DateTimeField()
 
@@ -41,10 +50,11 @@ class MetricDay(models.Model):
             models.UniqueConstraint(
                 fields=["instance", "metric", "day"], name="metricday_unique_instance_metric_day"
             ),
-            # Fixed-size rows let the PostgreSQL reader decode a whole COPY stream in one numpy
-            # call; a short array would shift every row after it.
+            # Fixed-size days let the PostgreSQL reader decode an instance's days in one numpy
+            # call; a short array would shift every day after it.
             models.CheckConstraint(
-                condition=Exact(Length("values"), DAY_VALUES_BYTES),
+                condition=Q(Exact(Length("values"), codec.RAW_BYTES), scale=codec.RAW)
+                | Q(Exact(Length("values"), codec.CODED_BYTES), scale__in=codec.SCALES),
                 name="metricday_values_one_day",
             ),
         ]
@@ -57,8 +67,8 @@ class MetricDay(models.Model):
 class MetricDayRecent(models.Model):
     """Points merged into an existing raw day since it was last rewritten (its "recent" points).
 
-    A 5-minute increment of a fleet would otherwise rewrite every touched 5.6 KB day array (and
-    its TOAST chunks) for a handful of points. The writer appends the changed points here
+    A 5-minute increment of a fleet would otherwise rewrite every touched day array for a
+    handful of points. The writer appends the changed points here
     instead, one small inline row per (instance, metric, day) holding the minute slots (int16)
     and their values (float32) in slot order; readers apply them over the day row, and
     ``metrics_recent_compact`` (or the writer, once a row holds ``RECENT_MAX_POINTS``) folds

@@ -33,6 +33,8 @@ DB_SETTINGS = settings(
 )
 
 # (instance index, metric index, minute) -> value; float32-exact values so no rounding hides.
+# Two-decimal values (as Cloud Monitor reports) let days be stored as int16 codes, any others
+# as float32 (see apps/metrics/storage/codec.py), so both layouts are written and merged.
 points_strategy = st.dictionaries(
     st.tuples(
         st.integers(0, 1),
@@ -40,7 +42,10 @@ points_strategy = st.dictionaries(
         # Clustered minutes: several points share an hour, so merges and rollups interact.
         st.one_of(st.integers(0, DAYS * MINUTES_PER_DAY - 1), st.integers(1430, 1510)),
     ),
-    st.floats(0, 100, width=32, allow_nan=False),
+    st.one_of(
+        st.integers(0, 10_000).map(lambda k: float(np.float32(k / 100))),
+        st.floats(0, 100, width=32, allow_nan=False),
+    ),
     min_size=1,
     max_size=80,
 )

@@ -1,9 +1,10 @@
 """SQL for raw metric days, with a fast path for PostgreSQL and a portable one for SQLite.
 
-A raw day is its MetricDay row (1,440 float32) with the points of its MetricDayRecent row, if
-any, applied over it. PostgreSQL moves the bytes with binary COPY built and parsed by numpy
-(one round trip per step, bytea never hex-encoded); SQLite uses plain statements, which is
-fine for the embedded default. Everything here runs inside the caller's transaction.
+A raw day is its MetricDay row (1,440 values, laid out as ``codec`` says) with the points of its
+MetricDayRecent row, if any, applied over it. PostgreSQL moves the bytes with binary COPY built
+and parsed by numpy (one round trip per step, bytea never hex-encoded); SQLite uses plain
+statements, which is fine for the embedded default. Everything here runs inside the caller's
+transaction.
 
 Keys are given column-wise: instance ids, metric names and epoch days, one entry per key.
 """
@@ -19,8 +20,8 @@ from collections.abc import Iterable, Iterator, Sequence
 import numpy as np
 from django.db import connection
 
-from apps.metrics.constants import DAY_VALUES_BYTES, MINUTES_PER_DAY, Metric
-from apps.metrics.storage import pgcopy
+from apps.metrics.constants import MINUTES_PER_DAY, Metric
+from apps.metrics.storage import codec, pgcopy
 from apps.metrics.storage.grid import STORED_DTYPE, date_to_day, day_to_date
 
 TABLE = "metrics_metricday"
@@ -29,46 +30,44 @@ RECENT = "metrics_metricdayrecent"
 _LOCK_CLASS = 0x4D455452 & 0x7FFFFFFF
 _SQLITE_CHUNK = 500
 SLOT_DTYPE = np.dtype("<i2")
-# Binary COPY records up to the values (field count, then each field's length and value):
-# (instance int8, day offset int4, values bytea) for reads, (key index int4, row id int8,
-# values bytea) for merges.
-_READ_HEADER = struct.Struct(">hiqiii")
-_FETCH_HEADER = struct.Struct(">hiiiqi")
+# The scales a stored day can have, spelled in the fleet read's SQL (one aggregate each).
+_ALL_SCALES = (codec.RAW, *codec.SCALES)
+# A merge's COPY row up to the day's bytes: the length and value of its key index (int4), row
+# id (int8) and scale (int2), then the length of the day.
+_FETCH_ROW = struct.Struct(">iiiqihi")
+# A fleet read's COPY row starts with the length and value of the instance id (int8); each
+# field after it with its length (-1 for NULL).
+_ID_FIELD = struct.Struct(">iq")
+_LENGTH = struct.Struct(">i")
 
 
-def _copy_days(cursor, sql: str, params: Sequence, header: struct.Struct) -> Iterator[tuple]:
-    """Yield (fields before the values, message, offset of the values) per COPY row.
+def _copy_rows(cursor, sql: str, params: Sequence, fields: int) -> Iterator[tuple[memoryview, int]]:
+    """Yield (message, offset of its first field) per row of a binary ``COPY ... TO STDOUT``
+    whose rows have ``fields`` fields.
 
     PostgreSQL sends one message per row (the first also carries the stream header, the
-    trailer comes alone), so each day is copied out of its message and released, and a fleet
-    read never holds its 173 MB twice (collecting them first cost more CPU than PostgreSQL
-    spends sending them).
+    trailer comes alone), so each row is decoded and released as it comes and a fleet read
+    never holds its bytes twice.
     """
-    row_size = header.size + DAY_VALUES_BYTES
     with cursor.copy(sql, params) as copy:
         offset = None
         for message in copy:
             offset = 0 if offset is not None else _stream_header_length(message)
             if len(message) - offset == len(pgcopy.TRAILER) or len(message) == offset:
                 continue
-            fields = header.unpack_from(message, offset)
-            if (
-                fields[0] != 3
-                or fields[-1] != DAY_VALUES_BYTES
-                or len(message) != offset + row_size
-            ):
-                raise ValueError("unexpected COPY stream (a raw day is not 1,440 float32)")
-            yield fields, message, offset + header.size
+            if int.from_bytes(message[offset : offset + 2], "big") != fields:
+                raise _unexpected(f"a row without {fields} fields")
+            yield memoryview(message), offset + 2
+
+
+def _unexpected(what: str) -> ValueError:
+    return ValueError(f"unexpected COPY stream ({what})")
 
 
 def _stream_header_length(message: bytes | memoryview) -> int:
     if bytes(message[: len(pgcopy.SIGNATURE)]) != pgcopy.SIGNATURE:
-        raise ValueError("unexpected COPY stream (no binary signature)")
+        raise _unexpected("no binary signature")
     return 19 + int.from_bytes(message[15:19], "big")
-
-
-def _day(message: bytes | memoryview, offset: int) -> np.ndarray:
-    return np.frombuffer(message, STORED_DTYPE, MINUTES_PER_DAY, offset)
 
 
 @dataclasses.dataclass
@@ -151,15 +150,24 @@ def fetch_state(instance_ids: np.ndarray, metrics: Sequence[str], days: np.ndarr
     if is_postgresql():
         params = _key_params(instance_ids, metrics, days)
         with pg_cursor() as cursor:
-            for fields, message, at in _copy_days(
+            for message, at in _copy_rows(
                 cursor,
-                f'COPY (SELECT k.i, t.id, t."values" FROM {_KEYS} JOIN {TABLE} t ON {_ON})'
-                " TO STDOUT (FORMAT BINARY)",
+                f'COPY (SELECT k.i, t.id, t.scale, t."values" FROM {_KEYS} JOIN {TABLE} t'
+                f" ON {_ON}) TO STDOUT (FORMAT BINARY)",
                 params,
-                _FETCH_HEADER,
+                fields=4,
             ):
-                state.row_ids[fields[2]] = fields[4]
-                state.days[fields[2]] = _day(message, at)
+                length_i, key, length_id, row_id, length_scale, scale, size = (
+                    _FETCH_ROW.unpack_from(message, at)
+                )
+                if (
+                    (length_i, length_id, length_scale) != (4, 8, 2)
+                    or size != codec.payload_bytes(scale)
+                    or len(message) != at + _FETCH_ROW.size + size
+                ):
+                    raise _unexpected("a raw day of the wrong size")
+                state.row_ids[key] = row_id
+                codec.from_bytes(message, scale, state.days[key], at + _FETCH_ROW.size)
             cursor.execute(
                 f'SELECT k.i, t.slots, t."values" FROM {_KEYS} JOIN {RECENT} t ON {_ON}',
                 params,
@@ -171,12 +179,12 @@ def fetch_state(instance_ids: np.ndarray, metrics: Sequence[str], days: np.ndarr
             (int(i), m, int(d)): n
             for n, (i, m, d) in enumerate(zip(instance_ids, metrics, days, strict=True))
         }
-        for key, row_id, blob in _sqlite_select(TABLE, "id", index):
+        for key, (row_id, scale, blob) in _sqlite_select(TABLE, "id, scale", index):
             state.row_ids[index[key]] = row_id
-            state.days[index[key]] = np.frombuffer(blob, STORED_DTYPE)
+            codec.from_bytes(blob, scale, state.days[index[key]])
         recent = [
             (index[key], slots, values)
-            for key, slots, values in _sqlite_select(RECENT, "slots", index)
+            for key, (slots, values) in _sqlite_select(RECENT, "slots", index)
         ]
     if recent:
         keys, slots = _apply_recent(state.days, recent)
@@ -196,8 +204,8 @@ def _apply_recent(days: np.ndarray, recent: list) -> tuple[np.ndarray, np.ndarra
     return keys, slots
 
 
-def _sqlite_select(table: str, column: str, index: dict[tuple[int, str, int], int]):
-    """(key, column, values) of the rows of ``table`` matching the keys of ``index``."""
+def _sqlite_select(table: str, columns: str, index: dict[tuple[int, str, int], int]):
+    """(key, (*columns, values)) of the rows of ``table`` matching the keys of ``index``."""
     by_metric: dict[str, set[int]] = defaultdict(set)
     for instance_id, metric, _day in index:
         by_metric[metric].add(instance_id)
@@ -210,14 +218,14 @@ def _sqlite_select(table: str, column: str, index: dict[tuple[int, str, int], in
                 chunk = ordered[start : start + _SQLITE_CHUNK]
                 marks = ",".join(["%s"] * len(chunk))
                 cursor.execute(
-                    f'SELECT instance_id, day, {column}, "values" FROM {table} WHERE metric = %s'
+                    f'SELECT instance_id, day, {columns}, "values" FROM {table} WHERE metric = %s'
                     f" AND instance_id IN ({marks}) AND day BETWEEN %s AND %s",
                     [metric, *chunk, first_day, last_day],
                 )
-                for instance_id, day, value, blob in cursor.fetchall():
+                for instance_id, day, *rest in cursor.fetchall():
                     key = (instance_id, metric, date_to_day(_date(day)))
                     if key in index:
-                        yield key, value, blob
+                        yield key, rest
 
 
 def _date(value: dt.date | str) -> dt.date:
@@ -235,72 +243,93 @@ def insert_days(
     """Insert new day rows: one (1,440,) float32 array and its observed minutes per key."""
     if not len(metrics):
         return
+    scales, codes = codec.encode(arrays)
     if is_postgresql():
         metric_names = np.array(metrics)
         parts = []
         for metric in sorted(set(metrics)):
-            rows = np.flatnonzero(metric_names == metric)
             name = metric.encode()
-            parts.append(
-                pgcopy.records(
-                    [
-                        (">i8", instance_ids[rows]),
-                        (f"S{len(name)}", np.full(rows.size, name)),
-                        (">i4", pgcopy.epoch_days_to_pg(days[rows])),
-                        (STORED_DTYPE, arrays[rows]),
-                        (">i2", observed[rows]),
-                        (">i8", np.full(rows.size, pgcopy.datetime_to_pg(now))),
-                    ]
+            for rows, payload in _by_layout(
+                np.flatnonzero(metric_names == metric), scales, codes, arrays
+            ):
+                parts.append(
+                    pgcopy.records(
+                        [
+                            (">i8", instance_ids[rows]),
+                            (f"S{len(name)}", np.full(rows.size, name)),
+                            (">i4", pgcopy.epoch_days_to_pg(days[rows])),
+                            (">i2", scales[rows]),
+                            payload,
+                            (">i2", observed[rows]),
+                            (">i8", np.full(rows.size, pgcopy.datetime_to_pg(now))),
+                        ]
+                    )
                 )
-            )
         with pg_cursor() as cursor:
             pgcopy.send(
                 cursor,
-                f'COPY {TABLE} (instance_id, metric, day, "values", minutes_observed, updated_at)'
-                " FROM STDIN (FORMAT BINARY)",
+                f'COPY {TABLE} (instance_id, metric, day, scale, "values", minutes_observed,'
+                " updated_at) FROM STDIN (FORMAT BINARY)",
                 pgcopy.stream(parts),
             )
         return
     stamp = connection.ops.adapt_datetimefield_value(now)
     with connection.cursor() as cursor:
         cursor.executemany(
-            f'INSERT INTO {TABLE} (instance_id, metric, day, "values", minutes_observed,'
-            " updated_at) VALUES (%s, %s, %s, %s, %s, %s)",
+            f'INSERT INTO {TABLE} (instance_id, metric, day, scale, "values", minutes_observed,'
+            " updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s)",
             [
-                (int(i), m, day_to_date(d), _encode(a), int(n), stamp)
-                for i, m, d, a, n in zip(instance_ids, metrics, days, arrays, observed, strict=True)
+                (int(i), m, day_to_date(d), int(scale), codec.to_bytes(a, scale, c), int(n), stamp)
+                for i, m, d, a, scale, c, n in zip(
+                    instance_ids, metrics, days, arrays, scales, codes, observed, strict=True
+                )
             ],
         )
 
 
-def _encode(array: np.ndarray) -> bytes:
-    return array.astype(STORED_DTYPE, copy=False).tobytes()
+def _by_layout(
+    rows: np.ndarray, scales: np.ndarray, codes: np.ndarray, arrays: np.ndarray
+) -> Iterator[tuple[np.ndarray, pgcopy.Field]]:
+    """Split ``rows`` into the coded and the raw days, each with its payload field: COPY
+    records built by numpy are fixed-size, and the two layouts differ in size."""
+    raw = scales[rows] == codec.RAW
+    if not raw.all():
+        coded = rows[~raw]
+        yield coded, (codec.CODE_DTYPE, codes[coded])
+    if raw.any():
+        yield rows[raw], (STORED_DTYPE, arrays[rows[raw]])
 
 
 def update_days(
     row_ids: np.ndarray, arrays: np.ndarray | None, observed: np.ndarray, now: dt.datetime
 ) -> None:
-    """Set the observed minutes (and, unless ``arrays`` is None, the values) of day rows.
-
-    Without new values the TOAST chunks of the day are not rewritten: PostgreSQL keeps the
-    stored array and writes a new ~100-byte row version.
-    """
+    """Set the observed minutes (and, unless ``arrays`` is None, the values) of day rows."""
     if not len(row_ids):
         return
+    scales, codes = codec.encode(arrays) if arrays is not None else (None, None)
     if is_postgresql():
-        fields = [(">i8", row_ids), (">i2", observed)]
         columns, assignments = "id int8, n int2", "minutes_observed = p.n"
-        if arrays is not None:
-            fields.append((STORED_DTYPE, arrays))
-            columns += ", v bytea"
-            assignments += ', "values" = p.v'
+        if arrays is None:
+            parts = [pgcopy.records([(">i8", row_ids), (">i2", observed)])]
+        else:
+            columns += ", s int2, v bytea"
+            assignments += ', scale = p.s, "values" = p.v'
+            parts = [
+                pgcopy.records(
+                    [
+                        (">i8", row_ids[rows]),
+                        (">i2", observed[rows]),
+                        (">i2", scales[rows]),
+                        payload,
+                    ]
+                )
+                for rows, payload in _by_layout(np.arange(len(row_ids)), scales, codes, arrays)
+            ]
         with pg_cursor() as cursor:
             cursor.execute(f"CREATE TEMP TABLE IF NOT EXISTS _metricday_patch ({columns})")
             cursor.execute("TRUNCATE _metricday_patch")
             pgcopy.send(
-                cursor,
-                "COPY _metricday_patch FROM STDIN (FORMAT BINARY)",
-                pgcopy.stream([pgcopy.records(fields)]),
+                cursor, "COPY _metricday_patch FROM STDIN (FORMAT BINARY)", pgcopy.stream(parts)
             )
             cursor.execute(
                 f"UPDATE {TABLE} AS d SET {assignments}, updated_at = %s"
@@ -318,11 +347,11 @@ def update_days(
             )
             return
         cursor.executemany(
-            f'UPDATE {TABLE} SET "values" = %s, minutes_observed = %s, updated_at = %s'
-            " WHERE id = %s",
+            f'UPDATE {TABLE} SET scale = %s, "values" = %s, minutes_observed = %s,'
+            " updated_at = %s WHERE id = %s",
             [
-                (_encode(a), int(n), stamp, int(i))
-                for i, a, n in zip(row_ids, arrays, observed, strict=True)
+                (int(scale), codec.to_bytes(a, scale, c), int(n), stamp, int(i))
+                for i, a, scale, c, n in zip(row_ids, arrays, scales, codes, observed, strict=True)
             ],
         )
 
@@ -339,7 +368,13 @@ def upsert_recent(
     if not len(metrics):
         return
     rows = [
-        (int(i), m, day_to_date(d), s.astype(SLOT_DTYPE).tobytes(), _encode(v))
+        (
+            int(i),
+            m,
+            day_to_date(d),
+            s.astype(SLOT_DTYPE).tobytes(),
+            v.astype(STORED_DTYPE).tobytes(),
+        )
         for i, m, d, s, v in zip(instance_ids, metrics, days, slots, values, strict=True)
     ]
     columns = 'instance_id, metric, day, slots, "values"'
@@ -428,25 +463,42 @@ def read_into(out: np.ndarray, instance_ids: Sequence[int], metric: str, first_d
         out.fill(np.nan)
         _read_into_sqlite(out, ids, metric, start, end)
         return
-    # ``instance_id = ANY(...)`` probes the (instance, metric, day) index per instance, so a read
-    # of 100 instances costs a tenth of a read of 1,000 whatever the planner's statistics say.
+    if n_days > _MAX_READ_DAYS:
+        raise ValueError(f"a read spans at most {_MAX_READ_DAYS} days")
+    # One COPY row per instance carrying all its days: per scale, a run of fixed-size (day
+    # offset, day) records that numpy decodes in one call (30 rows of one day each cost
+    # Python more than PostgreSQL spends sending them). ``instance_id = ANY(...)`` probes the
+    # (instance, metric, day) index per instance, so a read of 100 instances costs a tenth of a
+    # read of 1,000 whatever the planner's statistics say.
+    runs = ", ".join(
+        f"string_agg(t.record, ''::bytea) FILTER (WHERE t.scale = {scale})" for scale in _ALL_SCALES
+    )
     where = "t.instance_id = ANY(%s) AND t.metric = %s AND t.day BETWEEN %s AND %s"
     params = [start, sorted_ids.tolist(), metric, start, end]
-    flat = out.reshape(-1, MINUTES_PER_DAY)
-    row_of = {int(i): p * n_days for p, i in enumerate(ids.tolist())}
-    stored = np.zeros(flat.shape[0], dtype=bool)
+    position = {int(i): p for p, i in enumerate(ids.tolist())}
+    stored = np.zeros(out.shape[:2], dtype=bool)
+    offsets = np.arange(n_days)
     with pg_cursor() as cursor:
-        for fields, message, at in _copy_days(
+        for message, at in _copy_rows(
             cursor,
-            f'COPY (SELECT t.instance_id, t.day - %s::date, t."values" FROM {TABLE} t'
-            f" WHERE {where}) TO STDOUT (FORMAT BINARY)",
+            f"COPY (SELECT t.instance_id, {runs} FROM (SELECT t.instance_id, t.scale,"
+            f' int2send((t.day - %s::date)::int2) || t."values" AS record FROM {TABLE} t'
+            f" WHERE {where}) AS t GROUP BY t.instance_id) TO STDOUT (FORMAT BINARY)",
             params,
-            _READ_HEADER,
+            fields=1 + len(_ALL_SCALES),
         ):
-            row = row_of[fields[2]] + fields[4]
-            flat[row] = _day(message, at)
-            stored[row] = True
-        flat[~stored] = np.nan
+            length, instance_id = _ID_FIELD.unpack_from(message, at)
+            if length != 8:
+                raise _unexpected("an instance id that is not int8")
+            p = position[instance_id]
+            at += _ID_FIELD.size
+            for scale in _ALL_SCALES:
+                (length,) = _LENGTH.unpack_from(message, at)
+                at += _LENGTH.size
+                if length > 0:  # -1: no day of this scale
+                    _decode_run(message, at, length, scale, out[p], stored[p], offsets)
+                    at += length
+        out[~stored] = np.nan
         cursor.execute(
             f'SELECT t.instance_id, t.day - %s::date, t.slots, t."values" FROM {RECENT} t'
             f" WHERE {where}",
@@ -455,8 +507,57 @@ def read_into(out: np.ndarray, instance_ids: Sequence[int], metric: str, first_d
         )
         recent = cursor.fetchall()
     for instance_id, day, slots, values in recent:
-        row = row_of[instance_id] + day
-        flat[row, np.frombuffer(slots, SLOT_DTYPE)] = np.frombuffer(values, STORED_DTYPE)
+        out[position[instance_id], day, np.frombuffer(slots, SLOT_DTYPE)] = np.frombuffer(
+            values, STORED_DTYPE
+        )
+
+
+_MAX_READ_DAYS = 32_767  # day offsets travel as int2
+# A record of the fleet read: the day's offset from the first day read, then the day.
+_RUN_RECORDS = {
+    scale: np.dtype(
+        [("day", ">i2"), ("values", codec.CODE_DTYPE if scale else STORED_DTYPE, MINUTES_PER_DAY)]
+    )
+    for scale in _ALL_SCALES
+}
+
+
+def _decode_run(
+    message: memoryview,
+    at: int,
+    length: int,
+    scale: int,
+    out: np.ndarray,
+    stored: np.ndarray,
+    offsets: np.ndarray,
+) -> None:
+    """Decode a run of one instance's days of one scale into ``out`` (days read, 1,440).
+
+    ``offsets`` is ``arange(days read)``. A run of consecutive days (the usual case: an
+    instance that existed all along, or since some day) is decoded straight into place.
+    """
+    layout = _RUN_RECORDS[scale]
+    count, rest = divmod(length, layout.itemsize)
+    if rest or not count:
+        raise _unexpected("a raw day of the wrong size")
+    records = np.frombuffer(message, layout, count, at)
+    days = records["day"].astype(np.intp)
+    first = int(days[0])
+    if first < 0:
+        raise _unexpected("a day before the range read")
+    in_place = np.array_equal(days, offsets[first : first + count])
+    target = (
+        out[first : first + count] if in_place else np.empty((count, MINUTES_PER_DAY), np.float32)
+    )
+    if scale == codec.RAW:
+        target[:] = records["values"]
+    else:
+        codec.decode(records["values"], scale, target)
+    if in_place:
+        stored[first : first + count] = True
+    else:
+        out[days] = target  # IndexError for a day past the range read
+        stored[days] = True
 
 
 def _read_into_sqlite(
@@ -466,7 +567,8 @@ def _read_into_sqlite(
     first_day = date_to_day(start)
     ordered = sorted(position)
     with connection.cursor() as cursor:
-        for table, column in ((TABLE, "NULL"), (RECENT, "slots")):
+        # Day rows first, then their recent points over them.
+        for table, column in ((TABLE, "scale"), (RECENT, "slots")):
             for offset in range(0, len(ordered), _SQLITE_CHUNK):
                 chunk = ordered[offset : offset + _SQLITE_CHUNK]
                 marks = ",".join(["%s"] * len(chunk))
@@ -475,12 +577,12 @@ def _read_into_sqlite(
                     f" AND instance_id IN ({marks}) AND day BETWEEN %s AND %s",
                     [metric, *chunk, start, end],
                 )
-                for instance_id, day, slots, blob in cursor.fetchall():
+                for instance_id, day, extra, blob in cursor.fetchall():
                     target = out[position[instance_id], date_to_day(_date(day)) - first_day]
-                    if slots is None:
-                        target[:] = np.frombuffer(blob, STORED_DTYPE)
+                    if table == TABLE:
+                        codec.from_bytes(blob, extra, target)
                     else:
-                        target[np.frombuffer(slots, SLOT_DTYPE)] = np.frombuffer(blob, STORED_DTYPE)
+                        target[np.frombuffer(extra, SLOT_DTYPE)] = np.frombuffer(blob, STORED_DTYPE)
 
 
 def delete_days_before(cutoff: dt.date, batch_size: int) -> int:
