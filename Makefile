@@ -115,6 +115,8 @@ bench-metrics: install
 
 bench-analysis: install
 	$(PY) -m bench.analysis_engine
+	DATABASE_URL=$${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpu_ledger_bench_analysis} \
+	$(PY) -m bench.analysis_end_to_end
 
 # Uses Redis for the shared rate limiter when it answers, like production.
 bench-sync: install

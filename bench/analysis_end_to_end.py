@@ -8,9 +8,9 @@ Creates (and finally drops) the database named in DATABASE_URL, migrates it, wri
 cpu_util_pct with apps.metrics.generator through the real metric store, then times:
 
 - the engine alone (classify, segment, profile) on arrays already in memory, read from the
-  store beforehand with the same chunking the service uses;
-- ``services.analysis_run`` over the same fleet and period: read from the store, the same engine
-  calls, and every write (segments, hourly phase minutes packed by day in PhaseDay, profiles,
+  store beforehand with the same chunking the service uses (best of 3: the machine is noisy);
+- ``services.analysis_run`` over the same fleet and period (best of 2, from empty result
+  tables each time): read from the store, the same engine calls, and every write (segments, hourly phase minutes packed by day in PhaseDay, profiles,
   watermarks); the stages are timed by wrapping the service's own functions;
 - the same run again (the idempotent no-op: only diffs are written);
 - the first run once more from emptied result tables with ``pipeline=False`` (writes not
@@ -39,6 +39,8 @@ from bench.metrics_store import create_fleet, machine, setup_django, teardown
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 FIRST_DAY = dt.date(2026, 10, 5)  # a Monday
 METRICS = ["gpu_util_pct", "gpu_mem_used_pct", "cpu_util_pct"]
+ENGINE_RUNS = 3
+FIRST_RUNS = 2
 
 
 def generate(ids: list[int], days: int) -> float:
@@ -165,8 +167,15 @@ def run(instances: int, days: int) -> list[tuple[str, str]]:
     end = start + dt.timedelta(days=days)
     minutes = instances * days * 1440
     print(f"generated in {generated:.1f} s; timing ...")
-    engine, read = engine_alone(ids, start, end)
-    total, stages, result = end_to_end(ids, start, end)
+    # Best of several runs of each: the machine is shared and noisy, and the same statistic on
+    # both sides keeps the ratio fair.
+    engine, read = min(engine_alone(ids, start, end) for _ in range(ENGINE_RUNS))
+    first_runs = []
+    for attempt in range(FIRST_RUNS):
+        if attempt:
+            clear_results()
+        first_runs.append(end_to_end(ids, start, end))
+    total, stages, result = min(first_runs, key=lambda run: run[0])
     again, _stages, repeat = end_to_end(ids, start, end)
     from apps.analysis.models import PhaseDay
 
@@ -175,8 +184,8 @@ def run(instances: int, days: int) -> list[tuple[str, str]]:
     sequential, sequential_stages, _result = end_to_end(ids, start, end, pipeline=False)
     ratio = total / engine
     rows = [
-        ("engine alone (classify + segment + profile)", f"{engine:.2f} s ({minutes / engine / 1e6:.1f} M minutes/s)"),
-        ("end to end: analysis_run, first run", f"{total:.2f} s ({minutes / total / 1e6:.1f} M minutes/s)"),
+        (f"engine alone (classify + segment + profile), best of {ENGINE_RUNS}", f"{engine:.2f} s ({minutes / engine / 1e6:.1f} M minutes/s)"),
+        (f"end to end: analysis_run, first run (empty result tables), best of {FIRST_RUNS}", f"{total:.2f} s ({minutes / total / 1e6:.1f} M minutes/s); all runs: {', '.join(f'{r[0]:.2f} s' for r in first_runs)}"),
         *((f"  of which {name}", f"{seconds:.2f} s") for name, seconds in stages.items()),
         ("end to end / engine alone (target <= 3x)", f"{ratio:.2f}x {'pass' if ratio <= 3 else 'FAIL'}"),
         ("first run again from empty result tables, sequential (pipeline=False)", f"{sequential:.2f} s = {sequential / engine:.2f}x the engine; writes {sum(v for k, v in sequential_stages.items() if k.startswith('write:')):.2f} s"),
@@ -214,7 +223,7 @@ def report(
         f"{'' if (instances, days) == (1000, 30) else f' --instances {instances} --days {days}'}`"
         f" ({instances} instances x {days} days ="
         f" {instances * days * 1440 / 1e6:.1f} M minutes, 3 metrics from apps.metrics.generator;"
-        " single process; one run of each, side by side).",
+        f" single process, numpy single-threaded; best of {ENGINE_RUNS} engine runs and {FIRST_RUNS} first runs, side by side).",
         "",
         "| figure | measured |",
         "|---|---|",

@@ -103,7 +103,8 @@ class PhaseSegment(models.Model):
                 name="phasesegment_not_empty",
             ),
         ]
-        indexes = [models.Index(fields=["organization", "start_at"], name="phasesegment_org_start")]
+        # No other index: every read goes by instance (the unique constraint's index), and a
+        # fleet analysis inserts ~300k segments, each paying for every index the table has.
 
     def __str__(self) -> str:
         return f"{self.instance_id} {phase_key(self.phase)} {self.start_at}-{self.end_at}"
