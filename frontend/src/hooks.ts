@@ -135,4 +135,48 @@ export function useTick(everyMs = 30_000): void {
   useInterval(() => setTick((n) => n + 1), everyMs, true);
 }
 
+export interface RowActionOptions {
+  /** False when the action already updated its row in place, so the list need not be fetched again. */
+  reload?: boolean;
+}
+
+export interface RowAction {
+  /** The row whose action is in flight: only its controls are disabled. */
+  busyId: number | null;
+  error: string | null;
+  notice: string | null;
+  setNotice: (notice: string | null) => void;
+  run: (id: number, action: () => Promise<unknown>, successMessage: string, options?: RowActionOptions) => Promise<void>;
+}
+
+/**
+ * The buttons on a list's rows (revoke, remove, change a role): `run` clears the last message, marks the row
+ * busy while `action` runs, then shows `successMessage` and reloads the list, or shows the action's error.
+ */
+export function useRowAction(reloadList: () => void): RowAction {
+  const [busyId, setBusyId] = useState<number | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  const run = useCallback(
+    async (id: number, action: () => Promise<unknown>, successMessage: string, { reload = true }: RowActionOptions = {}) => {
+      setBusyId(id);
+      setError(null);
+      setNotice(null);
+      try {
+        await action();
+        setNotice(successMessage);
+        if (reload) reloadList();
+      } catch (err) {
+        setError(toApiError(err).message);
+      } finally {
+        setBusyId(null);
+      }
+    },
+    [reloadList],
+  );
+
+  return { busyId, error, notice, setNotice, run };
+}
+
 export { toApiError };

@@ -3,8 +3,10 @@ import { useMe } from '../../auth/AuthContext';
 import { apiKeysApi } from '../../api/endpoints';
 import { ApiError } from '../../api/client';
 import type { ApiKey, CreatedApiKey, Scope } from '../../api/types';
-import { usePaginatedList, toApiError } from '../../hooks';
-import { ErrorBanner, FieldError, FormErrorBanner, Pagination, Spinner } from '../../components/ui';
+import { usePaginatedList, useRowAction, toApiError } from '../../hooks';
+import { FieldError, FormErrorBanner } from '../../components/ui';
+import { PaginatedTable } from '../../components/PaginatedTable';
+import { ConfirmButton } from '../../components/ConfirmButton';
 import { formatDate, formatDateTime } from '../../format';
 import { canManageOrg } from './permissions';
 
@@ -79,22 +81,20 @@ export function ApiKeysTab() {
   const org = me.organization!;
   const canManage = canManageOrg(org.role);
   const list = usePaginatedList<ApiKey>((q, signal) => apiKeysApi.list(q, signal), 25);
+  const rowAction = useRowAction(list.reload);
 
   const [name, setName] = useState('');
   const [scope, setScope] = useState<Scope>('read');
   const [submitting, setSubmitting] = useState(false);
   const [formError, setFormError] = useState<ApiError | null>(null);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
-  const [busyId, setBusyId] = useState<number | null>(null);
   const [confirmId, setConfirmId] = useState<number | null>(null);
-  const [actionError, setActionError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
 
   const onCreate = async (e: FormEvent) => {
     e.preventDefault();
     setSubmitting(true);
     setFormError(null);
-    setNotice(null);
+    rowAction.setNotice(null);
     try {
       const key = await apiKeysApi.create(name.trim(), scope);
       setCreated(key);
@@ -108,20 +108,55 @@ export function ApiKeysTab() {
     }
   };
 
-  const revoke = async (key: ApiKey) => {
-    setBusyId(key.id);
-    setActionError(null);
-    setNotice(null);
-    try {
-      await apiKeysApi.revoke(key.id);
-      setConfirmId(null);
-      setNotice(`API key “${key.name}” revoked. Requests using it are now refused.`);
-      list.reload();
-    } catch (err) {
-      setActionError(toApiError(err).message);
-    } finally {
-      setBusyId(null);
-    }
+  const revoke = (key: ApiKey) =>
+    rowAction.run(
+      key.id,
+      async () => {
+        await apiKeysApi.revoke(key.id);
+        setConfirmId(null);
+      },
+      `API key “${key.name}” revoked. Requests using it are now refused.`,
+    );
+
+  const renderRow = (key: ApiKey) => {
+    const revoked = Boolean(key.revoked_at);
+    const busy = rowAction.busyId === key.id;
+    return (
+      <tr key={key.id} className={revoked ? 'row--muted' : undefined}>
+        <td>{key.name}</td>
+        <td>
+          <code>{key.prefix}…</code>
+        </td>
+        <td>{SCOPE_LABELS[key.scope] ?? key.scope}</td>
+        <td>{formatDate(key.created_at, org.timezone)}</td>
+        <td>{key.last_used_at ? formatDateTime(key.last_used_at, org.timezone) : 'Never'}</td>
+        <td>
+          {revoked ? (
+            <span className="badge badge--muted" title={formatDateTime(key.revoked_at, org.timezone)}>
+              Revoked
+            </span>
+          ) : (
+            <span className="badge badge--success">Active</span>
+          )}
+        </td>
+        {canManage && (
+          <td className="table__actions">
+            {!revoked && (
+              <ConfirmButton
+                label="Revoke"
+                ariaLabel={`Revoke ${key.name}`}
+                question="Revoke?"
+                confirmLabel="Yes, revoke"
+                confirming={confirmId === key.id}
+                onConfirmingChange={(confirming) => setConfirmId(confirming ? key.id : null)}
+                onConfirm={() => void revoke(key)}
+                busy={busy}
+              />
+            )}
+          </td>
+        )}
+      </tr>
+    );
   };
 
   return (
@@ -172,98 +207,16 @@ export function ApiKeysTab() {
       )}
 
       <FormErrorBanner error={formError} inlineFields={['name', 'scope']} />
-      {notice && (
-        <div className="alert alert--success" role="status">
-          {notice}
-        </div>
-      )}
-      <ErrorBanner error={actionError} />
-      <ErrorBanner error={list.error} onRetry={list.reload} />
-
-      {list.loading && list.items.length === 0 ? (
-        <Spinner label="Loading API keys…" />
-      ) : (
-        !list.error && (
-          <table className="table">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Key</th>
-                <th>Scope</th>
-                <th>Created</th>
-                <th>Last used</th>
-                <th>Status</th>
-                {canManage && <th className="table__actions">Actions</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {list.items.length === 0 && (
-                <tr>
-                  <td colSpan={canManage ? 7 : 6} className="table__empty">
-                    No API keys yet.
-                  </td>
-                </tr>
-              )}
-              {list.items.map((key) => {
-                const revoked = Boolean(key.revoked_at);
-                const busy = busyId === key.id;
-                return (
-                  <tr key={key.id} className={revoked ? 'row--muted' : undefined}>
-                    <td>{key.name}</td>
-                    <td>
-                      <code>{key.prefix}…</code>
-                    </td>
-                    <td>{SCOPE_LABELS[key.scope] ?? key.scope}</td>
-                    <td>{formatDate(key.created_at, org.timezone)}</td>
-                    <td>{key.last_used_at ? formatDateTime(key.last_used_at, org.timezone) : 'Never'}</td>
-                    <td>
-                      {revoked ? (
-                        <span className="badge badge--muted" title={formatDateTime(key.revoked_at, org.timezone)}>
-                          Revoked
-                        </span>
-                      ) : (
-                        <span className="badge badge--success">Active</span>
-                      )}
-                    </td>
-                    {canManage && (
-                      <td className="table__actions">
-                        {!revoked &&
-                          (confirmId === key.id ? (
-                            <span className="confirm">
-                              <span>Revoke?</span>
-                              <button
-                                type="button"
-                                className="btn btn--small btn--danger"
-                                disabled={busy}
-                                onClick={() => void revoke(key)}
-                              >
-                                Yes, revoke
-                              </button>
-                              <button type="button" className="btn btn--small" onClick={() => setConfirmId(null)}>
-                                Cancel
-                              </button>
-                            </span>
-                          ) : (
-                            <button
-                              type="button"
-                              className="btn btn--small btn--ghost-danger"
-                              disabled={busy}
-                              onClick={() => setConfirmId(key.id)}
-                              aria-label={`Revoke ${key.name}`}
-                            >
-                              Revoke
-                            </button>
-                          ))}
-                      </td>
-                    )}
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        )
-      )}
-      <Pagination page={list.page} pageSize={list.pageSize} count={list.count} onPage={list.setPage} disabled={list.loading} />
+      <PaginatedTable
+        list={list}
+        columns={['Name', 'Key', 'Scope', 'Created', 'Last used', 'Status']}
+        withActions={canManage}
+        loadingLabel="Loading API keys…"
+        emptyText="No API keys yet."
+        renderRow={renderRow}
+        notice={rowAction.notice}
+        actionError={rowAction.error}
+      />
     </section>
   );
 }

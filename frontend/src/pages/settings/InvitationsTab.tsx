@@ -3,8 +3,9 @@ import { useMe } from '../../auth/AuthContext';
 import { invitationsApi } from '../../api/endpoints';
 import { ApiError } from '../../api/client';
 import { ROLES, ROLE_LABELS, type Invitation, type Role } from '../../api/types';
-import { usePaginatedList, toApiError } from '../../hooks';
-import { ErrorBanner, FieldError, FormErrorBanner, Pagination, Spinner } from '../../components/ui';
+import { usePaginatedList, useRowAction, toApiError } from '../../hooks';
+import { FieldError, FormErrorBanner } from '../../components/ui';
+import { PaginatedTable } from '../../components/PaginatedTable';
 import { formatDate } from '../../format';
 import { canManageOrg } from './permissions';
 
@@ -26,23 +27,21 @@ export function InvitationsTab() {
   const org = me.organization!;
   const canManage = canManageOrg(org.role);
   const list = usePaginatedList<Invitation>((q, signal) => invitationsApi.list(q, signal), 25);
+  const rowAction = useRowAction(list.reload);
 
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('viewer');
   const [submitting, setSubmitting] = useState(false);
   const [formError, setFormError] = useState<ApiError | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [busyId, setBusyId] = useState<number | null>(null);
-  const [actionError, setActionError] = useState<string | null>(null);
 
   const onInvite = async (e: FormEvent) => {
     e.preventDefault();
     setSubmitting(true);
     setFormError(null);
-    setNotice(null);
+    rowAction.setNotice(null);
     try {
       const created = await invitationsApi.create(email.trim(), role);
-      setNotice(`Invitation sent to ${created?.email ?? email.trim()}.`);
+      rowAction.setNotice(`Invitation sent to ${created?.email ?? email.trim()}.`);
       setEmail('');
       if (list.page === 1) list.reload();
       else list.setPage(1);
@@ -53,19 +52,38 @@ export function InvitationsTab() {
     }
   };
 
-  const revoke = async (inv: Invitation) => {
-    setBusyId(inv.id);
-    setActionError(null);
-    setNotice(null);
-    try {
-      await invitationsApi.revoke(inv.id);
-      setNotice(`Invitation for ${inv.email} revoked.`);
-      list.reload();
-    } catch (err) {
-      setActionError(toApiError(err).message);
-    } finally {
-      setBusyId(null);
-    }
+  const revoke = (inv: Invitation) =>
+    rowAction.run(inv.id, () => invitationsApi.revoke(inv.id), `Invitation for ${inv.email} revoked.`);
+
+  const renderRow = (inv: Invitation) => {
+    const st = status(inv);
+    return (
+      <tr key={inv.id}>
+        <td>{inv.email}</td>
+        <td>{ROLE_LABELS[inv.role] ?? inv.role}</td>
+        <td>{invitedBy(inv.invited_by)}</td>
+        <td>{formatDate(inv.created_at, org.timezone)}</td>
+        <td>{formatDate(inv.expires_at, org.timezone)}</td>
+        <td>
+          <span className={`badge badge--${st.tone}`}>{st.label}</span>
+        </td>
+        {canManage && (
+          <td className="table__actions">
+            {st.pending && (
+              <button
+                type="button"
+                className="btn btn--small btn--ghost-danger"
+                disabled={rowAction.busyId === inv.id}
+                onClick={() => void revoke(inv)}
+                aria-label={`Revoke invitation for ${inv.email}`}
+              >
+                Revoke
+              </button>
+            )}
+          </td>
+        )}
+      </tr>
+    );
   };
 
   return (
@@ -114,73 +132,16 @@ export function InvitationsTab() {
       )}
 
       <FormErrorBanner error={formError} inlineFields={['email', 'role']} />
-      {notice && (
-        <div className="alert alert--success" role="status">
-          {notice}
-        </div>
-      )}
-      <ErrorBanner error={actionError} />
-      <ErrorBanner error={list.error} onRetry={list.reload} />
-
-      {list.loading && list.items.length === 0 ? (
-        <Spinner label="Loading invitations…" />
-      ) : (
-        !list.error && (
-          <table className="table">
-            <thead>
-              <tr>
-                <th>E-mail</th>
-                <th>Role</th>
-                <th>Invited by</th>
-                <th>Sent</th>
-                <th>Expires</th>
-                <th>Status</th>
-                {canManage && <th className="table__actions">Actions</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {list.items.length === 0 && (
-                <tr>
-                  <td colSpan={canManage ? 7 : 6} className="table__empty">
-                    No invitations yet.
-                  </td>
-                </tr>
-              )}
-              {list.items.map((inv) => {
-                const st = status(inv);
-                return (
-                  <tr key={inv.id}>
-                    <td>{inv.email}</td>
-                    <td>{ROLE_LABELS[inv.role] ?? inv.role}</td>
-                    <td>{invitedBy(inv.invited_by)}</td>
-                    <td>{formatDate(inv.created_at, org.timezone)}</td>
-                    <td>{formatDate(inv.expires_at, org.timezone)}</td>
-                    <td>
-                      <span className={`badge badge--${st.tone}`}>{st.label}</span>
-                    </td>
-                    {canManage && (
-                      <td className="table__actions">
-                        {st.pending && (
-                          <button
-                            type="button"
-                            className="btn btn--small btn--ghost-danger"
-                            disabled={busyId === inv.id}
-                            onClick={() => void revoke(inv)}
-                            aria-label={`Revoke invitation for ${inv.email}`}
-                          >
-                            Revoke
-                          </button>
-                        )}
-                      </td>
-                    )}
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        )
-      )}
-      <Pagination page={list.page} pageSize={list.pageSize} count={list.count} onPage={list.setPage} disabled={list.loading} />
+      <PaginatedTable
+        list={list}
+        columns={['E-mail', 'Role', 'Invited by', 'Sent', 'Expires', 'Status']}
+        withActions={canManage}
+        loadingLabel="Loading invitations…"
+        emptyText="No invitations yet."
+        renderRow={renderRow}
+        notice={rowAction.notice}
+        actionError={rowAction.error}
+      />
     </section>
   );
 }
