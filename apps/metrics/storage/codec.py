@@ -1,7 +1,7 @@
 """How a raw day's 1,440 values are laid out in its row: fixed-point int16 when that is lossless.
 
-Cloud Monitor reports percentages, degrees and watts with at most two decimals, so most days
-are exactly ``code / scale`` for an int16 ``code`` and a scale of 100, 10 or 1. Such a day is
+Percentages, degrees and watts usually carry at most two decimals, so most days are exactly
+``code / scale`` for an int16 ``code`` and a scale of 100, 10 or 1. Such a day is
 stored as 1,440 little-endian int16 (2,880 bytes, ``MISSING`` where there is no point) with its
 scale beside it; any other day (memory in MB, values with more decimals) as 1,440 little-endian
 float32 (5,760 bytes) with scale 0. Encoding is checked value by value, bit for bit, so a
