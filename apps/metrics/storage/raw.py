@@ -457,8 +457,7 @@ def read_into(out: np.ndarray, instance_ids: Sequence[int], metric: str, first_d
     start = day_to_date(first_day)
     end = day_to_date(first_day + n_days - 1)
     ids = np.asarray(instance_ids, dtype=np.int64)
-    order = np.argsort(ids, kind="stable")
-    sorted_ids = ids[order]
+    sorted_ids = np.sort(ids)
     if not is_postgresql():
         out.fill(np.nan)
         _read_into_sqlite(out, ids, metric, start, end)
