@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth import authenticate, login, logout
 from django.db.models import QuerySet
 from django.http import Http404
@@ -14,6 +16,7 @@ from rest_framework.decorators import action
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
 from apps.accounts import services
@@ -35,12 +38,12 @@ from apps.accounts.serializers import (
 )
 from apps.api.exceptions import error_body
 from apps.api.permissions import IsSignedInPerson
-from apps.api.tenancy import SESSION_KEY, resolve_tenant
+from apps.api.tenancy import SESSION_KEY, resolve_tenant, session_user
 from apps.api.viewsets import OrganizationScopedViewSet
 
 
 def _me_response(request: Request) -> Response:
-    user: User = request.user
+    user = session_user(request)
     memberships = list(memberships_for_user(user))
     tenant = resolve_tenant(request)
     current = tenant.organization if tenant else None
@@ -111,7 +114,7 @@ class SwitchOrganizationView(APIView):
         serializer = SwitchOrganizationSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         organization = organization_for_user(
-            request.user, slug=serializer.validated_data["organization"]
+            session_user(request), slug=serializer.validated_data["organization"]
         )
         if organization is None:
             raise Http404("No such organization.")
@@ -137,10 +140,11 @@ class OrganizationViewSet(
         tenant = resolve_tenant(self.request)
         if tenant and tenant.api_key:
             return Organization.objects.filter(pk=tenant.organization.pk)
-        return Organization.objects.filter(members=self.request.user).order_by("name")
+        return Organization.objects.filter(members=session_user(self.request)).order_by("name")
 
-    def get_serializer_context(self) -> dict:
-        context = super().get_serializer_context()
+    def get_serializer_context(self) -> dict[str, Any]:
+        # DRF builds a fresh dict on each call (typed as a read-only Mapping); this copy is ours.
+        context = dict(super().get_serializer_context())
         tenant = resolve_tenant(self.request)
         if tenant and tenant.api_key:
             context["roles"] = {tenant.organization.pk: tenant.role}
@@ -173,7 +177,7 @@ class OrganizationViewSet(
         serializer.is_valid(raise_exception=True)
         organization = services.organization_create(
             name=serializer.validated_data["name"],
-            owner=request.user,
+            owner=session_user(request),
             timezone_name=serializer.validated_data["timezone"],
             currency=serializer.validated_data["currency"],
         )
@@ -182,7 +186,8 @@ class OrganizationViewSet(
         ).data
         return Response(data, status=status.HTTP_201_CREATED)
 
-    def perform_update(self, serializer: OrganizationSerializer) -> None:
+    def perform_update(self, serializer: BaseSerializer[Organization]) -> None:
+        assert serializer.instance is not None, "an update always edits an existing object"
         services.organization_update(organization=serializer.instance, **serializer.validated_data)
 
 
@@ -198,7 +203,8 @@ class MemberViewSet(
     write_roles = MANAGER_ROLES
     http_method_names = ["get", "patch", "delete", "head", "options"]
 
-    def perform_update(self, serializer: MembershipSerializer) -> None:
+    def perform_update(self, serializer: BaseSerializer[Membership]) -> None:
+        assert serializer.instance is not None, "an update always edits an existing object"
         services.membership_update_role(
             membership=serializer.instance,
             role=serializer.validated_data.get("role", serializer.instance.role),
@@ -220,14 +226,14 @@ class InvitationViewSet(
     serializer_class = InvitationSerializer
     write_roles = MANAGER_ROLES
 
-    def perform_create(self, serializer: InvitationSerializer) -> None:
+    def perform_create(self, serializer: BaseSerializer[Invitation]) -> None:
         if serializer.validated_data.get("role") == Role.OWNER and self.tenant.role != Role.OWNER:
             self.permission_denied(self.request, message="Only an owner can invite another owner.")
         serializer.instance = services.invitation_create(
             organization=self.tenant.organization,
             email=serializer.validated_data["email"],
             role=serializer.validated_data.get("role", Role.VIEWER),
-            invited_by=self.request.user,
+            invited_by=session_user(self.request),
         )
 
     def perform_destroy(self, instance: Invitation) -> None:
@@ -299,7 +305,8 @@ class ApiKeyViewSet(
             organization=self.tenant.organization,
             name=serializer.validated_data["name"],
             scope=serializer.validated_data["scope"],
-            created_by=request.user if getattr(request.user, "pk", None) else None,
+            # An API-key request has a principal without a pk: no person to credit.
+            created_by=request.user if isinstance(request.user, User) else None,
         )
         api_key.key = raw_key  # type: ignore[attr-defined]
         return Response(ApiKeyCreatedSerializer(api_key).data, status=status.HTTP_201_CREATED)

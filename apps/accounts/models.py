@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zoneinfo
+from typing import ClassVar
 
 from django.contrib.auth.base_user import AbstractBaseUser, BaseUserManager
 from django.contrib.auth.models import PermissionsMixin
@@ -44,7 +45,7 @@ class User(AbstractBaseUser, PermissionsMixin):
 
     USERNAME_FIELD = "email"
     EMAIL_FIELD = "email"
-    REQUIRED_FIELDS: list[str] = []
+    REQUIRED_FIELDS: ClassVar[list[str]] = []
 
     def __str__(self) -> str:
         return self.email
@@ -108,7 +109,7 @@ class Invitation(OrganizationScopedModel):
     # Set by the e-mail task once the message was handed to the mail server.
     sent_at = models.DateTimeField(null=True, blank=True)
 
-    objects = InvitationQuerySet.as_manager()
+    objects: ClassVar = InvitationQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from django.http import Http404
 from rest_framework.request import Request
 
-from apps.accounts.models import ApiKey, ApiKeyScope, Organization
+from apps.accounts.models import ApiKey, ApiKeyScope, Organization, User
 from apps.accounts.roles import Role
 from apps.accounts.selectors import memberships_for_user
 
@@ -43,7 +43,7 @@ def _resolve(request: Request) -> Tenant | None:
         # A write key edits domain data like a team lead; it never manages people or keys.
         role = Role.LEAD if request.auth.scope == ApiKeyScope.WRITE else Role.VIEWER
         return Tenant(organization=request.auth.organization, role=role, api_key=request.auth)
-    memberships = list(memberships_for_user(request.user))
+    memberships = list(memberships_for_user(session_user(request)))
     if not memberships:
         return None
     wanted_slug = request.META.get(HEADER)
@@ -55,3 +55,14 @@ def _resolve(request: Request) -> Tenant | None:
     wanted_id = request.session.get(SESSION_KEY)
     chosen = next((m for m in memberships if m.organization_id == wanted_id), memberships[0])
     return Tenant(organization=chosen.organization, role=chosen.role)
+
+
+def session_user(request: Request) -> User:
+    """The person behind a request that is neither anonymous nor made with an API key.
+
+    Callers are behind ``IsSignedInPerson`` (or have handled the API-key case); the check only
+    narrows ``request.user`` (typed as any user, anonymous or not) for the type checker.
+    """
+    user = request.user
+    assert isinstance(user, User), f"a signed-in person was expected, not {user!r}"
+    return user

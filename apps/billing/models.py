@@ -7,12 +7,22 @@ send yuan strings with 8 decimals, kept in full so totals reconcile to the cent.
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from django.db import models
 
 from apps.cloud.models import CloudAccount, Instance, Project
 from apps.core.models import OrganizationScopedModel
 
-MONEY = {"max_digits": 20, "decimal_places": 8}
+
+class _MoneyDigits(TypedDict):
+    # A TypedDict, not a plain dict, so the type checker can match ``**MONEY`` to the field's
+    # keyword arguments.
+    max_digits: int
+    decimal_places: int
+
+
+MONEY: _MoneyDigits = {"max_digits": 20, "decimal_places": 8}
 
 
 class BillLine(OrganizationScopedModel):

@@ -9,6 +9,9 @@ from .features import BlockFeatures, as_fleet, block_features, instance_chunks
 from .smoothing import decode_runs, merge_short_encoded, viterbi_uniform_switch
 from .thresholds import DEFAULT_THRESHOLDS, REAL_PHASES, PhaseThresholds
 
+# A threshold times a float32 scale factor is a numpy scalar, not a Python float.
+Limit = float | np.floating
+
 
 def classify_phases(
     gpu_util: npt.ArrayLike,
@@ -38,7 +41,7 @@ def classify_phases(
     one_dimensional = np.ndim(gpu_util) == 1
     instances, minutes = gpu.shape
     if minutes == 0 or instances == 0:
-        labels = np.zeros(gpu.shape, dtype=np.uint8)
+        labels: np.ndarray = np.zeros(gpu.shape, dtype=np.uint8)
         return labels[0] if one_dimensional else labels
 
     block = thresholds.block_minutes
@@ -56,8 +59,8 @@ def classify_phases(
         )
         # (instances, blocks) -> (blocks, instances), one phase at a time: twice as fast as one
         # three-dimensional strided copy.
-        for index, cost in enumerate(phase_costs(features, thresholds)):
-            costs[:, index, rows] = cost.T
+        for phase_index, cost in enumerate(phase_costs(features, thresholds)):
+            costs[:, phase_index, rows] = cost.T
         partial_index.append(partial.index + rows.start * blocks)
         partial_observed.append(partial.observed)
     starts, states = viterbi_uniform_switch(costs, thresholds.switch_penalty)
@@ -103,7 +106,7 @@ def phase_costs(features: BlockFeatures, thresholds: PhaseThresholds) -> np.ndar
     idle, data, evaluation, training = out
     scratch = np.empty_like(level)
 
-    def violation(into: np.ndarray, values: np.ndarray, limit: float, *, above: bool) -> None:
+    def violation(into: np.ndarray, values: np.ndarray, limit: Limit, *, above: bool) -> None:
         """Write (or add) how far ``values`` are beyond ``limit`` (0 inside and for NaN)."""
         target = into if into is not scratch else scratch
         if above:
@@ -112,7 +115,7 @@ def phase_costs(features: BlockFeatures, thresholds: PhaseThresholds) -> np.ndar
             np.subtract(np.float32(limit), values, out=target)
         np.fmax(target, np.float32(0.0), out=target)
 
-    def add(into: np.ndarray, values: np.ndarray, limit: float, *, above: bool) -> None:
+    def add(into: np.ndarray, values: np.ndarray, limit: Limit, *, above: bool) -> None:
         violation(scratch, values, limit, above=above)
         into += scratch
 

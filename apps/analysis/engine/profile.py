@@ -106,7 +106,8 @@ def hour_of_week_profile(
     run_starts = np.flatnonzero(np.diff(week_cell, prepend=-1))
     pieces = _pieces(run_starts, minutes)
     piece_week_cell = week_cell[pieces.starts]
-    histogram = np.zeros((instances, HOURS_PER_WEEK * _BINS), dtype=np.int64)
+    # Reshaped (and maybe pooled) below: typed as any shape.
+    histogram: np.ndarray = np.zeros((instances, HOURS_PER_WEEK * _BINS), dtype=np.int64)
     weekly_observed = np.zeros((instances, weeks * HOURS_PER_WEEK), dtype=np.int64)
     weekly_high = np.zeros_like(weekly_observed)
     for first in range(0, instances, _CHUNK_INSTANCES):
