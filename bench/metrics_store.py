@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import os
 import statistics
 import struct
@@ -211,7 +212,7 @@ def run(quick: bool) -> list[tuple[str, str, str, str]]:
     scale = []
     for count in sorted({max(size // 10, 1), max(size * 3 // 10, 1), size}):
         for days in sorted({min(7, read_days), read_days}):
-            seconds = best_of(5, lambda c=count, d=days: read(c, d))
+            seconds = best_of(5, functools.partial(read, count, days))
             scale.append((count, days, seconds, seconds / (count * days) * 1e6))
     per_cell = [s[3] for s in scale]
     spread = max(per_cell) / min(per_cell)

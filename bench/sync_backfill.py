@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import math
 import multiprocessing
+import multiprocessing.synchronize
 import os
 import socket
 import time
@@ -26,9 +27,9 @@ RATE_PER_SECOND = 20
 
 def _serve(
     port: int,
-    ready: multiprocessing.Event,
-    stop: multiprocessing.Event,
-    stats: multiprocessing.Queue,
+    ready: multiprocessing.synchronize.Event,
+    stop: multiprocessing.synchronize.Event,
+    stats: multiprocessing.Queue[tuple[int, int]],
 ) -> None:
     """The simulator in its own process, so its CPU work does not slow the sync under test."""
     from apps.cloud.providers.tencent.simulator import SimulatorServer
@@ -75,7 +76,8 @@ def run(days: int) -> list[tuple[str, str, str, str]]:
     owner = User.objects.create_user(email="bench@example.com", password=None)
     organization = organization_create(name="Bench", owner=owner)
     port = _free_port()
-    ready, stop, stats = multiprocessing.Event(), multiprocessing.Event(), multiprocessing.Queue()
+    ready, stop = multiprocessing.Event(), multiprocessing.Event()
+    stats: multiprocessing.Queue[tuple[int, int]] = multiprocessing.Queue()
     server = multiprocessing.get_context("fork").Process(
         target=_serve, args=(port, ready, stop, stats)
     )

@@ -10,9 +10,13 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from django.conf import settings
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
 CHROMIUM_FLAGS = [
@@ -52,7 +56,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
+def browser() -> Iterator[Browser]:
     executable = chromium_path()
     if executable is None:
         # Only reached in CI (elsewhere the tests were skipped): a missing browser fails CI.
@@ -70,8 +74,8 @@ def browser() -> Iterator[object]:
 
 
 @pytest.fixture
-def page(browser: object) -> Iterator[object]:
-    context = browser.new_context(viewport={"width": 1280, "height": 800})  # type: ignore[attr-defined]
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     yield page
     context.close()

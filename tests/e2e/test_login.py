@@ -1,21 +1,30 @@
 """The Foundation's acceptance path: sign in as the demo user and see the Overview."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import pytest
 from django.core.management import call_command
 
 from tests.e2e.conftest import ARTIFACTS
 
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
-def sign_in(page, base_url: str, email: str, password: str) -> None:  # type: ignore[no-untyped-def]
+def sign_in(page: Page, base_url: str, email: str, password: str) -> None:
     page.goto(f"{base_url}/login")
     page.fill("#email", email)
     page.fill("#password", password)
     page.get_by_role("button", name="Sign in").click()
 
 
-def test_it_shows_the_overview_with_the_demo_user_and_organization(page, base_url: str) -> None:  # type: ignore[no-untyped-def]
+def test_it_shows_the_overview_with_the_demo_user_and_organization(
+    page: Page, base_url: str
+) -> None:
     call_command("setup_demo", verbosity=0)
     sign_in(page, base_url, "demo@example.com", "demo")
 
@@ -27,14 +36,14 @@ def test_it_shows_the_overview_with_the_demo_user_and_organization(page, base_ur
     page.screenshot(path=str(ARTIFACTS / "overview.png"), full_page=True)
 
 
-def test_it_shows_the_error_of_a_wrong_password(page, base_url: str) -> None:  # type: ignore[no-untyped-def]
+def test_it_shows_the_error_of_a_wrong_password(page: Page, base_url: str) -> None:
     call_command("setup_demo", verbosity=0)
     sign_in(page, base_url, "demo@example.com", "not-the-password")
     page.get_by_text("The e-mail address or the password is wrong.").wait_for(timeout=10_000)
     assert "/login" in page.url
 
 
-def test_it_sends_a_signed_out_visitor_to_the_login_page(page, base_url: str) -> None:  # type: ignore[no-untyped-def]
+def test_it_sends_a_signed_out_visitor_to_the_login_page(page: Page, base_url: str) -> None:
     page.goto(f"{base_url}/instances")
     page.wait_for_url("**/login**", timeout=10_000)
     assert page.locator("#email").is_visible()

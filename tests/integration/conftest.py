@@ -8,7 +8,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from email import message_from_bytes
 from email.message import Message
 from pathlib import Path
@@ -121,7 +121,9 @@ def celery_worker_process(
     stop_worker(process)
 
 
-def wait_for(predicate, *, timeout: float = 60.0, interval: float = 0.2) -> bool:  # type: ignore[no-untyped-def]
+def wait_for(
+    predicate: Callable[[], object], *, timeout: float = 60.0, interval: float = 0.2
+) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():

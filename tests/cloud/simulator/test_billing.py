@@ -43,7 +43,7 @@ def month_lines(sim):
 
 
 def _totals(lines, key=lambda line: line.ResourceId):
-    totals = defaultdict(Decimal)
+    totals: defaultdict[str, Decimal] = defaultdict(Decimal)
     for line in lines:
         totals[key(line)] += _line_total(line)
     return dict(totals)

@@ -175,7 +175,7 @@ class BillBook:
     def _static_detail(self, inst: Instance, action: tuple[str, str, str, str]) -> dict[str, Any]:
         """The fields every line of one instance and action type shares."""
         region = REGIONS[inst.region]
-        zone_name = region["Zones"][inst.zone][1]  # type: ignore[index]
+        zone_name = region["Zones"][inst.zone][1]
         return {
             "BusinessCodeName": "云服务器CVM",
             "ProductCodeName": f"云服务器CVM-{inst.spec.family_name}",

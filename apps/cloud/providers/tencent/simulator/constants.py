@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
 from functools import lru_cache
+from typing import TypedDict
 
 # The default credential pair. The key is 32 characters like a real SecretKey; it is a
 # simulator-only secret and grants nothing anywhere else.
@@ -58,7 +59,15 @@ INITIAL_CASH_FEN = 150_000_000
 # Tencent bills, bill months and bill timestamps are in Beijing time (UTC+8, no DST).
 BEIJING = timezone(timedelta(hours=8), "Asia/Shanghai")
 
-REGIONS: dict[str, dict[str, object]] = {
+
+class Region(TypedDict):
+    RegionId: str
+    RegionName: str
+    # Zone name -> (ZoneId, ZoneName).
+    Zones: dict[str, tuple[str, str]]
+
+
+REGIONS: dict[str, Region] = {
     "ap-guangzhou": {
         "RegionId": "1",
         "RegionName": "华南地区（广州）",

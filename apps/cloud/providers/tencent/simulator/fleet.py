@@ -204,7 +204,8 @@ class Instance:
         """Purchase and monthly renewal times of a PREPAID instance before ``until``."""
         if self.charge_type != PREPAID:
             return []
-        starts, k = [], 0
+        starts: list[int] = []
+        k = 0
         while True:
             moment = add_months(self.created_at, k)
             if moment >= min(until, self.end_of_life):

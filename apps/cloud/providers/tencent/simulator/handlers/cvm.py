@@ -151,9 +151,11 @@ def _zone_type_filters(
 def _select(
     ctx: RequestContext, wanted: dict[str, list[str]]
 ) -> list[tuple[str, InstanceTypeSpec]]:
-    zones = REGIONS[ctx.region]["Zones"]  # type: ignore[index]
+    # Only regional actions select instance types; the server has checked their region.
+    assert ctx.region is not None
+    zones = REGIONS[ctx.region]["Zones"]
     out = []
-    for zone in zones:  # type: ignore[union-attr]
+    for zone in zones:
         if "zone" in wanted and zone not in wanted["zone"]:
             continue
         for spec in INSTANCE_TYPES.values():

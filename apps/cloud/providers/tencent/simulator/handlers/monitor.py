@@ -30,15 +30,16 @@ def _parse_time(name: str, value: str) -> int:
 
 
 def _instance_ids(instances: list[Any]) -> list[str]:
-    ids = []
+    ids: list[str] = []
     for item in instances:
         dims = item.get("Dimensions") if isinstance(item, dict) else None
         if not isinstance(dims, list) or not dims:
             raise ApiError("MissingParameter", "Each of `Instances` needs `Dimensions`.")
         values = {d.get("Name"): d.get("Value") for d in dims if isinstance(d, dict)}
-        if not isinstance(values.get("InstanceId"), str):
+        instance_id = values.get("InstanceId")
+        if not isinstance(instance_id, str):
             raise invalid_value("Instances.Dimensions", "QCE/CVM needs the dimension InstanceId")
-        ids.append(values["InstanceId"])
+        ids.append(instance_id)
     return ids
 
 

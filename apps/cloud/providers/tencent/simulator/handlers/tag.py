@@ -42,7 +42,7 @@ def describe_resource_tags_by_resource_ids(
         )
     if params.get("Category", "Custom") not in ("Custom", "System", "All"):
         raise invalid_value("Category", "must be Custom, System or All")
-    tags = []
+    tags: list[dict[str, str]] = []
     if (params["ServiceType"], params["ResourcePrefix"]) == ("cvm", "instance") and params.get(
         "Category", "Custom"
     ) != "System":
