@@ -154,7 +154,8 @@ def _billed(ids: Sequence[int], start: dt.datetime, end: dt.datetime) -> dict[in
 def _hourly_prices(instances: Sequence[Instance]) -> dict[int, tuple[Decimal, str]]:
     """Instance id -> (discounted hourly price, currency) from the account's price catalog."""
     accounts = {i.account_id for i in instances if i.account_id is not None}
-    catalog = {
+    # Keyed like the instances look it up; an instance without an account finds nothing.
+    catalog: dict[tuple[int | None, str, str, str], InstancePrice] = {
         (p.account_id, p.zone, p.instance_type, p.charge_type): p
         for p in InstancePrice.objects.filter(account_id__in=accounts)
     }

@@ -7,12 +7,15 @@ from rest_framework import viewsets
 
 from apps.api.permissions import IsOrganizationMember
 from apps.api.tenancy import Tenant, resolve_tenant
+from apps.core.models import OrganizationQuerySet
 
 
 class OrganizationScopedViewSet(viewsets.GenericViewSet):
     """Filters ``queryset`` to the request's organization; other organizations' rows are 404s."""
 
     permission_classes = [IsOrganizationMember]
+    # Narrower than DRF's "queryset or manager": subclasses set an organization-scoped queryset.
+    queryset: OrganizationQuerySet | None
 
     @property
     def tenant(self) -> Tenant:

@@ -77,7 +77,9 @@ class ProjectTagKeySerializer(StrictModelSerializer):
 
 
 class InstanceSerializer(serializers.ModelSerializer):
-    project = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    project: serializers.SlugRelatedField[Project] = serializers.SlugRelatedField(
+        slug_field="name", read_only=True
+    )
 
     class Meta:
         model = Instance

@@ -297,14 +297,14 @@ def metrics_rollups_rebuild(
             keys = list(
                 rows.filter(instance_id__in=chunk).values_list("instance_id", "metric", "day")
             )
-            instance_ids = np.array([k[0] for k in keys], dtype=np.int64)
+            key_instance_ids = np.array([k[0] for k in keys], dtype=np.int64)
             metric_names = [k[1] for k in keys]
             days = np.array([date_to_day(k[2]) for k in keys], dtype=np.int64)
-            merged = raw.fetch_state(instance_ids, metric_names, days).days
+            merged = raw.fetch_state(key_instance_ids, metric_names, days).days
             hours = ~np.isnan(merged.reshape(-1, HOURS_PER_DAY, MINUTES_PER_HOUR)).all(axis=2)
             names = np.array(metric_names)
             parts = [
-                TouchedDays(m, instance_ids[names == m], days[names == m], merged[names == m],
+                TouchedDays(m, key_instance_ids[names == m], days[names == m], merged[names == m],
                             hours[names == m])
                 for m in sorted(set(metric_names))
             ]  # fmt: skip

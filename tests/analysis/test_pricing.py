@@ -101,6 +101,7 @@ def test_it_falls_back_to_the_list_price_without_bills_and_says_so(
     serve = analysed[2]
     serve.charge_type = "PREPAID"
     serve.save()
+    assert serve.account is not None
     InstancePrice.objects.create(
         account=serve.account,
         region="ap-shanghai",

@@ -104,7 +104,7 @@ def test_it_labels_each_synthetic_pattern_with_its_dominant_phase(fleet: list[In
 
     def top(instance: Instance) -> str:
         minutes = daily[(instance.pk, START.date())]
-        return max(minutes, key=minutes.get)
+        return max(minutes, key=minutes.__getitem__)
 
     assert top(idle) == "idle"
     assert top(data) == "data_processing"

@@ -73,6 +73,7 @@ def test_it_finds_weeknights_and_weekends_off_for_a_day_only_instance(synced) ->
     assert profile.tz == "Asia/Shanghai"
     assert profile.has_off_window
     window = profile.off_window
+    assert window is not None
     cells = {
         (run["start_weekday"] * 24 + run["start_hour"] + h) % 168 // 1
         for run in window["runs"]

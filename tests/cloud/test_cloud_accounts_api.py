@@ -136,6 +136,8 @@ def test_it_marks_a_wrong_key_failing_in_one_sync_and_recovers_when_fixed(
         == 1
     )
     state = SyncState.objects.get(account=account, kind=SyncKind.INVENTORY)
+    assert state.next_run_at is not None
+    assert state.last_started_at is not None
     assert state.next_run_at > state.last_started_at
     assert runner.sync_run(account.pk, SyncKind.INVENTORY, as_of=SIM_NOW) == "skipped"
 

@@ -76,7 +76,9 @@ def test_it_names_projects_by_the_project_tag_and_leaves_the_rest_unallocated(
         "team-only": None,
         "untagged": None,
     }
-    assert BillLine.objects.get(bill_id="b-vision-1").project.name == "vision"
+    vision_project = BillLine.objects.get(bill_id="b-vision-1").project
+    assert vision_project is not None
+    assert vision_project.name == "vision"
     assert BillLine.objects.get(bill_id="b-untagged").project is None
 
 

@@ -39,7 +39,7 @@ def row_counts() -> dict[str, int]:
         InstanceHourRollup,
         InstanceDayRollup,
     ]
-    return {model.__name__: model.objects.count() for model in models}
+    return {model.__name__: model._default_manager.count() for model in models}
 
 
 def test_it_mirrors_the_simulators_inventory_tags_and_projects(

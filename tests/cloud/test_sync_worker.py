@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+from collections.abc import Callable
 from datetime import timedelta
 
 import numpy as np
@@ -50,7 +51,7 @@ def run_to_completion(account: CloudAccount, kind: str) -> None:
         stop_worker(worker)
 
 
-def kill_midway(account: CloudAccount, kind: str, started: callable) -> None:
+def kill_midway(account: CloudAccount, kind: str, started: Callable[[], object]) -> None:
     worker = start_celery_worker("sync", **WORKER_ENV)
     run_sync.delay(account.pk, kind, SIM_NOW.isoformat())
     assert wait_for(started, timeout=120), stop_worker(worker)[-4000:]

@@ -36,7 +36,7 @@ END = MIDNIGHT + dt.timedelta(days=2)
 def day_of_points(instances, seed: int) -> dict[tuple[int, str, int], float]:
     """Points of two days for every instance and two metrics, with gaps and a stopped night."""
     rng = np.random.default_rng(seed)
-    points = {}
+    points: dict[tuple[int, str, int], float] = {}
     for instance in instances:
         for metric in (GPU, CPU):
             minutes = np.flatnonzero(rng.random(2 * MINUTES_PER_DAY) < 0.3)

@@ -58,7 +58,9 @@ def test_it_prunes_with_the_configured_retention_from_the_task(
         second = tasks.prune_raw.delay().get()
 
     assert (first, second) == (2 * 6, 0)  # the rerun finds nothing more to delete
-    assert MetricDay.objects.order_by("day").first().day == dt.date(2024, 5, 7)
+    oldest = MetricDay.objects.order_by("day").first()
+    assert oldest is not None
+    assert oldest.day == dt.date(2024, 5, 7)
 
 
 def test_it_refuses_a_retention_below_one_day() -> None:
