@@ -4,19 +4,18 @@
 #
 #   workers/demo-services.sh start simulator|web|worker|beat ...   start them, wait until ready
 #   workers/demo-services.sh stop                                   stop them, check the ports
-#   workers/demo-services.sh check-ports                            fail if a demo port is taken
 #
-# Settings from the environment: VAR (default var: pid files in VAR/run, logs in VAR/log; the
-# services get VAR_DIR=VAR), PORT (8000), SIMULATOR_PORT (8900), VENV_BIN (.venv/bin),
-# STOP_TIMEOUT (seconds from SIGTERM to SIGKILL, 20), READY_TIMEOUT (seconds, 120). The caller
-# provides the rest of the services' environment (make demo sources var/demo.env first).
+# Settings from the environment: VAR (default var: pid and port files in VAR/run, logs in
+# VAR/log; the services get VAR_DIR=VAR), PORT (8000), SIMULATOR_PORT (8900), VENV_BIN
+# (.venv/bin), STOP_TIMEOUT (seconds from SIGTERM to SIGKILL, 20), READY_TIMEOUT (seconds, 120).
+# The caller provides the rest of the services' environment (make demo sources var/demo.env).
 #
 # Why a session per service: a pid file holding the pid of a wrapping shell stops the shell and
 # leaves the server running. Here every service runs in its own session (setsid), whose leader
 # writes its own pid (and start time) to VAR/run/NAME.pid and then execs the service, so the pid
 # file names the real process and its process group holds every child the service forks
-# (gunicorn's workers, Celery's pool). `stop` signals the whole group and waits until no member
-# is left, so a stopped demo leaves nothing behind and the next `make demo` finds its ports free.
+# (gunicorn's workers, Celery's pool). `stop` signals the group and waits until no member is
+# left, so a stopped demo leaves nothing behind and the next `make demo` finds its ports free.
 set -euo pipefail
 
 SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
@@ -107,7 +106,7 @@ describe_port_holders() {
     pids="$(fuser -n tcp "$1" 2>/dev/null | tr -s ' ' '\n' | grep . | paste -sd, -)"
   fi
   if [[ -n "$pids" ]]; then
-    ps -o pid=,pgid=,args= -p "$pids" | sed 's/^/    /' >&2
+    ps -o pid=,args= -p "$pids" | sed 's/^ */    pid /' >&2
   else
     echo "    (neither ss, lsof nor fuser could tell which process holds it)" >&2
   fi
@@ -124,7 +123,8 @@ require_free_ports() {
     fi
   done
   if ((taken)); then
-    fail "the demo needs these ports; stop what holds them (kill PID), or choose others: make demo PORT=... SIMULATOR_PORT=..."
+    fail "the demo needs these ports: stop what holds them (kill PID), or choose others" \
+      "(make demo PORT=... SIMULATOR_PORT=...)"
   fi
 }
 
@@ -169,7 +169,16 @@ stop_services() {
     sleep 0.1
     tenths=$((tenths + 1))
   done
-  require_free_ports "$PORT" "$SIMULATOR_PORT"
+  # The ports the stopped services were started on (make stop may be run without PORT=...),
+  # and the ones configured now, which the next make demo needs.
+  local -a ports=("$PORT" "$SIMULATOR_PORT")
+  local port_file
+  for port_file in "$RUN"/*.port; do
+    [[ -f "$port_file" ]] || continue
+    ports+=("$(<"$port_file")")
+    rm -f "$port_file"
+  done
+  require_free_ports $(printf '%s\n' "${ports[@]}" | sort -nu)
 }
 
 # --- start ----------------------------------------------------------------------------------
@@ -182,10 +191,12 @@ port_of() {
 }
 
 launch() {
-  local name="$1" pid_file="$RUN/$1.pid" pgid
+  local name="$1" pid_file="$RUN/$1.pid" pgid port
   local -a command
   case "$name" in
-    simulator) command=("$VENV_BIN/python" manage.py tencent_simulator --port "$SIMULATOR_PORT" --seed 1) ;;
+    simulator)
+      command=("$VENV_BIN/python" manage.py tencent_simulator --port "$SIMULATOR_PORT" --seed 1)
+      ;;
     web)
       command=("$VENV_BIN/gunicorn" config.wsgi --bind "127.0.0.1:$PORT" --workers 2
         --access-logfile "$LOG/web-access.log")
@@ -198,6 +209,8 @@ launch() {
     fail "$name is already running (process group $pgid); run make stop first"
   fi
   rm -f "$pid_file"
+  port="$(port_of "$name")"
+  [[ -z "$port" ]] || echo "$port" >"$RUN/$name.port"
   # The start scripts find celery on the PATH.
   PATH="$VENV_BIN:$PATH" VAR_DIR="$VAR" setsid "$SELF" exec-recorded "$pid_file" "${command[@]}" \
     >"$LOG/$name.log" 2>&1 </dev/null &
@@ -255,7 +268,6 @@ cd "$ROOT"
 case "${1:-}" in
   start) start_services "${@:2}" ;;
   stop) stop_services ;;
-  check-ports) require_free_ports "$PORT" "$SIMULATOR_PORT" ;;
   exec-recorded)
     # Runs as the new session's leader: record this very process, then become the service.
     pid_file="$2"
@@ -263,5 +275,5 @@ case "${1:-}" in
     mv "$pid_file.tmp" "$pid_file"
     exec "${@:3}"
     ;;
-  *) fail "usage: $0 start SERVICE... | stop | check-ports" ;;
+  *) fail "usage: $0 start SERVICE... | stop" ;;
 esac
