@@ -193,12 +193,12 @@ port_of() {
 launch() {
   local name="$1" pid_file="$RUN/$1.pid" pgid port
   local -a command
+  # The commands of docker-compose.yml (tests/test_compose.py keeps them the same), found in
+  # VENV_BIN, which leads the PATH.
   case "$name" in
-    simulator)
-      command=("$VENV_BIN/python" manage.py tencent_simulator --port "$SIMULATOR_PORT" --seed 1)
-      ;;
+    simulator) command=(python manage.py tencent_simulator --port "$SIMULATOR_PORT" --seed 1) ;;
     web)
-      command=("$VENV_BIN/gunicorn" config.wsgi --bind "127.0.0.1:$PORT" --workers 2
+      command=(gunicorn config.wsgi --bind "127.0.0.1:$PORT" --workers 2
         --access-logfile "$LOG/web-access.log")
       ;;
     worker) command=(workers/start-worker.sh) ;;
@@ -211,7 +211,6 @@ launch() {
   rm -f "$pid_file"
   port="$(port_of "$name")"
   [[ -z "$port" ]] || echo "$port" >"$RUN/$name.port"
-  # The start scripts find celery on the PATH.
   PATH="$VENV_BIN:$PATH" VAR_DIR="$VAR" setsid "$SELF" exec-recorded "$pid_file" "${command[@]}" \
     >"$LOG/$name.log" 2>&1 </dev/null &
 }
