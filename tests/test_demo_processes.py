@@ -279,7 +279,9 @@ def test_it_refuses_a_taken_port_and_names_what_holds_it(demo: Demo) -> None:
 
     assert stop.returncode != 0
     assert start.returncode != 0
+    can_name_holders = any(shutil.which(tool) for tool in ("ss", "lsof", "fuser"))
     for result in (stop, start):
         assert f"port {demo.port} is still taken" in result.stderr
-        assert str(os.getpid()) in result.stderr  # the holder, as ss/lsof/fuser tell it
+        if can_name_holders:
+            assert f"pid {os.getpid()} " in result.stderr
     assert not (demo.var / "run" / "web.pid").exists()
