@@ -16,6 +16,9 @@ SIMULATOR_PORT ?= 8900
 DEMO_ENV := $(VAR)/demo.env
 # The demo runs like production (DEBUG off) but over plain HTTP on localhost.
 DEMO := set -a && source $(DEMO_ENV) && set +a &&
+# Starts, waits for and stops the demo's long-running processes (see the script's header).
+SERVICES := VAR=$(VAR) PORT=$(PORT) SIMULATOR_PORT=$(SIMULATOR_PORT) VENV_BIN=$(abspath $(VENV))/bin \
+  workers/demo-services.sh
 
 .PHONY: help install frontend migrate demo stop dev test test-python test-frontend lint bench bench-metrics bench-analysis bench-sync clean
 
@@ -59,33 +62,23 @@ migrate: $(VENV)/.installed $(DEMO_ENV)
 # --- the demo -----------------------------------------------------------------------------
 demo: install frontend migrate stop
 	@mkdir -p $(RUN) $(LOG)
-	$(DEMO) nohup $(PY) manage.py tencent_simulator --port $(SIMULATOR_PORT) --seed 1 > $(LOG)/simulator.log 2>&1 & echo $$! > $(RUN)/simulator.pid
-	@for i in $$(seq 1 40); do (echo > /dev/tcp/127.0.0.1/$(SIMULATOR_PORT)) 2>/dev/null && break; sleep 0.25; done
+	$(DEMO) $(SERVICES) start simulator
 	$(DEMO) $(PY) manage.py setup_demo --simulator 127.0.0.1:$(SIMULATOR_PORT) | tee $(RUN)/setup_demo.out
 	@# 30 days of history through the real sync code (SDK -> simulator), before the browser opens.
 	$(DEMO) $(PY) manage.py backfill --days 30 --account $$(sed -n 's/^cloud-account-id=//p' $(RUN)/setup_demo.out)
 	$(DEMO) $(PY) manage.py analyse --organization demo
 	$(DEMO) $(PY) manage.py collectstatic --noinput --verbosity 0
-	$(DEMO) nohup $(VENV)/bin/gunicorn config.wsgi --bind 127.0.0.1:$(PORT) --workers 2 \
-	  --access-logfile $(LOG)/web-access.log > $(LOG)/web.log 2>&1 & echo $$! > $(RUN)/web.pid
-	$(DEMO) PATH=$(VENV)/bin:$$PATH nohup workers/start-worker.sh > $(LOG)/worker.log 2>&1 & echo $$! > $(RUN)/worker.pid
-	$(DEMO) PATH=$(VENV)/bin:$$PATH nohup workers/start-beat.sh > $(LOG)/beat.log 2>&1 & echo $$! > $(RUN)/beat.pid
-	@for i in $$(seq 1 60); do curl -sf -o /dev/null http://127.0.0.1:$(PORT)/healthz && break; sleep 0.5; done
-	@curl -sf -o /dev/null http://127.0.0.1:$(PORT)/healthz || (echo "web server did not start; see $(LOG)/web.log"; tail -20 $(LOG)/web.log; exit 1)
+	$(DEMO) $(SERVICES) start web worker beat
 	@echo
 	@echo "  GPU Ledger is running:  http://localhost:$(PORT)"
 	@echo "  Sign in as:             demo@example.com / demo"
 	@echo "  Logs:                   $(LOG)/   Stop with: make stop"
 	@echo
 
+# Stops every process of the demo (each service's whole process group) and fails if a port of
+# the demo is still taken afterwards, naming what holds it.
 stop:
-	@for name in web worker beat simulator; do \
-	  if [ -f $(RUN)/$$name.pid ]; then \
-	    pid=$$(cat $(RUN)/$$name.pid); kill $$pid 2>/dev/null && echo "stopped $$name ($$pid)"; \
-	    for i in $$(seq 1 40); do kill -0 $$pid 2>/dev/null || break; sleep 0.25; done; \
-	    kill -9 $$pid 2>/dev/null; rm -f $(RUN)/$$name.pid; \
-	  fi; \
-	done
+	@$(SERVICES) stop
 
 dev: install migrate
 	@echo "Django on :$(PORT), Vite on :5173 (open http://localhost:5173)"

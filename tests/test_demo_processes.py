@@ -1,0 +1,287 @@
+"""`make demo` starts real processes and `make stop` ends every one of them.
+
+The tests run the script both targets call (workers/demo-services.sh) on a throwaway VAR
+directory and free ports, with the demo's embedded defaults (SQLite, file broker), and look at
+/proc for what survives: the recorded process groups, and any process whose environment or
+command line names the VAR directory. The 30-day backfill is not part of it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from cryptography.fernet import Fernet
+
+from tests.integration.conftest import free_port
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "workers" / "demo-services.sh"
+SERVICES = ("simulator", "web", "worker", "beat")
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.xdist_group("demo-processes"),
+    pytest.mark.skipif(
+        not Path("/proc/self/stat").exists() or shutil.which("setsid") is None,
+        reason="needs Linux /proc and setsid (util-linux)",
+    ),
+]
+
+
+# --- what /proc says ------------------------------------------------------------------------
+def live_process_groups() -> dict[int, int]:
+    """pid -> process group of every process that is not a zombie (a zombie holds nothing)."""
+    groups = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # exited while we looked
+        # The command name (field 2) may hold spaces and parentheses; the fields after it do not.
+        state, _ppid, pgid = stat.rsplit(")", 1)[1].split()[:3]
+        if state != "Z":
+            groups[int(entry.name)] = int(pgid)
+    return groups
+
+
+def members_of(pgid: int) -> set[int]:
+    return {pid for pid, group in live_process_groups().items() if group == pgid}
+
+
+def processes_naming(var: Path) -> set[int]:
+    """Live processes whose environment has VAR_DIR=var or whose command line mentions var."""
+    needle_env = f"VAR_DIR={var}".encode()
+    found = set()
+    for pid in live_process_groups():
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if needle_env in environ or str(var).encode() in cmdline:
+            found.add(pid)
+    return found
+
+
+def listeners_on(port: int) -> set[int]:
+    """The pids holding a listening TCP socket on the port (IPv4 or IPv6)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            local_port = int(fields[1].rsplit(":", 1)[1], 16)
+            if local_port == port and fields[3] == "0A":  # 0A: LISTEN
+                inodes.add(f"socket:[{fields[9]}]")
+    holders = set()
+    for pid in live_process_groups():
+        try:
+            fds = list(Path(f"/proc/{pid}/fd").iterdir())
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(fd) in inodes:
+                    holders.add(pid)
+            except OSError:
+                continue
+    return holders
+
+
+def healthz_answers(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+# --- the script -----------------------------------------------------------------------------
+@dataclass
+class Demo:
+    var: Path
+    port: int
+    simulator_port: int
+    env: dict[str, str]
+
+    def run(self, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(SCRIPT), *args],
+            cwd=ROOT,
+            env={**self.env, **env},
+            capture_output=True,
+            text=True,
+            timeout=240,
+        )
+
+    def start(self) -> dict[str, int]:
+        """Starts the four services; returns each one's recorded process group."""
+        result = self.run("start", *SERVICES)
+        assert result.returncode == 0, result.stdout + result.stderr + self.logs()
+        return self.recorded_groups()
+
+    def stop(self) -> subprocess.CompletedProcess[str]:
+        result = self.run("stop")
+        assert result.returncode == 0, result.stdout + result.stderr
+        return result
+
+    def recorded_groups(self) -> dict[str, int]:
+        groups = {}
+        for name in SERVICES:
+            pid_file = self.var / "run" / f"{name}.pid"
+            if pid_file.exists():
+                groups[name] = int(pid_file.read_text().split()[0])
+        return groups
+
+    def logs(self) -> str:
+        return "".join(
+            f"\n--- {log.name}\n{log.read_text(errors='replace')[-3000:]}"
+            for log in sorted((self.var / "log").glob("*.log"))
+        )
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Iterator[Demo]:
+    var = tmp_path / "var"
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        # The demo runs on its embedded defaults and its own settings, not the test run's.
+        if key not in {"DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "VAR_DIR"}
+    }
+    env.update(
+        DEBUG="0",
+        HTTPS="0",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        FIELD_ENCRYPTION_KEY=Fernet.generate_key().decode(),
+        VAR=str(var),
+        PORT=str(free_port()),
+        SIMULATOR_PORT=str(free_port()),
+        # The virtualenv's bin directory, where the demo finds python, gunicorn and celery.
+        VENV_BIN=os.path.dirname(sys.executable),
+    )
+    demo = Demo(var, int(env["PORT"]), int(env["SIMULATOR_PORT"]), env)
+    yield demo
+    # Whatever a failed test left running must not outlive it.
+    for pid in processes_naming(var) | {
+        pid for pgid in demo.recorded_groups().values() for pid in members_of(pgid)
+    }:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def assert_nothing_of_the_demo_survives(demo: Demo, groups: dict[str, int]) -> None:
+    survivors = {name: members_of(pgid) for name, pgid in groups.items() if members_of(pgid)}
+    assert survivors == {}, f"processes of the demo outlived stop: {survivors}"
+    assert processes_naming(demo.var) == set()
+    assert listeners_on(demo.port) == set()
+    assert listeners_on(demo.simulator_port) == set()
+    assert not healthz_answers(demo.port)
+
+
+# --- the tests ------------------------------------------------------------------------------
+def test_it_leaves_no_process_and_no_taken_port_after_stop(demo: Demo) -> None:
+    groups = demo.start()
+
+    assert set(groups) == set(SERVICES)
+    everything = processes_naming(demo.var)
+    for name, pgid in groups.items():
+        # The pid file names the service itself, the leader of its own process group.
+        assert pgid in members_of(pgid), name
+        assert members_of(pgid) <= everything, name
+    # gunicorn's and Celery's children are in their service's group, so a stop reaches them.
+    assert len(members_of(groups["web"])) == 3  # the master and --workers 2
+    assert len(members_of(groups["worker"])) == 3  # the main process and --concurrency=2
+    assert listeners_on(demo.port) <= members_of(groups["web"])
+    assert listeners_on(demo.simulator_port) == {groups["simulator"]}
+    assert healthz_answers(demo.port)
+
+    result = demo.stop()
+
+    assert_nothing_of_the_demo_survives(demo, groups)
+    for name in SERVICES:
+        assert f"stopped {name}" in result.stdout
+    assert demo.recorded_groups() == {}
+
+
+def test_it_serves_the_new_processes_when_started_twice_in_a_row(demo: Demo) -> None:
+    first = demo.start()
+    first_web_listeners = listeners_on(demo.port)
+    assert first_web_listeners
+
+    # What `make demo` does the second time: stop (its prerequisite), then start.
+    demo.stop()
+    second = demo.start()
+
+    assert set(second.values()).isdisjoint(first.values())
+    assert all(members_of(pgid) == set() for pgid in first.values())
+    new_web_listeners = listeners_on(demo.port)
+    assert new_web_listeners
+    assert new_web_listeners <= members_of(second["web"])
+    assert new_web_listeners.isdisjoint(first_web_listeners)
+    assert listeners_on(demo.simulator_port) == {second["simulator"]}
+    assert healthz_answers(demo.port)
+
+    demo.stop()
+    assert_nothing_of_the_demo_survives(demo, {**first, **second})
+
+
+def test_it_kills_a_service_that_ignores_sigterm(demo: Demo) -> None:
+    pid_file = demo.var / "run" / "beat.pid"
+    pid_file.parent.mkdir(parents=True)
+    # A stand-in for a hung service: its leader and a child both ignore SIGTERM.
+    stubborn = subprocess.Popen(
+        ["setsid", str(SCRIPT), "exec-recorded", str(pid_file), "bash", "-c",
+         'trap "" TERM; sleep 300 & wait'],
+        cwd=ROOT,
+        env=demo.env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 10
+        while not (pid_file.exists() and len(members_of(demo.recorded_groups()["beat"])) == 2):
+            assert time.monotonic() < deadline, "the stand-in did not start"
+            time.sleep(0.1)
+        pgid = demo.recorded_groups()["beat"]
+
+        result = demo.run("stop", STOP_TIMEOUT="1")
+
+        assert result.returncode == 0, result.stderr
+        assert "did not exit within 1s of SIGTERM; sending SIGKILL" in result.stderr
+        assert members_of(pgid) == set()
+    finally:
+        stubborn.kill()
+        stubborn.wait()
+
+
+def test_it_refuses_a_taken_port_and_names_what_holds_it(demo: Demo) -> None:
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", demo.port))
+        squatter.listen()
+
+        stop = demo.run("stop")
+        start = demo.run("start", "web")
+
+    assert stop.returncode != 0
+    assert start.returncode != 0
+    can_name_holders = any(shutil.which(tool) for tool in ("ss", "lsof", "fuser"))
+    for result in (stop, start):
+        assert f"port {demo.port} is still taken" in result.stderr
+        if can_name_holders:
+            assert f"pid {os.getpid()} " in result.stderr
+    assert not (demo.var / "run" / "web.pid").exists()
