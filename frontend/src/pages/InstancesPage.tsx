@@ -13,6 +13,7 @@ import {
 } from '../api/types';
 import { usePaginatedList } from '../hooks';
 import { EmptyState, ErrorBanner, NoOrganization, Pagination, Spinner } from '../components/ui';
+import { FormField } from '../components/FormField';
 import { formatDate, formatNumber } from '../format';
 
 const FILTER_KEYS = ['region', 'charge_type', 'state', 'project'] as const;
@@ -181,64 +182,64 @@ function InstancesList({ timeZone }: { timeZone: string }) {
       ) : (
         <>
           <div className="filters" role="search" aria-label="Filter instances">
-            <div className="field">
-              <label htmlFor="filter-region">Region</label>
-              <select id="filter-region" value={filters.region ?? ''} onChange={(e) => setFilter('region', e.target.value)}>
-                <option value="">All regions</option>
-                {TENCENT_REGIONS.map((r) => (
-                  <option key={r.code} value={r.code}>
-                    {r.city} ({r.code})
-                  </option>
-                ))}
-                {filters.region && !regionCodes.includes(filters.region) && (
-                  <option value={filters.region}>{filters.region}</option>
-                )}
-              </select>
-            </div>
-            <div className="field">
-              <label htmlFor="filter-charge-type">Billing</label>
-              <select
-                id="filter-charge-type"
-                value={filters.charge_type ?? ''}
-                onChange={(e) => setFilter('charge_type', e.target.value)}
-              >
-                <option value="">All billing modes</option>
-                {Object.entries(CHARGE_TYPE_LABELS).map(([value, label]) => (
-                  <option key={value} value={value}>
-                    {label}
-                  </option>
-                ))}
-                {filters.charge_type && !(filters.charge_type in CHARGE_TYPE_LABELS) && (
-                  <option value={filters.charge_type}>{filters.charge_type}</option>
-                )}
-              </select>
-            </div>
-            <div className="field">
-              <label htmlFor="filter-state">State</label>
-              <select id="filter-state" value={filters.state ?? ''} onChange={(e) => setFilter('state', e.target.value)}>
-                <option value="">All states</option>
-                {Object.entries(INSTANCE_STATE_LABELS).map(([value, label]) => (
-                  <option key={value} value={value}>
-                    {label}
-                  </option>
-                ))}
-                {filters.state && !(filters.state in INSTANCE_STATE_LABELS) && (
-                  <option value={filters.state}>{filters.state}</option>
-                )}
-              </select>
-            </div>
-            <div className="field">
-              <label htmlFor="filter-project">Project</label>
-              <select id="filter-project" value={filters.project ?? ''} onChange={(e) => setFilter('project', e.target.value)}>
-                <option value="">All projects</option>
-                {projects.map((p) => (
-                  <option key={p.id} value={String(p.id)}>
-                    {p.name}
-                  </option>
-                ))}
-                {!projectKnown && <option value={filters.project}>Project #{filters.project}</option>}
-              </select>
-            </div>
+            <FormField id="filter-region" label="Region">
+              {(control) => (
+                <select {...control} value={filters.region ?? ''} onChange={(e) => setFilter('region', e.target.value)}>
+                  <option value="">All regions</option>
+                  {TENCENT_REGIONS.map((r) => (
+                    <option key={r.code} value={r.code}>
+                      {r.city} ({r.code})
+                    </option>
+                  ))}
+                  {filters.region && !regionCodes.includes(filters.region) && (
+                    <option value={filters.region}>{filters.region}</option>
+                  )}
+                </select>
+              )}
+            </FormField>
+            <FormField id="filter-charge-type" label="Billing">
+              {(control) => (
+                <select {...control} value={filters.charge_type ?? ''} onChange={(e) => setFilter('charge_type', e.target.value)}>
+                  <option value="">All billing modes</option>
+                  {Object.entries(CHARGE_TYPE_LABELS).map(([value, label]) => (
+                    <option key={value} value={value}>
+                      {label}
+                    </option>
+                  ))}
+                  {filters.charge_type && !(filters.charge_type in CHARGE_TYPE_LABELS) && (
+                    <option value={filters.charge_type}>{filters.charge_type}</option>
+                  )}
+                </select>
+              )}
+            </FormField>
+            <FormField id="filter-state" label="State">
+              {(control) => (
+                <select {...control} value={filters.state ?? ''} onChange={(e) => setFilter('state', e.target.value)}>
+                  <option value="">All states</option>
+                  {Object.entries(INSTANCE_STATE_LABELS).map(([value, label]) => (
+                    <option key={value} value={value}>
+                      {label}
+                    </option>
+                  ))}
+                  {filters.state && !(filters.state in INSTANCE_STATE_LABELS) && (
+                    <option value={filters.state}>{filters.state}</option>
+                  )}
+                </select>
+              )}
+            </FormField>
+            <FormField id="filter-project" label="Project">
+              {(control) => (
+                <select {...control} value={filters.project ?? ''} onChange={(e) => setFilter('project', e.target.value)}>
+                  <option value="">All projects</option>
+                  {projects.map((p) => (
+                    <option key={p.id} value={String(p.id)}>
+                      {p.name}
+                    </option>
+                  ))}
+                  {!projectKnown && <option value={filters.project}>Project #{filters.project}</option>}
+                </select>
+              )}
+            </FormField>
             {filtered && (
               <div className="field field--button">
                 <button type="button" className="btn btn--ghost" onClick={clearFilters}>

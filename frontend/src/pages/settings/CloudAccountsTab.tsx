@@ -15,7 +15,8 @@ import {
   type EndpointScheme,
 } from '../../api/types';
 import { toApiError, useInterval, usePaginatedList, useTick } from '../../hooks';
-import { ErrorBanner, FieldError, FormErrorBanner, Pagination, Spinner } from '../../components/ui';
+import { ErrorBanner, FormErrorBanner, Pagination, Spinner } from '../../components/ui';
+import { FormField, FormFieldset } from '../../components/FormField';
 import { formatDateTime, formatRelative } from '../../format';
 import { canManageOrg } from './permissions';
 
@@ -101,9 +102,13 @@ function RegionsField({
   // A region the account already has but this list does not offer stays visible (and can be unticked).
   const extra = value.filter((c) => !TENCENT_REGIONS.some((r) => r.code === c));
   return (
-    <fieldset className="field regions" aria-invalid={error ? true : undefined} aria-describedby={error ? `${idPrefix}-regions-error` : undefined}>
-      <legend>Regions</legend>
-      <p className="muted field-hint">The regions where your GPU instances run. GPU Ledger reads only these.</p>
+    <FormFieldset
+      id={`${idPrefix}-regions`}
+      className="regions"
+      legend="Regions"
+      hint="The regions where your GPU instances run. GPU Ledger reads only these."
+      error={error}
+    >
       {groups.map((group) => (
         <div key={group.label} className="regions__group">
           <div className="regions__group-label">{group.label}</div>
@@ -128,8 +133,7 @@ function RegionsField({
           </div>
         </div>
       ))}
-      <FieldError id={`${idPrefix}-regions-error`} message={error} />
-    </fieldset>
+    </FormFieldset>
   );
 }
 
@@ -179,7 +183,6 @@ function AccountForm({
   };
 
   const fieldError = (name: string) => error?.field(name);
-  const invalid = (name: string) => (fieldError(name) ? true : undefined);
   const id = (name: string) => `${idPrefix}-${name}`;
 
   return (
@@ -187,55 +190,52 @@ function AccountForm({
       <h3 className="card__title">{label}</h3>
       <FormErrorBanner error={error} inlineFields={FORM_FIELDS} />
       <div className="form-grid">
-        <div className="field">
-          <label htmlFor={id('name')}>Name</label>
-          <input
-            id={id('name')}
-            placeholder="e.g. Production (Guangzhou)"
-            maxLength={100}
-            value={form.name}
-            onChange={(e) => set('name', e.target.value)}
-            aria-invalid={invalid('name')}
-          />
-          <FieldError message={fieldError('name')} />
-        </div>
-        <div className="field">
-          <label htmlFor={id('site')}>Site</label>
-          <select id={id('site')} value={form.site} onChange={(e) => set('site', e.target.value as CloudSite)}>
-            <option value="china">{SITE_LABELS.china}</option>
-            <option value="intl">{SITE_LABELS.intl}</option>
-          </select>
-          <FieldError message={fieldError('site')} />
-        </div>
-        <div className="field">
-          <label htmlFor={id('secret_id')}>SecretId</label>
-          <input
-            id={id('secret_id')}
-            className="mono"
-            autoComplete="off"
-            spellCheck={false}
-            placeholder="AKID…"
-            value={form.secret_id}
-            onChange={(e) => set('secret_id', e.target.value)}
-            aria-invalid={invalid('secret_id')}
-          />
-          <FieldError message={fieldError('secret_id')} />
-        </div>
-        <div className="field">
-          <label htmlFor={id('secret_key')}>{editing ? 'Replace SecretKey' : 'SecretKey'}</label>
-          <input
-            id={id('secret_key')}
-            type="password"
-            className="mono"
-            autoComplete="new-password"
-            spellCheck={false}
-            placeholder={editing ? 'Leave empty to keep the current key' : undefined}
-            value={form.secret_key}
-            onChange={(e) => set('secret_key', e.target.value)}
-            aria-invalid={invalid('secret_key')}
-          />
-          <FieldError message={fieldError('secret_key')} />
-        </div>
+        <FormField id={id('name')} label="Name" error={fieldError('name')}>
+          {(control) => (
+            <input
+              {...control}
+              placeholder="e.g. Production (Guangzhou)"
+              maxLength={100}
+              value={form.name}
+              onChange={(e) => set('name', e.target.value)}
+            />
+          )}
+        </FormField>
+        <FormField id={id('site')} label="Site" error={fieldError('site')}>
+          {(control) => (
+            <select {...control} value={form.site} onChange={(e) => set('site', e.target.value as CloudSite)}>
+              <option value="china">{SITE_LABELS.china}</option>
+              <option value="intl">{SITE_LABELS.intl}</option>
+            </select>
+          )}
+        </FormField>
+        <FormField id={id('secret_id')} label="SecretId" error={fieldError('secret_id')}>
+          {(control) => (
+            <input
+              {...control}
+              className="mono"
+              autoComplete="off"
+              spellCheck={false}
+              placeholder="AKID…"
+              value={form.secret_id}
+              onChange={(e) => set('secret_id', e.target.value)}
+            />
+          )}
+        </FormField>
+        <FormField id={id('secret_key')} label={editing ? 'Replace SecretKey' : 'SecretKey'} error={fieldError('secret_key')}>
+          {(control) => (
+            <input
+              {...control}
+              type="password"
+              className="mono"
+              autoComplete="new-password"
+              spellCheck={false}
+              placeholder={editing ? 'Leave empty to keep the current key' : undefined}
+              value={form.secret_key}
+              onChange={(e) => set('secret_key', e.target.value)}
+            />
+          )}
+        </FormField>
       </div>
       <p className="muted field-hint">
         Use a CAM sub-account key with read-only access (e.g. the QcloudCVMReadOnlyAccess, QcloudMonitorReadOnlyAccess
@@ -260,31 +260,30 @@ function AccountForm({
         {advanced && (
           <div id={id('advanced')} className="disclosure__body">
             <div className="form-grid">
-              <div className="field">
-                <label htmlFor={id('endpoint')}>Endpoint override (host:port)</label>
-                <input
-                  id={id('endpoint')}
-                  className="mono"
-                  placeholder="e.g. 127.0.0.1:8900"
-                  spellCheck={false}
-                  value={form.endpoint}
-                  onChange={(e) => set('endpoint', e.target.value)}
-                  aria-invalid={invalid('endpoint')}
-                />
-                <FieldError message={fieldError('endpoint')} />
-              </div>
-              <div className="field">
-                <label htmlFor={id('endpoint_scheme')}>Scheme</label>
-                <select
-                  id={id('endpoint_scheme')}
-                  value={form.endpoint_scheme}
-                  onChange={(e) => set('endpoint_scheme', e.target.value as EndpointScheme)}
-                >
-                  <option value="https">https</option>
-                  <option value="http">http</option>
-                </select>
-                <FieldError message={fieldError('endpoint_scheme')} />
-              </div>
+              <FormField id={id('endpoint')} label="Endpoint override (host:port)" error={fieldError('endpoint')}>
+                {(control) => (
+                  <input
+                    {...control}
+                    className="mono"
+                    placeholder="e.g. 127.0.0.1:8900"
+                    spellCheck={false}
+                    value={form.endpoint}
+                    onChange={(e) => set('endpoint', e.target.value)}
+                  />
+                )}
+              </FormField>
+              <FormField id={id('endpoint_scheme')} label="Scheme" error={fieldError('endpoint_scheme')}>
+                {(control) => (
+                  <select
+                    {...control}
+                    value={form.endpoint_scheme}
+                    onChange={(e) => set('endpoint_scheme', e.target.value as EndpointScheme)}
+                  >
+                    <option value="https">https</option>
+                    <option value="http">http</option>
+                  </select>
+                )}
+              </FormField>
             </div>
             <p className="muted field-hint">
               Leave the endpoint empty to use Tencent Cloud’s own endpoints (*.tencentcloudapi.com). Set it only to

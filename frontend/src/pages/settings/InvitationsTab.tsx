@@ -4,7 +4,8 @@ import { invitationsApi } from '../../api/endpoints';
 import { ApiError } from '../../api/client';
 import { ROLES, ROLE_LABELS, type Invitation, type Role } from '../../api/types';
 import { usePaginatedList, useRowAction, toApiError } from '../../hooks';
-import { FieldError, FormErrorBanner } from '../../components/ui';
+import { FormErrorBanner } from '../../components/ui';
+import { FormField } from '../../components/FormField';
 import { PaginatedTable } from '../../components/PaginatedTable';
 import { formatDate } from '../../format';
 import { canManageOrg } from './permissions';
@@ -97,30 +98,29 @@ export function InvitationsTab() {
 
       {canManage ? (
         <form className="card inline-form" onSubmit={(e) => void onInvite(e)} noValidate aria-label="Invite a member">
-          <div className="field field--grow">
-            <label htmlFor="invite-email">E-mail</label>
-            <input
-              id="invite-email"
-              type="email"
-              placeholder="colleague@example.com"
-              value={email}
-              onChange={(e) => setEmail(e.target.value)}
-              aria-invalid={formError?.field('email') ? true : undefined}
-              required
-            />
-            <FieldError message={formError?.field('email')} />
-          </div>
-          <div className="field">
-            <label htmlFor="invite-role">Role</label>
-            <select id="invite-role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
-              {ROLES.map((r) => (
-                <option key={r} value={r}>
-                  {ROLE_LABELS[r]}
-                </option>
-              ))}
-            </select>
-            <FieldError message={formError?.field('role')} />
-          </div>
+          <FormField id="invite-email" label="E-mail" error={formError?.field('email')} className="field--grow">
+            {(control) => (
+              <input
+                {...control}
+                type="email"
+                placeholder="colleague@example.com"
+                value={email}
+                onChange={(e) => setEmail(e.target.value)}
+                required
+              />
+            )}
+          </FormField>
+          <FormField id="invite-role" label="Role" error={formError?.field('role')}>
+            {(control) => (
+              <select {...control} value={role} onChange={(e) => setRole(e.target.value as Role)}>
+                {ROLES.map((r) => (
+                  <option key={r} value={r}>
+                    {ROLE_LABELS[r]}
+                  </option>
+                ))}
+              </select>
+            )}
+          </FormField>
           <div className="field field--button">
             <button type="submit" className="btn btn--primary" disabled={submitting || !email.trim()}>
               {submitting ? 'Sending…' : 'Send invitation'}
