@@ -2,21 +2,14 @@ import { useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useMe } from '../auth/AuthContext';
 import { instancesApi, projectsApi } from '../api/endpoints';
-import {
-  CHARGE_TYPE_LABELS,
-  INSTANCE_STATE_LABELS,
-  TENCENT_REGIONS,
-  type ChargeType,
-  type Instance,
-  type InstanceFilters,
-  type Project,
-} from '../api/types';
+import type { ChargeType, Instance, InstanceFilters, Project } from '../api/types';
+import { CHARGE_TYPE_LABELS, INSTANCE_STATE_LABELS, TENCENT_REGIONS } from '../api/cloudChoices';
 import { usePaginatedList } from '../hooks';
 import { EmptyState, ErrorBanner, NoOrganization, Pagination, Spinner } from '../components/ui';
 import { FormField } from '../components/FormField';
 import { formatDate, formatNumber } from '../format';
 
-const FILTER_KEYS = ['region', 'charge_type', 'state', 'project'] as const;
+const FILTER_KEYS = ['region', 'charge_type', 'state', 'project'] as const satisfies readonly (keyof InstanceFilters)[];
 type FilterKey = (typeof FILTER_KEYS)[number];
 
 /** "1 x NVIDIA T4 (16 GB)"; a share below 1 is a vGPU ("0.25 x NVIDIA A10 (24 GB)"). */

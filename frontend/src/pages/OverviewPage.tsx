@@ -2,7 +2,9 @@ import { lazy, Suspense } from 'react';
 import { Link } from 'react-router';
 import { useMe } from '../auth/AuthContext';
 import { analysisApi } from '../api/endpoints';
-import { ROLE_LABELS, type AnalysisSummary, type Me, type Org, type ProjectWaste } from '../api/types';
+import type { Me, Org } from '../api/types';
+import { roleLabel } from '../api/roles';
+import type { AnalysisSummary, ProjectWaste } from '../api/untypedEndpoints';
 import { EmptyState, ErrorBanner, Spinner } from '../components/ui';
 import { PhaseSwatch, StatCard } from '../components/analysis';
 import { CURRENCY_LABELS, formatDateTime } from '../format';
@@ -47,7 +49,7 @@ export function OverviewPage() {
             </div>
             <div>
               <dt>Your role</dt>
-              <dd data-testid="user-role">{ROLE_LABELS[org.role] ?? org.role}</dd>
+              <dd data-testid="user-role">{roleLabel(org.role)}</dd>
             </div>
           </dl>
         </section>

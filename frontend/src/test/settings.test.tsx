@@ -211,7 +211,7 @@ describe('settings: members and invitations', () => {
           body: {
             id: 9,
             ...(call.body as object),
-            invited_by: { id: 7, email: 'lin@acme.example', name: 'Lin Wei' },
+            invited_by: 'lin@acme.example',
             created_at: '2025-06-01T00:00:00Z',
             expires_at: '2099-06-08T00:00:00Z',
             accepted_at: null,

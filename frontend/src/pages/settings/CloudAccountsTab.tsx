@@ -2,18 +2,15 @@ import { useState, type FormEvent } from 'react';
 import { useMe } from '../../auth/AuthContext';
 import { cloudAccountsApi } from '../../api/endpoints';
 import { ApiError } from '../../api/client';
-import {
-  CLOUD_STATUS_LABELS,
-  SITE_LABELS,
-  SYNC_KINDS,
-  SYNC_KIND_LABELS,
-  TENCENT_REGIONS,
-  type CloudAccount,
-  type CloudAccountInput,
-  type CloudAccountStatus,
-  type CloudSite,
-  type EndpointScheme,
+import type {
+  CloudAccount,
+  CloudAccountChanges,
+  CloudAccountInput,
+  CloudAccountStatus,
+  CloudSite,
+  EndpointScheme,
 } from '../../api/types';
+import { CLOUD_STATUS_LABELS, SITE_LABELS, SYNC_KINDS, SYNC_KIND_LABELS, TENCENT_REGIONS } from '../../api/cloudChoices';
 import { toApiError, useInterval, usePaginatedList, useTick } from '../../hooks';
 import { ErrorBanner, FormErrorBanner, Pagination, Spinner } from '../../components/ui';
 import { FormField, FormFieldset } from '../../components/FormField';
@@ -32,7 +29,10 @@ const STATUS_TONES: Record<CloudAccountStatus, string> = {
   disabled: 'muted',
 };
 
-const EMPTY_FORM: CloudAccountInput = {
+/** The form edits every field of the request, so none is missing while it is open. */
+type AccountFormValues = Required<CloudAccountInput>;
+
+const EMPTY_FORM: AccountFormValues = {
   name: '',
   secret_id: '',
   secret_key: '',
@@ -42,7 +42,7 @@ const EMPTY_FORM: CloudAccountInput = {
   endpoint_scheme: 'https',
 };
 
-function formFrom(account: CloudAccount): CloudAccountInput {
+function formFrom(account: CloudAccount): AccountFormValues {
   return {
     name: account.name,
     secret_id: account.secret_id,
@@ -55,8 +55,8 @@ function formFrom(account: CloudAccount): CloudAccountInput {
 }
 
 /** The fields that differ from the account; an empty SecretKey means "keep the stored one". */
-function changesFrom(account: CloudAccount, form: CloudAccountInput): Partial<CloudAccountInput> {
-  const changes: Partial<CloudAccountInput> = {};
+function changesFrom(account: CloudAccount, form: AccountFormValues): CloudAccountChanges {
+  const changes: CloudAccountChanges = {};
   if (form.name.trim() !== account.name) changes.name = form.name.trim();
   if (form.secret_id.trim() !== account.secret_id) changes.secret_id = form.secret_id.trim();
   if (form.secret_key) changes.secret_key = form.secret_key;
@@ -149,21 +149,21 @@ function AccountForm({
 }: {
   idPrefix: string;
   label: string;
-  initial: CloudAccountInput;
+  initial: AccountFormValues;
   /** Editing an account: the SecretKey becomes an optional "Replace SecretKey". */
   editing: boolean;
   submitLabel: string;
   submittingLabel: string;
   /** Resolves when saved; a rejection is shown in the form. */
-  onSubmit: (form: CloudAccountInput) => Promise<void>;
+  onSubmit: (form: AccountFormValues) => Promise<void>;
   onCancel?: () => void;
 }) {
-  const [form, setForm] = useState<CloudAccountInput>(initial);
+  const [form, setForm] = useState<AccountFormValues>(initial);
   const [advanced, setAdvanced] = useState(Boolean(initial.endpoint) || initial.endpoint_scheme !== 'https');
   const [submitting, setSubmitting] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
 
-  const set = <K extends keyof CloudAccountInput>(field: K, value: CloudAccountInput[K]) =>
+  const set = <K extends keyof AccountFormValues>(field: K, value: AccountFormValues[K]) =>
     setForm((f) => ({ ...f, [field]: value }));
 
   const submit = async (e: FormEvent) => {
@@ -358,7 +358,7 @@ function AccountCard({
   syncing: boolean;
   onEdit: () => void;
   onCancelEdit: () => void;
-  onSave: (form: CloudAccountInput) => Promise<void>;
+  onSave: (form: AccountFormValues) => Promise<void>;
   onSync: () => void;
 }) {
   const failing = account.status === 'failing';
@@ -466,7 +466,7 @@ export function CloudAccountsTab() {
   // With no account yet, the connect form is open from the start.
   const showForm = canManage && (formOpen ?? (!list.loading && !list.error && list.count === 0));
 
-  const create = async (form: CloudAccountInput) => {
+  const create = async (form: AccountFormValues) => {
     setNotice(null);
     setActionError(null);
     const created = await cloudAccountsApi.create({
@@ -484,7 +484,7 @@ export function CloudAccountsTab() {
     else list.setPage(1);
   };
 
-  const save = async (account: CloudAccount, form: CloudAccountInput) => {
+  const save = async (account: CloudAccount, form: AccountFormValues) => {
     setNotice(null);
     setActionError(null);
     const changes = changesFrom(account, form);

@@ -2,19 +2,14 @@ import { useState, type FormEvent } from 'react';
 import { useMe } from '../../auth/AuthContext';
 import { invitationsApi } from '../../api/endpoints';
 import { ApiError } from '../../api/client';
-import { ROLES, ROLE_LABELS, type Invitation, type Role } from '../../api/types';
+import type { Invitation, Role } from '../../api/types';
+import { ROLES, ROLE_LABELS, roleLabel } from '../../api/roles';
 import { usePaginatedList, useRowAction, toApiError } from '../../hooks';
 import { FormErrorBanner } from '../../components/ui';
 import { FormField } from '../../components/FormField';
 import { PaginatedTable } from '../../components/PaginatedTable';
 import { formatDate } from '../../format';
 import { canManageOrg } from './permissions';
-
-function invitedBy(value: Invitation['invited_by']): string {
-  if (value == null) return '—';
-  if (typeof value === 'object') return value.name || value.email || '—';
-  return String(value);
-}
 
 function status(inv: Invitation): { label: string; tone: string; pending: boolean } {
   if (inv.accepted_at) return { label: 'Accepted', tone: 'success', pending: false };
@@ -61,8 +56,8 @@ export function InvitationsTab() {
     return (
       <tr key={inv.id}>
         <td>{inv.email}</td>
-        <td>{ROLE_LABELS[inv.role] ?? inv.role}</td>
-        <td>{invitedBy(inv.invited_by)}</td>
+        <td>{roleLabel(inv.role)}</td>
+        <td>{inv.invited_by ?? '—'}</td>
         <td>{formatDate(inv.created_at, org.timezone)}</td>
         <td>{formatDate(inv.expires_at, org.timezone)}</td>
         <td>
