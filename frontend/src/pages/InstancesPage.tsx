@@ -58,9 +58,18 @@ function useProjects(): Project[] {
   return projects;
 }
 
+/**
+ * Tencent Cloud tags are key -> value strings, but the schema leaves `tags` untyped (a JSONField without a
+ * declared shape), so anything that is not an object shows as no tags rather than breaking the row.
+ */
+export function tagEntries(tags: unknown): [string, string][] {
+  if (tags === null || typeof tags !== 'object' || Array.isArray(tags)) return [];
+  return Object.entries(tags).map(([key, value]) => [key, String(value)]);
+}
+
 function InstanceRow({ instance, timeZone }: { instance: Instance; timeZone: string }) {
   const terminated = isTerminated(instance);
-  const tags = Object.entries(instance.tags ?? {});
+  const tags = tagEntries(instance.tags);
   return (
     <tr className={terminated ? 'row--muted' : undefined} data-testid={`instance-${instance.provider_id}`}>
       <td>
