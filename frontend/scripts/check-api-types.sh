@@ -9,7 +9,10 @@ committed=$frontend_dir/src/api
 fresh=$(mktemp -d)
 trap 'rm -rf "$fresh"' EXIT
 
-"$frontend_dir/scripts/generate-api-types.sh" "$fresh"
+"$frontend_dir/scripts/generate-api-types.sh" "$fresh" || {
+  echo "check-api-types: could not generate the API types (see the error above), so could not check them." >&2
+  exit 1
+}
 
 stale=()
 for name in schema.gen.yaml schema.gen.ts; do

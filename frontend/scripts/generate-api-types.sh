@@ -12,7 +12,13 @@ out_dir=${1:-$frontend_dir/src/api}
 python=${PYTHON:-$repo_dir/.venv/bin/python}
 openapi_typescript=$frontend_dir/node_modules/.bin/openapi-typescript
 
-[[ -x $python ]] || { echo "generate-api-types: no Python at $python (run make install)" >&2; exit 1; }
+# Absolute, since Django runs from the repository root whatever directory the caller was in.
+if [[ $python == */* ]]; then
+  [[ -x $python ]] || { echo "generate-api-types: no Python at $python (run make install)" >&2; exit 1; }
+  python=$(cd "$(dirname "$python")" && pwd)/$(basename "$python")
+else
+  python=$(command -v "$python") || { echo "generate-api-types: $PYTHON is not on the PATH" >&2; exit 1; }
+fi
 [[ -x $openapi_typescript ]] || { echo "generate-api-types: openapi-typescript missing (cd frontend && npm ci)" >&2; exit 1; }
 
 work=$(mktemp -d)
