@@ -100,6 +100,14 @@ lint: install
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 	cd frontend && npm run lint
+	PYTHON=$(PY) frontend/scripts/check-api-types.sh
+
+# Regenerates the front-end's API types from the backend's OpenAPI schema (drf-spectacular, then
+# openapi-typescript) into frontend/src/api/schema.gen.{yaml,ts}. Run it after changing a serializer or
+# a view's schema, and commit the result: `make lint` fails while they are out of date.
+.PHONY: types
+types: install
+	PYTHON=$(PY) frontend/scripts/generate-api-types.sh
 
 # --- benchmarks (not part of the test run) --------------------------------------------------
 bench: bench-metrics bench-analysis bench-sync

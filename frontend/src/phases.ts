@@ -1,4 +1,4 @@
-import type { Phase } from './api/types';
+import type { Phase } from './api/untypedEndpoints';
 
 /** Display order: productive work first, then the two kinds of waste, then missing data. */
 export const PHASES: Phase[] = ['training', 'evaluation', 'data_processing', 'idle', 'unknown'];

@@ -1,14 +1,12 @@
 import { api, resetCsrfToken } from './client';
 import type {
-  AnalysisSummary,
   ApiKey,
   CloudAccount,
+  CloudAccountChanges,
   CloudAccountInput,
   CreatedApiKey,
   Instance,
   InstanceFilters,
-  InstancePhases,
-  InstanceProfile,
   Invitation,
   InvitationAcceptInput,
   Me,
@@ -20,6 +18,7 @@ import type {
   Scope,
   SummaryGroupBy,
 } from './types';
+import type { AnalysisSummary, InstancePhases, InstanceProfile } from './untypedEndpoints';
 
 export interface PageQuery {
   page: number;
@@ -72,7 +71,7 @@ export const cloudAccountsApi = {
     api.get<Page<CloudAccount>>('/api/v1/cloud-accounts', pageParams(q), signal),
   create: (input: CloudAccountInput) => api.post<CloudAccount>('/api/v1/cloud-accounts', input),
   /** Only the changed fields; without secret_key the stored SecretKey is kept. */
-  update: (id: number, changes: Partial<CloudAccountInput>) =>
+  update: (id: number, changes: CloudAccountChanges) =>
     api.patch<CloudAccount>(`/api/v1/cloud-accounts/${id}`, changes),
   sync: (id: number) => api.post<void>(`/api/v1/cloud-accounts/${id}/sync`),
 };

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { NavLink, Outlet } from 'react-router';
 import { useAuth, useMe } from '../auth/AuthContext';
 import { ApiError } from '../api/client';
-import { ROLE_LABELS } from '../api/types';
+import { roleLabel } from '../api/roles';
 
 const NAV = [
   { to: '/', label: 'Overview', end: true },
@@ -22,7 +22,7 @@ export function OrgSwitcher() {
 
   if (me.organizations.length < 2) {
     return (
-      <span className="org-name" title={current ? `Role: ${ROLE_LABELS[current.role] ?? current.role}` : undefined}>
+      <span className="org-name" title={current ? `Role: ${roleLabel(current.role)}` : undefined}>
         {current?.name ?? 'No organization'}
       </span>
     );

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import type { CostSource, Phase } from '../api/types';
+import type { CostSource, Phase } from '../api/untypedEndpoints';
 import { PHASE_COLORS, PHASE_DESCRIPTIONS, PHASE_LABELS, PHASES } from '../phases';
 
 /** A figure with its label, e.g. total cost or idle money. `tone="waste"` marks money spent on nothing. */

@@ -50,15 +50,6 @@ export function Spinner({ label = 'Loading…' }: { label?: string }) {
   );
 }
 
-export function FieldError({ message, id }: { message?: string; id?: string }) {
-  if (!message) return null;
-  return (
-    <div className="field-error" id={id}>
-      {message}
-    </div>
-  );
-}
-
 export function Pagination({
   page,
   pageSize,

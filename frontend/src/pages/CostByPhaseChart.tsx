@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import { Chart, type ChartOption } from '../components/Chart';
-import type { Phase, PhaseFigures } from '../api/types';
+import type { Phase, PhaseFigures } from '../api/untypedEndpoints';
 import { formatMoney } from '../money';
 import { PHASE_COLORS, PHASE_LABELS, PHASES } from '../phases';
 

@@ -1,4 +1,4 @@
-import type { OffWindow, WeekGrid } from '../api/types';
+import type { OffWindow, WeekGrid } from '../api/untypedEndpoints';
 
 export const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 const HOURS = Array.from({ length: 24 }, (_, h) => h);

@@ -2,20 +2,14 @@ import { useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useMe } from '../auth/AuthContext';
 import { instancesApi, projectsApi } from '../api/endpoints';
-import {
-  CHARGE_TYPE_LABELS,
-  INSTANCE_STATE_LABELS,
-  TENCENT_REGIONS,
-  type ChargeType,
-  type Instance,
-  type InstanceFilters,
-  type Project,
-} from '../api/types';
+import type { ChargeType, Instance, InstanceFilters, Project } from '../api/types';
+import { CHARGE_TYPE_LABELS, INSTANCE_STATE_LABELS, TENCENT_REGIONS } from '../api/cloudChoices';
 import { usePaginatedList } from '../hooks';
 import { EmptyState, ErrorBanner, NoOrganization, Pagination, Spinner } from '../components/ui';
+import { FormField } from '../components/FormField';
 import { formatDate, formatNumber } from '../format';
 
-const FILTER_KEYS = ['region', 'charge_type', 'state', 'project'] as const;
+const FILTER_KEYS = ['region', 'charge_type', 'state', 'project'] as const satisfies readonly (keyof InstanceFilters)[];
 type FilterKey = (typeof FILTER_KEYS)[number];
 
 /** "1 x NVIDIA T4 (16 GB)"; a share below 1 is a vGPU ("0.25 x NVIDIA A10 (24 GB)"). */
@@ -64,9 +58,18 @@ function useProjects(): Project[] {
   return projects;
 }
 
+/**
+ * Tencent Cloud tags are key -> value strings, but the schema leaves `tags` untyped (a JSONField without a
+ * declared shape), so anything that is not an object shows as no tags rather than breaking the row.
+ */
+export function tagEntries(tags: unknown): [string, string][] {
+  if (tags === null || typeof tags !== 'object' || Array.isArray(tags)) return [];
+  return Object.entries(tags).map(([key, value]) => [key, String(value)]);
+}
+
 function InstanceRow({ instance, timeZone }: { instance: Instance; timeZone: string }) {
   const terminated = isTerminated(instance);
-  const tags = Object.entries(instance.tags ?? {});
+  const tags = tagEntries(instance.tags);
   return (
     <tr className={terminated ? 'row--muted' : undefined} data-testid={`instance-${instance.provider_id}`}>
       <td>
@@ -181,64 +184,64 @@ function InstancesList({ timeZone }: { timeZone: string }) {
       ) : (
         <>
           <div className="filters" role="search" aria-label="Filter instances">
-            <div className="field">
-              <label htmlFor="filter-region">Region</label>
-              <select id="filter-region" value={filters.region ?? ''} onChange={(e) => setFilter('region', e.target.value)}>
-                <option value="">All regions</option>
-                {TENCENT_REGIONS.map((r) => (
-                  <option key={r.code} value={r.code}>
-                    {r.city} ({r.code})
-                  </option>
-                ))}
-                {filters.region && !regionCodes.includes(filters.region) && (
-                  <option value={filters.region}>{filters.region}</option>
-                )}
-              </select>
-            </div>
-            <div className="field">
-              <label htmlFor="filter-charge-type">Billing</label>
-              <select
-                id="filter-charge-type"
-                value={filters.charge_type ?? ''}
-                onChange={(e) => setFilter('charge_type', e.target.value)}
-              >
-                <option value="">All billing modes</option>
-                {Object.entries(CHARGE_TYPE_LABELS).map(([value, label]) => (
-                  <option key={value} value={value}>
-                    {label}
-                  </option>
-                ))}
-                {filters.charge_type && !(filters.charge_type in CHARGE_TYPE_LABELS) && (
-                  <option value={filters.charge_type}>{filters.charge_type}</option>
-                )}
-              </select>
-            </div>
-            <div className="field">
-              <label htmlFor="filter-state">State</label>
-              <select id="filter-state" value={filters.state ?? ''} onChange={(e) => setFilter('state', e.target.value)}>
-                <option value="">All states</option>
-                {Object.entries(INSTANCE_STATE_LABELS).map(([value, label]) => (
-                  <option key={value} value={value}>
-                    {label}
-                  </option>
-                ))}
-                {filters.state && !(filters.state in INSTANCE_STATE_LABELS) && (
-                  <option value={filters.state}>{filters.state}</option>
-                )}
-              </select>
-            </div>
-            <div className="field">
-              <label htmlFor="filter-project">Project</label>
-              <select id="filter-project" value={filters.project ?? ''} onChange={(e) => setFilter('project', e.target.value)}>
-                <option value="">All projects</option>
-                {projects.map((p) => (
-                  <option key={p.id} value={String(p.id)}>
-                    {p.name}
-                  </option>
-                ))}
-                {!projectKnown && <option value={filters.project}>Project #{filters.project}</option>}
-              </select>
-            </div>
+            <FormField id="filter-region" label="Region">
+              {(control) => (
+                <select {...control} value={filters.region ?? ''} onChange={(e) => setFilter('region', e.target.value)}>
+                  <option value="">All regions</option>
+                  {TENCENT_REGIONS.map((r) => (
+                    <option key={r.code} value={r.code}>
+                      {r.city} ({r.code})
+                    </option>
+                  ))}
+                  {filters.region && !regionCodes.includes(filters.region) && (
+                    <option value={filters.region}>{filters.region}</option>
+                  )}
+                </select>
+              )}
+            </FormField>
+            <FormField id="filter-charge-type" label="Billing">
+              {(control) => (
+                <select {...control} value={filters.charge_type ?? ''} onChange={(e) => setFilter('charge_type', e.target.value)}>
+                  <option value="">All billing modes</option>
+                  {Object.entries(CHARGE_TYPE_LABELS).map(([value, label]) => (
+                    <option key={value} value={value}>
+                      {label}
+                    </option>
+                  ))}
+                  {filters.charge_type && !(filters.charge_type in CHARGE_TYPE_LABELS) && (
+                    <option value={filters.charge_type}>{filters.charge_type}</option>
+                  )}
+                </select>
+              )}
+            </FormField>
+            <FormField id="filter-state" label="State">
+              {(control) => (
+                <select {...control} value={filters.state ?? ''} onChange={(e) => setFilter('state', e.target.value)}>
+                  <option value="">All states</option>
+                  {Object.entries(INSTANCE_STATE_LABELS).map(([value, label]) => (
+                    <option key={value} value={value}>
+                      {label}
+                    </option>
+                  ))}
+                  {filters.state && !(filters.state in INSTANCE_STATE_LABELS) && (
+                    <option value={filters.state}>{filters.state}</option>
+                  )}
+                </select>
+              )}
+            </FormField>
+            <FormField id="filter-project" label="Project">
+              {(control) => (
+                <select {...control} value={filters.project ?? ''} onChange={(e) => setFilter('project', e.target.value)}>
+                  <option value="">All projects</option>
+                  {projects.map((p) => (
+                    <option key={p.id} value={String(p.id)}>
+                      {p.name}
+                    </option>
+                  ))}
+                  {!projectKnown && <option value={filters.project}>Project #{filters.project}</option>}
+                </select>
+              )}
+            </FormField>
             {filtered && (
               <div className="field field--button">
                 <button type="button" className="btn btn--ghost" onClick={clearFilters}>

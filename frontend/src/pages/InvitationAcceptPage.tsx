@@ -2,7 +2,8 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useAuth } from '../auth/AuthContext';
 import { ApiError, isNotAuthenticated } from '../api/client';
-import { ErrorBanner, FieldError, Spinner } from '../components/ui';
+import { ErrorBanner, Spinner } from '../components/ui';
+import { FormField } from '../components/FormField';
 import { toApiError } from '../hooks';
 
 function Card({ children }: { children: ReactNode }) {
@@ -104,9 +105,6 @@ export function InvitationAcceptPage() {
     }
   };
 
-  const nameError = error?.field('name');
-  const passwordError = error?.field('password');
-
   return (
     <Card>
       <h1 className="login__title">Join your team on GPU Ledger</h1>
@@ -133,34 +131,30 @@ export function InvitationAcceptPage() {
       <form onSubmit={(e) => void onSubmit(e)} noValidate aria-label="Accept invitation">
         {!signedIn && (
           <>
-            <div className="field">
-              <label htmlFor="name">Your name (optional)</label>
-              <input
-                id="name"
-                name="name"
-                autoComplete="name"
-                maxLength={150}
-                value={name}
-                onChange={(e) => setName(e.target.value)}
-                aria-invalid={nameError ? true : undefined}
-                aria-describedby={nameError ? 'name-error' : undefined}
-              />
-              <FieldError id="name-error" message={nameError} />
-            </div>
-            <div className="field">
-              <label htmlFor="password">Password</label>
-              <input
-                id="password"
-                name="password"
-                type="password"
-                autoComplete="new-password"
-                value={password}
-                onChange={(e) => setPassword(e.target.value)}
-                aria-invalid={passwordError ? true : undefined}
-                aria-describedby={passwordError ? 'password-error' : undefined}
-              />
-              <FieldError id="password-error" message={passwordError} />
-            </div>
+            <FormField id="name" label="Your name (optional)" error={error?.field('name')}>
+              {(control) => (
+                <input
+                  {...control}
+                  name="name"
+                  autoComplete="name"
+                  maxLength={150}
+                  value={name}
+                  onChange={(e) => setName(e.target.value)}
+                />
+              )}
+            </FormField>
+            <FormField id="password" label="Password" error={error?.field('password')}>
+              {(control) => (
+                <input
+                  {...control}
+                  name="password"
+                  type="password"
+                  autoComplete="new-password"
+                  value={password}
+                  onChange={(e) => setPassword(e.target.value)}
+                />
+              )}
+            </FormField>
           </>
         )}
         <button type="submit" className="btn btn--primary btn--block" disabled={submitting}>

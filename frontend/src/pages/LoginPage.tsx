@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Navigate, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useAuth } from '../auth/AuthContext';
 import { ApiError } from '../api/client';
-import { FieldError } from '../components/ui';
+import { FormField } from '../components/FormField';
 import { safeRedirect } from '../redirect';
 
 export function LoginPage() {
@@ -40,9 +40,6 @@ export function LoginPage() {
     }
   };
 
-  const emailError = error?.field('email');
-  const passwordError = error?.field('password');
-
   return (
     <div className="login">
       <div className="login__card">
@@ -60,37 +57,33 @@ export function LoginPage() {
           </div>
         )}
         <form onSubmit={(e) => void onSubmit(e)} noValidate>
-          <div className="field">
-            <label htmlFor="email">E-mail</label>
-            <input
-              id="email"
-              name="email"
-              type="email"
-              autoComplete="username"
-              required
-              autoFocus
-              value={email}
-              onChange={(e) => setEmail(e.target.value)}
-              aria-invalid={emailError ? true : undefined}
-              aria-describedby={emailError ? 'email-error' : undefined}
-            />
-            <FieldError id="email-error" message={emailError} />
-          </div>
-          <div className="field">
-            <label htmlFor="password">Password</label>
-            <input
-              id="password"
-              name="password"
-              type="password"
-              autoComplete="current-password"
-              required
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-              aria-invalid={passwordError ? true : undefined}
-              aria-describedby={passwordError ? 'password-error' : undefined}
-            />
-            <FieldError id="password-error" message={passwordError} />
-          </div>
+          <FormField id="email" label="E-mail" error={error?.field('email')}>
+            {(control) => (
+              <input
+                {...control}
+                name="email"
+                type="email"
+                autoComplete="username"
+                required
+                autoFocus
+                value={email}
+                onChange={(e) => setEmail(e.target.value)}
+              />
+            )}
+          </FormField>
+          <FormField id="password" label="Password" error={error?.field('password')}>
+            {(control) => (
+              <input
+                {...control}
+                name="password"
+                type="password"
+                autoComplete="current-password"
+                required
+                value={password}
+                onChange={(e) => setPassword(e.target.value)}
+              />
+            )}
+          </FormField>
           <button type="submit" className="btn btn--primary btn--block" disabled={submitting}>
             {submitting ? 'Signing in…' : 'Sign in'}
           </button>

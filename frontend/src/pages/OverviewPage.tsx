@@ -2,26 +2,20 @@ import { lazy, Suspense } from 'react';
 import { Link } from 'react-router';
 import { useMe } from '../auth/AuthContext';
 import { analysisApi } from '../api/endpoints';
-import { ROLE_LABELS, type AnalysisSummary, type Me, type Org, type ProjectWaste } from '../api/types';
+import type { Me, Org } from '../api/types';
+import { roleLabel } from '../api/roles';
+import type { AnalysisSummary, ProjectWaste } from '../api/untypedEndpoints';
 import { EmptyState, ErrorBanner, Spinner } from '../components/ui';
 import { PhaseSwatch, StatCard } from '../components/analysis';
-import type { DailySpendPoint } from './SpendChart';
 import { CURRENCY_LABELS, formatDateTime } from '../format';
 import { useApiData } from '../hooks';
 import { compareDecimals, formatDecimal, formatMoney, formatPercent, isPositive, ratio } from '../money';
 import { PHASE_LABELS, PHASES } from '../phases';
 
 // ECharts is loaded only when there is something to draw, so the first page load stays small.
-const SpendChart = lazy(() => import('./SpendChart'));
 const CostByPhaseChart = lazy(() => import('./CostByPhaseChart'));
 
-/**
- * No spend endpoint exists yet: until a Tencent Cloud account is connected and synced there is no data,
- * and the Overview says so instead of showing made-up numbers.
- */
-const NO_DATA: DailySpendPoint[] = [];
-
-export function OverviewPage({ spend = NO_DATA }: { spend?: DailySpendPoint[] }) {
+export function OverviewPage() {
   const me = useMe();
   const org = me.organization;
 
@@ -55,7 +49,7 @@ export function OverviewPage({ spend = NO_DATA }: { spend?: DailySpendPoint[] })
             </div>
             <div>
               <dt>Your role</dt>
-              <dd data-testid="user-role">{ROLE_LABELS[org.role] ?? org.role}</dd>
+              <dd data-testid="user-role">{roleLabel(org.role)}</dd>
             </div>
           </dl>
         </section>
@@ -68,31 +62,23 @@ export function OverviewPage({ spend = NO_DATA }: { spend?: DailySpendPoint[] })
         </EmptyState>
       )}
 
-      {org && <OrganizationOverview me={me} org={org} spend={spend} />}
+      {org && <OrganizationOverview me={me} org={org} />}
     </div>
   );
 }
 
 /** The last 7 days of the organization (from the analysis summary), or the welcome state without data. */
-function OrganizationOverview({ me, org, spend }: { me: Me; org: Org; spend: DailySpendPoint[] }) {
+function OrganizationOverview({ me, org }: { me: Me; org: Org }) {
   // The API's default period is the last 7 days up to the current hour.
   const summary = useApiData<AnalysisSummary>((signal) => analysisApi.summary('project', {}, signal), org.slug);
   const hasData = (summary.data?.totals.instance_count ?? 0) > 0;
 
   return (
     <>
-      {spend.length > 0 && (
-        <section className="card">
-          <h2 className="card__title">Daily GPU spend and utilization</h2>
-          <Suspense fallback={<Spinner label="Loading chart…" />}>
-            <SpendChart points={spend} currency={org.currency} />
-          </Suspense>
-        </section>
-      )}
       <ErrorBanner error={summary.error} onRetry={summary.reload} />
       {summary.loading && <Spinner label="Loading GPU spend…" />}
       {summary.data && hasData && <FleetSummary summary={summary.data} timeZone={org.timezone} />}
-      {summary.data && !hasData && spend.length === 0 && (
+      {summary.data && !hasData && (
         <EmptyState title={`Welcome to GPU Ledger, ${me.name || me.email}`} icon="▦" testId="overview-empty">
           <p>
             Connect a Tencent Cloud account to <strong>{org.name}</strong> and this page fills with your GPU spend and

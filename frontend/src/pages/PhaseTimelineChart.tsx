@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import type { CustomSeriesRenderItem } from 'echarts';
 import { Chart, type ChartOption } from '../components/Chart';
-import type { Phase, PhaseSegment } from '../api/types';
+import type { Phase, PhaseSegment } from '../api/untypedEndpoints';
 import { formatMinutes, PHASE_COLORS, PHASE_LABELS, PHASES } from '../phases';
 
 export interface PhaseTimelineProps {

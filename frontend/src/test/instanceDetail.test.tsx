@@ -3,7 +3,8 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { renderAppAt } from './render';
 import { emptyPage, makeMe, mockApi, type MockResponse } from './mockApi';
-import type { Instance, InstancePhases, InstanceProfile, WeekGrid } from '../api/types';
+import type { Instance } from '../api/types';
+import type { InstancePhases, InstanceProfile, WeekGrid } from '../api/untypedEndpoints';
 import type { ChartOption } from '../components/Chart';
 
 // The ECharts canvas cannot be drawn in happy-dom: record what each chart is given instead.

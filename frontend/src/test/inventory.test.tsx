@@ -4,6 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { renderAppAt } from './render';
 import { emptyPage, makeMe, mockApi } from './mockApi';
 import type { Instance, Project } from '../api/types';
+import { tagEntries } from '../pages/InstancesPage';
 
 function instance(overrides: Partial<Instance> = {}): Instance {
   return {
@@ -204,6 +205,18 @@ describe('instances page', () => {
     fail = false;
     await user.click(screen.getByRole('button', { name: 'Retry' }));
     expect(await screen.findByTestId('instance-ins-9bxebleo')).toBeTruthy();
+  });
+});
+
+describe('instance tags', () => {
+  it('reads key -> value tags and shows anything else as no tags', () => {
+    expect(tagEntries({ team: 'nlp', cost_center: 42 })).toEqual([
+      ['team', 'nlp'],
+      ['cost_center', '42'],
+    ]);
+    expect(tagEntries(null)).toEqual([]);
+    expect(tagEntries(['team'])).toEqual([]);
+    expect(tagEntries('team=nlp')).toEqual([]);
   });
 });
 

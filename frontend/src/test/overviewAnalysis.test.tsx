@@ -3,7 +3,7 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { renderAppAt } from './render';
 import { EMPTY_SUMMARY, makeMe, mockApi } from './mockApi';
-import type { AnalysisSummary, ProjectWaste, WasteTotals } from '../api/types';
+import type { AnalysisSummary, ProjectWaste, WasteTotals } from '../api/untypedEndpoints';
 import type { ChartOption } from '../components/Chart';
 
 // The ECharts canvas cannot be drawn in happy-dom: record what each chart is given instead.

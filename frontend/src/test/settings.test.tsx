@@ -3,7 +3,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { renderAppAt } from './render';
 import { BETA, CSRF, emptyPage, makeMe, mockApi, NOT_AUTHENTICATED } from './mockApi';
-import type { ApiKey, Member } from '../api/types';
+import type { ApiKey, Invitation, Member } from '../api/types';
 
 const SECRET = 'glk_live_7Hq2mP9xVb4sT1nR8wK3';
 
@@ -75,6 +75,9 @@ describe('settings: API keys', () => {
     await user.click(screen.getByRole('button', { name: 'Create key' }));
 
     expect(await screen.findByText('A key with this name exists.')).toBeTruthy();
+    // The message is the input's description, so a screen reader reads it on reaching the field.
+    const nameInput = screen.getByRole('textbox', { name: 'Name', description: 'A key with this name exists.' });
+    expect(nameInput.getAttribute('aria-invalid')).toBe('true');
     expect(screen.getByText('Please correct the errors below.')).toBeTruthy();
     expect(screen.queryByTestId('new-key-secret')).toBeNull();
   });
@@ -211,7 +214,7 @@ describe('settings: members and invitations', () => {
           body: {
             id: 9,
             ...(call.body as object),
-            invited_by: { id: 7, email: 'lin@acme.example', name: 'Lin Wei' },
+            invited_by: 'lin@acme.example',
             created_at: '2025-06-01T00:00:00Z',
             expires_at: '2099-06-08T00:00:00Z',
             accepted_at: null,
@@ -234,6 +237,39 @@ describe('settings: members and invitations', () => {
     expect(await screen.findByText('Invitation sent to new@acme.example.')).toBeTruthy();
     expect(server.find('POST', '/api/v1/invitations')[1]!.body).toEqual({ email: 'new@acme.example', role: 'lead' });
     await waitFor(() => expect(server.find('GET', '/api/v1/invitations').length).toBeGreaterThanOrEqual(2));
+  });
+
+  it('lists invitations with who sent them and their state', async () => {
+    const invitation = (overrides: Partial<Invitation>): Invitation => ({
+      id: 1,
+      email: 'zhao@acme.example',
+      role: 'lead',
+      invited_by: 'lin@acme.example',
+      created_at: '2025-06-01T00:00:00Z',
+      expires_at: '2099-06-08T00:00:00Z',
+      accepted_at: null,
+      sent_at: '2025-06-01T00:00:01Z',
+      ...overrides,
+    });
+    const invitations = [
+      invitation({}),
+      // The inviter's account was deleted since: the API sends null.
+      invitation({ id: 2, email: 'wu@acme.example', role: 'finance', invited_by: null, accepted_at: '2025-06-02T00:00:00Z' }),
+    ];
+    mockApi({
+      'GET /api/v1/me': { body: makeMe() },
+      'GET /api/v1/invitations': { body: { count: 2, next: null, previous: null, results: invitations } },
+    });
+    renderAppAt('/settings/invitations');
+
+    const pending = (await screen.findByText('zhao@acme.example')).closest('tr')!;
+    expect(within(pending).getByText('Team lead')).toBeTruthy();
+    expect(within(pending).getByText('lin@acme.example')).toBeTruthy();
+    expect(within(pending).getByText('Pending')).toBeTruthy();
+    const accepted = screen.getByText('wu@acme.example').closest('tr')!;
+    expect(within(accepted).getByText('Finance')).toBeTruthy();
+    expect(within(accepted).getByText('—')).toBeTruthy();
+    expect(within(accepted).getByText('Accepted')).toBeTruthy();
   });
 
   it('sends the user to /login when the session has expired', async () => {

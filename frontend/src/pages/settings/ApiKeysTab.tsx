@@ -4,7 +4,8 @@ import { apiKeysApi } from '../../api/endpoints';
 import { ApiError } from '../../api/client';
 import type { ApiKey, CreatedApiKey, Scope } from '../../api/types';
 import { usePaginatedList, useRowAction, toApiError } from '../../hooks';
-import { FieldError, FormErrorBanner } from '../../components/ui';
+import { FormErrorBanner } from '../../components/ui';
+import { FormField } from '../../components/FormField';
 import { PaginatedTable } from '../../components/PaginatedTable';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { formatDate, formatDateTime } from '../../format';
@@ -175,27 +176,26 @@ export function ApiKeysTab() {
 
       {canManage ? (
         <form className="card inline-form" onSubmit={(e) => void onCreate(e)} noValidate aria-label="Create an API key">
-          <div className="field field--grow">
-            <label htmlFor="key-name">Name</label>
-            <input
-              id="key-name"
-              placeholder="e.g. Finance export"
-              value={name}
-              maxLength={100}
-              onChange={(e) => setName(e.target.value)}
-              aria-invalid={formError?.field('name') ? true : undefined}
-              required
-            />
-            <FieldError message={formError?.field('name')} />
-          </div>
-          <div className="field">
-            <label htmlFor="key-scope">Scope</label>
-            <select id="key-scope" value={scope} onChange={(e) => setScope(e.target.value as Scope)}>
-              <option value="read">{SCOPE_LABELS.read}</option>
-              <option value="write">{SCOPE_LABELS.write}</option>
-            </select>
-            <FieldError message={formError?.field('scope')} />
-          </div>
+          <FormField id="key-name" label="Name" error={formError?.field('name')} className="field--grow">
+            {(control) => (
+              <input
+                {...control}
+                placeholder="e.g. Finance export"
+                value={name}
+                maxLength={100}
+                onChange={(e) => setName(e.target.value)}
+                required
+              />
+            )}
+          </FormField>
+          <FormField id="key-scope" label="Scope" error={formError?.field('scope')}>
+            {(control) => (
+              <select {...control} value={scope} onChange={(e) => setScope(e.target.value as Scope)}>
+                <option value="read">{SCOPE_LABELS.read}</option>
+                <option value="write">{SCOPE_LABELS.write}</option>
+              </select>
+            )}
+          </FormField>
           <div className="field field--button">
             <button type="submit" className="btn btn--primary" disabled={submitting || !name.trim()}>
               {submitting ? 'Creating…' : 'Create key'}

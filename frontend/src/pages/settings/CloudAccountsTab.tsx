@@ -1,28 +1,16 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useMe } from '../../auth/AuthContext';
 import { cloudAccountsApi } from '../../api/endpoints';
-import { ApiError } from '../../api/client';
-import {
-  CLOUD_STATUS_LABELS,
-  SITE_LABELS,
-  SYNC_KINDS,
-  SYNC_KIND_LABELS,
-  TENCENT_REGIONS,
-  type CloudAccount,
-  type CloudAccountInput,
-  type CloudAccountStatus,
-  type CloudSite,
-  type EndpointScheme,
-} from '../../api/types';
+import type { CloudAccount, CloudAccountStatus } from '../../api/types';
+import { CLOUD_STATUS_LABELS, SITE_LABELS, SYNC_KINDS, SYNC_KIND_LABELS, TENCENT_REGIONS } from '../../api/cloudChoices';
 import { toApiError, useInterval, usePaginatedList, useTick } from '../../hooks';
-import { ErrorBanner, FieldError, FormErrorBanner, Pagination, Spinner } from '../../components/ui';
+import { ErrorBanner, Pagination, Spinner } from '../../components/ui';
 import { formatDateTime, formatRelative } from '../../format';
+import { AccountForm, changesFrom, EMPTY_FORM, formFrom, type AccountFormValues } from './CloudAccountForm';
 import { canManageOrg } from './permissions';
 
 /** While an account has not finished its first sync, the list refreshes this often. */
 export const PENDING_POLL_MS = 10_000;
-
-const FORM_FIELDS = ['name', 'secret_id', 'secret_key', 'regions', 'site', 'endpoint', 'endpoint_scheme'];
 
 const STATUS_TONES: Record<CloudAccountStatus, string> = {
   pending: 'info',
@@ -31,280 +19,9 @@ const STATUS_TONES: Record<CloudAccountStatus, string> = {
   disabled: 'muted',
 };
 
-const EMPTY_FORM: CloudAccountInput = {
-  name: '',
-  secret_id: '',
-  secret_key: '',
-  regions: [],
-  site: 'china',
-  endpoint: '',
-  endpoint_scheme: 'https',
-};
-
-function formFrom(account: CloudAccount): CloudAccountInput {
-  return {
-    name: account.name,
-    secret_id: account.secret_id,
-    secret_key: '',
-    regions: [...account.regions],
-    site: account.site,
-    endpoint: account.endpoint,
-    endpoint_scheme: account.endpoint_scheme,
-  };
-}
-
-/** The fields that differ from the account; an empty SecretKey means "keep the stored one". */
-function changesFrom(account: CloudAccount, form: CloudAccountInput): Partial<CloudAccountInput> {
-  const changes: Partial<CloudAccountInput> = {};
-  if (form.name.trim() !== account.name) changes.name = form.name.trim();
-  if (form.secret_id.trim() !== account.secret_id) changes.secret_id = form.secret_id.trim();
-  if (form.secret_key) changes.secret_key = form.secret_key;
-  const sameRegions =
-    form.regions.length === account.regions.length && form.regions.every((r) => account.regions.includes(r));
-  if (!sameRegions) changes.regions = form.regions;
-  if (form.site !== account.site) changes.site = form.site;
-  if (form.endpoint.trim() !== account.endpoint) changes.endpoint = form.endpoint.trim();
-  if (form.endpoint_scheme !== account.endpoint_scheme) changes.endpoint_scheme = form.endpoint_scheme;
-  return changes;
-}
-
 function regionLabel(code: string): string {
   const region = TENCENT_REGIONS.find((r) => r.code === code);
   return region ? `${region.city} (${code})` : code;
-}
-
-function RegionsField({
-  idPrefix,
-  value,
-  onChange,
-  error,
-}: {
-  idPrefix: string;
-  value: string[];
-  onChange: (regions: string[]) => void;
-  error?: string;
-}) {
-  const toggle = (code: string, checked: boolean) => {
-    // Keep the order of the list, whatever order the boxes were ticked in.
-    const next = new Set(value);
-    if (checked) next.add(code);
-    else next.delete(code);
-    onChange([
-      ...TENCENT_REGIONS.map((r) => r.code).filter((c) => next.has(c)),
-      ...value.filter((c) => next.has(c) && !TENCENT_REGIONS.some((r) => r.code === c)),
-    ]);
-  };
-  const groups = [
-    { label: 'Chinese mainland', regions: TENCENT_REGIONS.filter((r) => r.mainland) },
-    { label: 'Outside the Chinese mainland', regions: TENCENT_REGIONS.filter((r) => !r.mainland) },
-  ];
-  // A region the account already has but this list does not offer stays visible (and can be unticked).
-  const extra = value.filter((c) => !TENCENT_REGIONS.some((r) => r.code === c));
-  return (
-    <fieldset className="field regions" aria-invalid={error ? true : undefined} aria-describedby={error ? `${idPrefix}-regions-error` : undefined}>
-      <legend>Regions</legend>
-      <p className="muted field-hint">The regions where your GPU instances run. GPU Ledger reads only these.</p>
-      {groups.map((group) => (
-        <div key={group.label} className="regions__group">
-          <div className="regions__group-label">{group.label}</div>
-          <div className="regions__list">
-            {group.regions.map((r) => (
-              <label key={r.code} className="check">
-                <input
-                  type="checkbox"
-                  checked={value.includes(r.code)}
-                  onChange={(e) => toggle(r.code, e.target.checked)}
-                />
-                <span>{r.city}</span> <code>{r.code}</code>
-              </label>
-            ))}
-            {group.label === 'Outside the Chinese mainland' &&
-              extra.map((code) => (
-                <label key={code} className="check">
-                  <input type="checkbox" checked onChange={(e) => toggle(code, e.target.checked)} />
-                  <code>{code}</code>
-                </label>
-              ))}
-          </div>
-        </div>
-      ))}
-      <FieldError id={`${idPrefix}-regions-error`} message={error} />
-    </fieldset>
-  );
-}
-
-function AccountForm({
-  idPrefix,
-  label,
-  initial,
-  editing,
-  submitLabel,
-  submittingLabel,
-  onSubmit,
-  onCancel,
-}: {
-  idPrefix: string;
-  label: string;
-  initial: CloudAccountInput;
-  /** Editing an account: the SecretKey becomes an optional "Replace SecretKey". */
-  editing: boolean;
-  submitLabel: string;
-  submittingLabel: string;
-  /** Resolves when saved; a rejection is shown in the form. */
-  onSubmit: (form: CloudAccountInput) => Promise<void>;
-  onCancel?: () => void;
-}) {
-  const [form, setForm] = useState<CloudAccountInput>(initial);
-  const [advanced, setAdvanced] = useState(Boolean(initial.endpoint) || initial.endpoint_scheme !== 'https');
-  const [submitting, setSubmitting] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
-
-  const set = <K extends keyof CloudAccountInput>(field: K, value: CloudAccountInput[K]) =>
-    setForm((f) => ({ ...f, [field]: value }));
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setSubmitting(true);
-    setError(null);
-    try {
-      await onSubmit(form);
-      setForm((f) => ({ ...f, secret_key: '' }));
-      setSubmitting(false);
-    } catch (err) {
-      const apiErr = toApiError(err);
-      if (apiErr.field('endpoint') || apiErr.field('endpoint_scheme')) setAdvanced(true);
-      setError(apiErr);
-      setSubmitting(false);
-    }
-  };
-
-  const fieldError = (name: string) => error?.field(name);
-  const invalid = (name: string) => (fieldError(name) ? true : undefined);
-  const id = (name: string) => `${idPrefix}-${name}`;
-
-  return (
-    <form className="card account-form" onSubmit={(e) => void submit(e)} noValidate aria-label={label}>
-      <h3 className="card__title">{label}</h3>
-      <FormErrorBanner error={error} inlineFields={FORM_FIELDS} />
-      <div className="form-grid">
-        <div className="field">
-          <label htmlFor={id('name')}>Name</label>
-          <input
-            id={id('name')}
-            placeholder="e.g. Production (Guangzhou)"
-            maxLength={100}
-            value={form.name}
-            onChange={(e) => set('name', e.target.value)}
-            aria-invalid={invalid('name')}
-          />
-          <FieldError message={fieldError('name')} />
-        </div>
-        <div className="field">
-          <label htmlFor={id('site')}>Site</label>
-          <select id={id('site')} value={form.site} onChange={(e) => set('site', e.target.value as CloudSite)}>
-            <option value="china">{SITE_LABELS.china}</option>
-            <option value="intl">{SITE_LABELS.intl}</option>
-          </select>
-          <FieldError message={fieldError('site')} />
-        </div>
-        <div className="field">
-          <label htmlFor={id('secret_id')}>SecretId</label>
-          <input
-            id={id('secret_id')}
-            className="mono"
-            autoComplete="off"
-            spellCheck={false}
-            placeholder="AKID…"
-            value={form.secret_id}
-            onChange={(e) => set('secret_id', e.target.value)}
-            aria-invalid={invalid('secret_id')}
-          />
-          <FieldError message={fieldError('secret_id')} />
-        </div>
-        <div className="field">
-          <label htmlFor={id('secret_key')}>{editing ? 'Replace SecretKey' : 'SecretKey'}</label>
-          <input
-            id={id('secret_key')}
-            type="password"
-            className="mono"
-            autoComplete="new-password"
-            spellCheck={false}
-            placeholder={editing ? 'Leave empty to keep the current key' : undefined}
-            value={form.secret_key}
-            onChange={(e) => set('secret_key', e.target.value)}
-            aria-invalid={invalid('secret_key')}
-          />
-          <FieldError message={fieldError('secret_key')} />
-        </div>
-      </div>
-      <p className="muted field-hint">
-        Use a CAM sub-account key with read-only access (e.g. the QcloudCVMReadOnlyAccess, QcloudMonitorReadOnlyAccess
-        and QcloudFinanceBillReadOnlyAccess policies). The SecretKey is stored encrypted and is never shown again.
-      </p>
-      <RegionsField
-        idPrefix={idPrefix}
-        value={form.regions}
-        onChange={(regions) => set('regions', regions)}
-        error={fieldError('regions')}
-      />
-      <div className="disclosure">
-        <button
-          type="button"
-          className="btn btn--small btn--ghost disclosure__toggle"
-          aria-expanded={advanced}
-          aria-controls={id('advanced')}
-          onClick={() => setAdvanced((v) => !v)}
-        >
-          <span aria-hidden="true">{advanced ? '▾' : '▸'}</span> Advanced
-        </button>
-        {advanced && (
-          <div id={id('advanced')} className="disclosure__body">
-            <div className="form-grid">
-              <div className="field">
-                <label htmlFor={id('endpoint')}>Endpoint override (host:port)</label>
-                <input
-                  id={id('endpoint')}
-                  className="mono"
-                  placeholder="e.g. 127.0.0.1:8900"
-                  spellCheck={false}
-                  value={form.endpoint}
-                  onChange={(e) => set('endpoint', e.target.value)}
-                  aria-invalid={invalid('endpoint')}
-                />
-                <FieldError message={fieldError('endpoint')} />
-              </div>
-              <div className="field">
-                <label htmlFor={id('endpoint_scheme')}>Scheme</label>
-                <select
-                  id={id('endpoint_scheme')}
-                  value={form.endpoint_scheme}
-                  onChange={(e) => set('endpoint_scheme', e.target.value as EndpointScheme)}
-                >
-                  <option value="https">https</option>
-                  <option value="http">http</option>
-                </select>
-                <FieldError message={fieldError('endpoint_scheme')} />
-              </div>
-            </div>
-            <p className="muted field-hint">
-              Leave the endpoint empty to use Tencent Cloud’s own endpoints (*.tencentcloudapi.com). Set it only to
-              send every call to a proxy or a Tencent Cloud simulator.
-            </p>
-          </div>
-        )}
-      </div>
-      <div className="form-actions">
-        <button type="submit" className="btn btn--primary" disabled={submitting}>
-          {submitting ? submittingLabel : submitLabel}
-        </button>
-        {onCancel && (
-          <button type="button" className="btn" onClick={onCancel} disabled={submitting}>
-            Cancel
-          </button>
-        )}
-      </div>
-    </form>
-  );
 }
 
 function SyncTable({ account, timeZone }: { account: CloudAccount; timeZone: string }) {
@@ -359,7 +76,7 @@ function AccountCard({
   syncing: boolean;
   onEdit: () => void;
   onCancelEdit: () => void;
-  onSave: (form: CloudAccountInput) => Promise<void>;
+  onSave: (form: AccountFormValues) => Promise<void>;
   onSync: () => void;
 }) {
   const failing = account.status === 'failing';
@@ -467,7 +184,7 @@ export function CloudAccountsTab() {
   // With no account yet, the connect form is open from the start.
   const showForm = canManage && (formOpen ?? (!list.loading && !list.error && list.count === 0));
 
-  const create = async (form: CloudAccountInput) => {
+  const create = async (form: AccountFormValues) => {
     setNotice(null);
     setActionError(null);
     const created = await cloudAccountsApi.create({
@@ -485,7 +202,7 @@ export function CloudAccountsTab() {
     else list.setPage(1);
   };
 
-  const save = async (account: CloudAccount, form: CloudAccountInput) => {
+  const save = async (account: CloudAccount, form: AccountFormValues) => {
     setNotice(null);
     setActionError(null);
     const changes = changesFrom(account, form);

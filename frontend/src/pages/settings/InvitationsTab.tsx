@@ -2,18 +2,14 @@ import { useState, type FormEvent } from 'react';
 import { useMe } from '../../auth/AuthContext';
 import { invitationsApi } from '../../api/endpoints';
 import { ApiError } from '../../api/client';
-import { ROLES, ROLE_LABELS, type Invitation, type Role } from '../../api/types';
+import type { Invitation, Role } from '../../api/types';
+import { ROLES, ROLE_LABELS, roleLabel } from '../../api/roles';
 import { usePaginatedList, useRowAction, toApiError } from '../../hooks';
-import { FieldError, FormErrorBanner } from '../../components/ui';
+import { FormErrorBanner } from '../../components/ui';
+import { FormField } from '../../components/FormField';
 import { PaginatedTable } from '../../components/PaginatedTable';
 import { formatDate } from '../../format';
 import { canManageOrg } from './permissions';
-
-function invitedBy(value: Invitation['invited_by']): string {
-  if (value == null) return '—';
-  if (typeof value === 'object') return value.name || value.email || '—';
-  return String(value);
-}
 
 function status(inv: Invitation): { label: string; tone: string; pending: boolean } {
   if (inv.accepted_at) return { label: 'Accepted', tone: 'success', pending: false };
@@ -60,8 +56,8 @@ export function InvitationsTab() {
     return (
       <tr key={inv.id}>
         <td>{inv.email}</td>
-        <td>{ROLE_LABELS[inv.role] ?? inv.role}</td>
-        <td>{invitedBy(inv.invited_by)}</td>
+        <td>{roleLabel(inv.role)}</td>
+        <td>{inv.invited_by ?? '—'}</td>
         <td>{formatDate(inv.created_at, org.timezone)}</td>
         <td>{formatDate(inv.expires_at, org.timezone)}</td>
         <td>
@@ -97,30 +93,29 @@ export function InvitationsTab() {
 
       {canManage ? (
         <form className="card inline-form" onSubmit={(e) => void onInvite(e)} noValidate aria-label="Invite a member">
-          <div className="field field--grow">
-            <label htmlFor="invite-email">E-mail</label>
-            <input
-              id="invite-email"
-              type="email"
-              placeholder="colleague@example.com"
-              value={email}
-              onChange={(e) => setEmail(e.target.value)}
-              aria-invalid={formError?.field('email') ? true : undefined}
-              required
-            />
-            <FieldError message={formError?.field('email')} />
-          </div>
-          <div className="field">
-            <label htmlFor="invite-role">Role</label>
-            <select id="invite-role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
-              {ROLES.map((r) => (
-                <option key={r} value={r}>
-                  {ROLE_LABELS[r]}
-                </option>
-              ))}
-            </select>
-            <FieldError message={formError?.field('role')} />
-          </div>
+          <FormField id="invite-email" label="E-mail" error={formError?.field('email')} className="field--grow">
+            {(control) => (
+              <input
+                {...control}
+                type="email"
+                placeholder="colleague@example.com"
+                value={email}
+                onChange={(e) => setEmail(e.target.value)}
+                required
+              />
+            )}
+          </FormField>
+          <FormField id="invite-role" label="Role" error={formError?.field('role')}>
+            {(control) => (
+              <select {...control} value={role} onChange={(e) => setRole(e.target.value as Role)}>
+                {ROLES.map((r) => (
+                  <option key={r} value={r}>
+                    {ROLE_LABELS[r]}
+                  </option>
+                ))}
+              </select>
+            )}
+          </FormField>
           <div className="field field--button">
             <button type="submit" className="btn btn--primary" disabled={submitting || !email.trim()}>
               {submitting ? 'Sending…' : 'Send invitation'}

@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import { useMe } from '../../auth/AuthContext';
 import { membersApi } from '../../api/endpoints';
-import { ROLES, ROLE_LABELS, type Member, type Role } from '../../api/types';
+import type { Member, Role } from '../../api/types';
+import { ROLES, ROLE_LABELS, roleLabel } from '../../api/roles';
 import { usePaginatedList, useRowAction } from '../../hooks';
 import { PaginatedTable } from '../../components/PaginatedTable';
 import { ConfirmButton } from '../../components/ConfirmButton';
@@ -64,7 +65,7 @@ export function MembersTab() {
               ))}
             </select>
           ) : (
-            ROLE_LABELS[member.role] ?? member.role
+            roleLabel(member.role)
           )}
         </td>
         <td>{formatDate(member.created_at, org.timezone)}</td>

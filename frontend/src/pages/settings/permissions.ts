@@ -2,7 +2,10 @@ import type { Role } from '../../api/types';
 
 const MANAGER_ROLES: Role[] = ['owner', 'admin'];
 
-/** Owners and admins manage members, invitations and API keys; the backend enforces the rule. */
-export function canManageOrg(role: Role | undefined): boolean {
-  return role !== undefined && MANAGER_ROLES.includes(role);
+/**
+ * Owners and admins manage members, invitations and API keys; the backend enforces the rule. The API sends
+ * the role as a plain string (null outside the user's own organizations), so anything else manages nothing.
+ */
+export function canManageOrg(role: string | null | undefined): boolean {
+  return MANAGER_ROLES.some((manager) => manager === role);
 }
