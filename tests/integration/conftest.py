@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from email import message_from_bytes
 from email.message import Message
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from aiosmtpd.controller import Controller
@@ -56,7 +57,10 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def running_smtp_server(inbox: Inbox) -> Iterator[tuple[Inbox, int]]:
+InboxT = TypeVar("InboxT", bound=Inbox)
+
+
+def running_smtp_server(inbox: InboxT) -> Iterator[tuple[InboxT, int]]:
     port = free_port()
     controller = Controller(inbox, hostname="127.0.0.1", port=port)
     controller.start()
@@ -75,7 +79,7 @@ def smtp_server() -> Iterator[tuple[Inbox, int]]:
 def refusing_smtp_server() -> Iterator[tuple[RefusingInbox, int]]:
     """A loopback SMTP server that refuses the first message it is given (a 451)."""
     inbox = RefusingInbox(refusals=1)
-    yield from running_smtp_server(inbox)  # type: ignore[misc]
+    yield from running_smtp_server(inbox)
 
 
 def database_url_of_test_database() -> str:
