@@ -15,6 +15,7 @@ For every operation of every probed path, as a member of another organization:
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from django.db import models
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
-from tests.api.globex_world import GlobexWorld, globex_snapshot
+from tests.api.globex_world import DAY, GlobexWorld, globex_snapshot
 
 HTTP_METHODS = ("get", "put", "patch", "post", "delete")
 
@@ -78,7 +79,11 @@ def _me_organization_ids(body: Any) -> set[Hashable]:
     return {organization["id"] for organization in [*current, *body["organizations"]]}
 
 
-GLOBEX_PERIOD = {"start": "2026-11-01", "end": "2026-11-04"}
+# Around the day Globex's analysis results are on, so an unfiltered answer would include them.
+GLOBEX_PERIOD = {
+    "start": (DAY - dt.timedelta(days=1)).isoformat(),
+    "end": (DAY + dt.timedelta(days=2)).isoformat(),
+}
 
 PROBES: dict[str, Probe] = {
     "/api/v1/me": Probe("organization", exposed=_me_organization_ids),
