@@ -1,20 +1,35 @@
-"""The one beat schedule of GPU Ledger: every periodic task, in one place."""
+"""The one beat schedule of GPU Ledger: every periodic task, in one place.
+
+Every entry expires a little before its next tick: after an outage of the workers (or the
+broker), the backlog holds one tick per interval, and all but the newest are discarded unrun
+instead of running the same periodic job many times. A beat-sent run's retries (see
+workers/defaults.py) carry the same expiry, so they too end before the next tick takes over.
+"""
 
 from datetime import timedelta
+
+
+def every(interval: timedelta, task: str) -> dict[str, object]:
+    """A beat entry for ``task`` each ``interval``, expiring after 90% of it."""
+    return {
+        "task": task,
+        "schedule": interval,
+        "options": {"expires": interval.total_seconds() * 0.9},
+    }
+
 
 BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     # Fans out every due sync (inventory 5 min, metrics 5 min, bills and balance hourly,
     # prices daily); the per-account leases make a duplicate tick harmless.
-    "cloud.dispatch-due": {"task": "cloud.dispatch_due", "schedule": timedelta(minutes=1)},
-    "metrics.prune-raw": {"task": "metrics.prune_raw", "schedule": timedelta(hours=24)},
+    "cloud.dispatch-due": every(timedelta(minutes=1), "cloud.dispatch_due"),
+    "metrics.prune-raw": every(timedelta(hours=24), "metrics.prune_raw"),
     # Folds the small "recent points" rows into their day arrays, off the ingest path.
-    "metrics.compact-recent": {"task": "metrics.compact_recent", "schedule": timedelta(hours=1)},
+    "metrics.compact-recent": every(timedelta(hours=1), "metrics.compact_recent"),
     # Incremental: only instances/days with metric data newer than their last analysis.
-    "analysis.analyse-recent": {"task": "analysis.analyse_recent", "schedule": timedelta(hours=1)},
+    "analysis.analyse-recent": every(timedelta(hours=1), "analysis.analyse_recent"),
     # Full recompute of the last 14 days (thresholds changed, late or re-imported data).
-    "analysis.analyse-full": {"task": "analysis.analyse_full", "schedule": timedelta(hours=24)},
-    "accounts.purge-expired-invitations": {
-        "task": "accounts.purge_expired_invitations",
-        "schedule": timedelta(hours=6),
-    },
+    "analysis.analyse-full": every(timedelta(hours=24), "analysis.analyse_full"),
+    "accounts.purge-expired-invitations": every(
+        timedelta(hours=6), "accounts.purge_expired_invitations"
+    ),
 }

@@ -5,18 +5,27 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
-from django.conf import settings
 from django.core.mail import send_mail
 from django.utils import timezone
 
+from apps.accounts.emails import invitation_email_render
 from apps.accounts.models import Invitation
 from workers import queues
-from workers.defaults import task_options
+from workers.defaults import NEVER_RETRY, task_options
 
 logger = logging.getLogger(__name__)
 
 
-@shared_task(**task_options(name="accounts.send_invitation_email", queue=queues.EMAIL))
+@shared_task(
+    **task_options(
+        name="accounts.send_invitation_email",
+        queue=queues.EMAIL,
+        # The mail server down, refusing or dropping the connection; every smtplib error is
+        # an OSError. Retried with backoff and jitter, then given up (the invitation stays
+        # unsent, and can be revoked and sent again).
+        retry_on=(OSError,),
+    )
+)
 def send_invitation_email(invitation_id: int, token: str) -> bool:
     """E-mail an invitation once. Returns False when there is nothing (more) to send.
 
@@ -31,27 +40,33 @@ def send_invitation_email(invitation_id: int, token: str) -> bool:
     invitation = Invitation.objects.select_related("organization", "invited_by").get(
         pk=invitation_id
     )
-    inviter = invitation.invited_by.email if invitation.invited_by else "A colleague"
-    link = f"{settings.PUBLIC_URL}/invitations/accept?token={token}"
+    email = invitation_email_render(invitation=invitation, token=token)
     try:
         send_mail(
-            subject=f"You are invited to {invitation.organization.name} on GPU Ledger",
-            message=(
-                f"{inviter} invited you to join {invitation.organization.name} on GPU Ledger "
-                f"as {invitation.get_role_display()}.\n\nAccept the invitation: {link}\n\n"
-                f"The link expires on {invitation.expires_at:%Y-%m-%d %H:%M} UTC."
-            ),
+            subject=email.subject,
+            message=email.body,
             from_email=None,
             recipient_list=[invitation.email],
         )
     except OSError as exc:
         Invitation.objects.filter(pk=invitation_id).update(sent_at=None)
-        logger.warning("invitation %s: mail server failed (%s); retrying", invitation_id, exc)
-        raise send_invitation_email.retry(exc=exc) from exc
+        logger.warning(
+            "invitation %s: mail server failed (%s); claim released for a retry",
+            invitation_id,
+            exc,
+        )
+        raise
     return True
 
 
-@shared_task(**task_options(name="accounts.purge_expired_invitations", queue=queues.DEFAULT))
+@shared_task(
+    **task_options(
+        name="accounts.purge_expired_invitations",
+        queue=queues.DEFAULT,
+        # A purge: the next scheduled run deletes whatever this one could not.
+        retry_on=NEVER_RETRY,
+    )
+)
 def purge_expired_invitations() -> int:
     deleted, _ = Invitation.objects.filter(
         accepted_at__isnull=True, expires_at__lt=timezone.now()

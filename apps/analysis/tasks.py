@@ -3,6 +3,9 @@
 Both are idempotent (the service writes diffs), so a duplicate beat tick or a redelivered
 message after a worker crash changes nothing more. ``as_of`` is an ISO 8601 date-time so a run
 can be replayed for a given moment; it defaults to now.
+
+Both retry a lost or refused database connection (``OperationalError``: a restart, a failover,
+a deadlock victim) with backoff; any other error is a bug to see, not to repeat.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import dataclasses
 import datetime as dt
 
 from celery import shared_task
+from django.db import OperationalError
 from django.utils import timezone
 
 from apps.analysis import services
@@ -27,7 +31,11 @@ def _as_of(value: str | None) -> dt.datetime:
     return moment
 
 
-@shared_task(**task_options(name="analysis.analyse_recent", queue=queues.ANALYSIS))
+@shared_task(
+    **task_options(
+        name="analysis.analyse_recent", queue=queues.ANALYSIS, retry_on=(OperationalError,)
+    )
+)
 def analyse_recent(instance_ids: list[int] | None = None, as_of: str | None = None) -> dict:
     """Analyse only the instances and days with metric data newer than the last analysis."""
     result = services.analysis_recent_run(as_of=_as_of(as_of), instance_ids=instance_ids)
@@ -38,6 +46,7 @@ def analyse_recent(instance_ids: list[int] | None = None, as_of: str | None = No
     **task_options(
         name="analysis.analyse_full",
         queue=queues.ANALYSIS,
+        retry_on=(OperationalError,),
         # A whole fleet's 14 days is minutes of numpy, not the default 5.
         soft_time_limit=3600,
         time_limit=3900,

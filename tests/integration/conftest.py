@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from email import message_from_bytes
 from email.message import Message
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from aiosmtpd.controller import Controller
@@ -34,15 +35,32 @@ class Inbox:
         return "250 Message accepted for delivery"
 
 
+class RefusingInbox(Inbox):
+    """An inbox whose server refuses the first ``refusals`` messages as "busy, try later"."""
+
+    def __init__(self, refusals: int) -> None:
+        super().__init__()
+        self.refusals = refusals
+        self.attempts = 0
+
+    async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
+        with self._lock:
+            self.attempts += 1
+            if self.attempts <= self.refusals:
+                return "451 4.3.0 Mail server busy, try again later"
+        return await super().handle_DATA(server, session, envelope)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
 
 
-@pytest.fixture
-def smtp_server() -> Iterator[tuple[Inbox, int]]:
-    inbox = Inbox()
+InboxT = TypeVar("InboxT", bound=Inbox)
+
+
+def running_smtp_server(inbox: InboxT) -> Iterator[tuple[InboxT, int]]:
     port = free_port()
     controller = Controller(inbox, hostname="127.0.0.1", port=port)
     controller.start()
@@ -50,6 +68,18 @@ def smtp_server() -> Iterator[tuple[Inbox, int]]:
         yield inbox, port
     finally:
         controller.stop()
+
+
+@pytest.fixture
+def smtp_server() -> Iterator[tuple[Inbox, int]]:
+    yield from running_smtp_server(Inbox())
+
+
+@pytest.fixture
+def refusing_smtp_server() -> Iterator[tuple[RefusingInbox, int]]:
+    """A loopback SMTP server that refuses the first message it is given (a 451)."""
+    inbox = RefusingInbox(refusals=1)
+    yield from running_smtp_server(inbox)
 
 
 def database_url_of_test_database() -> str:

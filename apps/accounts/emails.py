@@ -1,0 +1,38 @@
+"""E-mails of the accounts app, rendered from templates (templates/accounts/email/).
+
+Plain text only: the texts are short, and one part keeps every mail client and the tests that
+read the message body simple. Templates turn autoescaping off, since HTML escaping would show
+an organization named "R&D" as "R&amp;D" in a text e-mail.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.template.loader import render_to_string
+
+from apps.accounts.models import Invitation
+
+
+@dataclass(frozen=True)
+class RenderedEmail:
+    subject: str
+    body: str
+
+
+def invitation_email_render(*, invitation: Invitation, token: str) -> RenderedEmail:
+    """The invitation e-mail with its accept link (``token`` is the raw, unhashed token)."""
+    context = {
+        "inviter": invitation.invited_by.email if invitation.invited_by else "A colleague",
+        "organization_name": invitation.organization.name,
+        "role": invitation.get_role_display(),
+        "link": f"{settings.PUBLIC_URL}/invitations/accept?token={token}",
+        "expires_at": invitation.expires_at,
+    }
+    subject = render_to_string("accounts/email/invitation_subject.txt", context)
+    return RenderedEmail(
+        # A header must be one line, whatever the template's trailing newline.
+        subject=" ".join(subject.strip().splitlines()),
+        body=render_to_string("accounts/email/invitation_body.txt", context).rstrip("\n"),
+    )

@@ -1,0 +1,227 @@
+"""The cross-organization check: every route of the OpenAPI schema, tried against Globex's data.
+
+``PROBES`` maps each organization-scoped path of the schema to the Globex object it is tried
+with; ``NOT_ORGANIZATION_SCOPED`` lists, with a reason, the paths that hold no organization's
+data. A schema path in neither is itself a violation, so a new endpoint cannot slip by untested.
+
+For every operation of every probed path, as a member of another organization:
+
+- a path with ``{id}`` (retrieve, update, delete, actions) gets Globex's object id and must
+  answer 404: never 403 (that would confirm the object exists), never 2xx;
+- a GET without ``{id}`` (a list, a summary, /me) must answer 200 without Globex's ids;
+- a write without ``{id}`` (create, settings) must not land in Globex;
+- and after every request, every row Globex owns is exactly as before.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import models
+from drf_spectacular.generators import SchemaGenerator
+from rest_framework.test import APIClient
+
+from tests.api.globex_world import DAY, GlobexWorld, globex_snapshot
+
+HTTP_METHODS = ("get", "put", "patch", "post", "delete")
+
+
+def listed_ids(body: Any) -> set[Hashable]:
+    """The ids of a paginated list's items."""
+    return {item["id"] for item in body["results"]}
+
+
+def primary_key(obj: models.Model) -> Hashable:
+    return obj.pk
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def rename_payload(world: GlobexWorld) -> dict[str, Any]:
+    """An update that would visibly change Globex's object if it reached it."""
+    return {"name": "pwned"}
+
+
+def takeover_payload(world: GlobexWorld) -> dict[str, Any]:
+    """A create that would put the new object into Globex if the API took an organization."""
+    return {"organization": world.organization.pk}
+
+
+@dataclass(frozen=True)
+class Probe:
+    """How one schema path is tried against Globex's object ``target`` (a GlobexWorld key).
+
+    ``exposed`` reads the identities a GET response shows and ``identify`` the identity of
+    ``target``, so a list "leaks" when they meet. ``status`` is the answer a write without
+    ``{id}`` must give (None: any answer, as long as Globex's data is unchanged).
+    """
+
+    target: str
+    exposed: Callable[[Any], Iterable[Hashable]] = listed_ids
+    identify: Callable[[models.Model], Hashable] = primary_key
+    query: Mapping[str, str] = field(default_factory=dict)
+    payload: Callable[[GlobexWorld], dict[str, Any]] = rename_payload
+    status: int | None = None
+
+
+def _with_takeover(**fields: Any) -> Callable[[GlobexWorld], dict[str, Any]]:
+    return lambda world: {**takeover_payload(world), **fields}
+
+
+def _me_organization_ids(body: Any) -> set[Hashable]:
+    current = [body["organization"]] if body["organization"] else []
+    return {organization["id"] for organization in [*current, *body["organizations"]]}
+
+
+# Around the day Globex's analysis results are on, so an unfiltered answer would include them.
+GLOBEX_PERIOD = {
+    "start": (DAY - dt.timedelta(days=1)).isoformat(),
+    "end": (DAY + dt.timedelta(days=2)).isoformat(),
+}
+
+PROBES: dict[str, Probe] = {
+    "/api/v1/me": Probe("organization", exposed=_me_organization_ids),
+    "/api/v1/me/organization": Probe(
+        "organization",
+        payload=lambda world: {"organization": world.organization.slug},
+        status=404,
+    ),
+    "/api/v1/organizations": Probe("organization", payload=_with_takeover(name="Second")),
+    "/api/v1/organizations/{id}": Probe("organization"),
+    "/api/v1/members": Probe("member"),
+    "/api/v1/members/{id}": Probe("member", payload=lambda world: {"role": "viewer"}),
+    "/api/v1/invitations": Probe(
+        "invitation", payload=_with_takeover(email="new@acme.test", role="viewer")
+    ),
+    "/api/v1/invitations/{id}": Probe("invitation"),
+    "/api/v1/api-keys": Probe("api_key", payload=_with_takeover(name="k", scope="read")),
+    "/api/v1/api-keys/{id}": Probe("api_key"),
+    "/api/v1/api-keys/{id}/revoke": Probe("api_key"),
+    "/api/v1/cloud-accounts": Probe("cloud_account", payload=_with_takeover(name="pwned")),
+    "/api/v1/cloud-accounts/{id}": Probe("cloud_account"),
+    "/api/v1/cloud-accounts/{id}/sync": Probe("cloud_account"),
+    "/api/v1/projects": Probe("project"),
+    "/api/v1/projects/{id}": Probe("project"),
+    "/api/v1/project-tag-keys": Probe("project_tag_key", payload=_with_takeover(key="owner")),
+    "/api/v1/project-tag-keys/{id}": Probe("project_tag_key"),
+    "/api/v1/instances": Probe("instance"),
+    "/api/v1/instances/{id}": Probe("instance"),
+    "/api/v1/instances/{id}/phases": Probe("instance", query=GLOBEX_PERIOD),
+    "/api/v1/instances/{id}/profile": Probe("instance"),
+    # Grouped by project, so Globex's instance would show up as its project's id.
+    "/api/v1/analysis/summary": Probe(
+        "project",
+        exposed=lambda body: {group["project_id"] for group in body["groups"]},
+        query={**GLOBEX_PERIOD, "group_by": "project"},
+    ),
+    # One settings row per organization, without an id: Globex's overrides must not show.
+    "/api/v1/analysis/settings": Probe(
+        "analysis_settings",
+        exposed=lambda body: {canonical_json(body["thresholds"])},
+        identify=lambda settings: canonical_json(settings.thresholds),  # type: ignore[attr-defined]
+        payload=lambda world: {"thresholds": {"idle_gpu_util_max_pct": 4.0}},
+    ),
+}
+
+NOT_ORGANIZATION_SCOPED: dict[str, str] = {
+    "/api/v1/auth/csrf": "hands out a CSRF cookie; no organization's data",
+    "/api/v1/auth/login": "signs a person in; answers with that person's own memberships",
+    "/api/v1/auth/logout": "ends the caller's own session",
+    "/api/v1/invitations/accept": (
+        "addressed by a secret token, not by an organization's id (tests/accounts covers it)"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Violation:
+    method: str
+    path: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.method.upper()} {self.path}: {self.problem}"
+
+
+def schema_operations() -> dict[str, list[str]]:
+    """Path -> HTTP methods of every operation of the OpenAPI schema, generated in-process."""
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    return {
+        path: [method for method in HTTP_METHODS if method in operations]
+        for path, operations in schema["paths"].items()
+    }
+
+
+def coverage_violations(paths: Iterable[str]) -> list[Violation]:
+    """Schema paths without a probe or reason, and probes or reasons for paths that are gone."""
+    in_schema = set(paths)
+    known = set(PROBES) | set(NOT_ORGANIZATION_SCOPED)
+    return [
+        Violation("*", path, "no Globex object to try this route with: add it to PROBES")
+        for path in sorted(in_schema - known)
+    ] + [
+        Violation("*", path, "listed in PROBES or NOT_ORGANIZATION_SCOPED but not in the schema")
+        for path in sorted(known - in_schema)
+    ]
+
+
+def _request(client: APIClient, method: str, url: str, probe: Probe, world: GlobexWorld) -> Any:
+    if method == "get":
+        return client.get(url, dict(probe.query))
+    return getattr(client, method)(url, probe.payload(world), format="json")
+
+
+def _judge(method: str, path: str, probe: Probe, target: models.Model, response: Any) -> str:
+    """What is wrong with one answer, or an empty string."""
+    status = response.status_code
+    if "{id}" in path:
+        return "" if status == 404 else f"answered {status} for Globex's object, not 404"
+    if method != "get":
+        if probe.status is not None and status != probe.status:
+            return f"answered {status}, not {probe.status}"
+        return ""
+    if status != 200:
+        return f"answered {status}, so it could not be checked for Globex's data"
+    try:
+        exposed = set(probe.exposed(response.json()))
+    except (KeyError, TypeError, ValueError) as error:
+        return f"its response no longer has the shape this probe reads ({error!r})"
+    leaked = exposed & {probe.identify(target)}
+    return f"shows Globex's {probe.target} {sorted(map(str, leaked))}" if leaked else ""
+
+
+def cross_organization_violations(
+    client: APIClient, world: GlobexWorld, operations: Mapping[str, list[str]] | None = None
+) -> list[Violation]:
+    """Every way ``client`` (a member of another organization) reaches Globex's data.
+
+    Deletes run last, so an unfiltered delete cannot hide what the other operations would show.
+    """
+    operations = schema_operations() if operations is None else operations
+    violations = coverage_violations(operations)
+    planned = sorted(
+        (
+            (path, method)
+            for path, methods in operations.items()
+            if path in PROBES
+            for method in methods
+        ),
+        key=lambda item: (item[1] == "delete", item[0], item[1]),
+    )
+    for path, method in planned:
+        probe = PROBES[path]
+        target = world[probe.target]
+        before = globex_snapshot(world)
+        response = _request(client, method, path.replace("{id}", str(target.pk)), probe, world)
+        problem = _judge(method, path, probe, target, response)
+        if problem:
+            violations.append(Violation(method, path, problem))
+        if globex_snapshot(world) != before:
+            violations.append(Violation(method, path, "changed Globex's data"))
+    return violations

@@ -1,0 +1,180 @@
+"""Globex's data for the cross-organization test: one row of every organization-scoped model.
+
+``globex_world`` builds them; ``globex_snapshot`` reads every row of them back, so a test can
+prove that a request of another organization's member left all of Globex unchanged.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+from django.apps import apps
+from django.db import models
+
+from apps.accounts import services as accounts_services
+from apps.accounts.models import Invitation, Membership, Organization, User
+from apps.analysis.engine.thresholds import Phase
+from apps.analysis.models import (
+    PHASE_DAY_SHAPE,
+    AnalysisSettings,
+    InstanceProfile,
+    PhaseDay,
+    PhaseSegment,
+    phase_day_encode,
+)
+from apps.billing.models import BalanceSnapshot, BillLine
+from apps.cloud.models import Instance, Project, ProjectTagKey, SyncState
+from apps.cloud.services import cloud_account_create
+from apps.metrics.models import InstanceDayRollup, InstanceHourRollup, ProjectDayRollup
+
+DAY = dt.date(2026, 11, 2)
+MIDNIGHT = dt.datetime(2026, 11, 2, tzinfo=dt.UTC)
+# Distinctive overrides, so a response carrying them can only have read Globex's settings.
+GLOBEX_THRESHOLDS = {"idle_gpu_util_max_pct": 3.5, "cpu_busy_min_pct": 41.0}
+
+
+@dataclass(frozen=True)
+class GlobexWorld:
+    organization: Organization
+    objects: dict[str, models.Model]
+
+    def __getitem__(self, name: str) -> Any:
+        return self.objects[name]
+
+
+def organization_scoped_models() -> list[type[models.Model]]:
+    """Every model with a foreign key (or one-to-one) to Organization, i.e. tenant data."""
+    found = []
+    for model in apps.get_models():
+        for field in model._meta.concrete_fields:
+            if field.is_relation and field.related_model is Organization:
+                found.append(model)
+                break
+    return found
+
+
+def globex_world(globex: Organization, bob: User) -> GlobexWorld:
+    account = cloud_account_create(
+        organization=globex,
+        name="Globex Tencent",
+        secret_id="AKIDglobex0000000000000000000000000",
+        secret_key="globex-secret-key-0000000000000000",
+        regions=["ap-shanghai"],
+    )
+    project = Project.objects.create(organization=globex, name="globex research", slug="research")
+    instance = Instance.objects.create(
+        organization=globex,
+        account=account,
+        provider_id="ins-globex01",
+        name="globex-train",
+        region="ap-shanghai",
+        instance_type="GN7.2XLARGE32",
+        gpu_count=1,
+        project=project,
+        launched_at=MIDNIGHT - dt.timedelta(days=30),
+    )
+    api_key, _ = accounts_services.api_key_create(
+        organization=globex, name="bob key", scope="read", created_by=bob
+    )
+    minutes = np.zeros(PHASE_DAY_SHAPE, dtype=np.int64)
+    minutes[:, Phase.TRAINING] = 60
+    objects: dict[str, models.Model] = {
+        "organization": globex,
+        "member": Membership.objects.get(organization=globex, user=bob),
+        "invitation": Invitation.objects.create(
+            organization=globex,
+            email="x@globex.test",
+            token_hash="h" * 64,
+            expires_at=MIDNIGHT + dt.timedelta(days=3650),
+        ),
+        "api_key": api_key,
+        "cloud_account": account,
+        "project": project,
+        "project_tag_key": ProjectTagKey.objects.create(organization=globex, key="team"),
+        "instance": instance,
+        "bill_line": BillLine.objects.create(
+            organization=globex,
+            account=account,
+            bill_id="globex-bill",
+            component_code="v1",
+            item_code="i1",
+            month="2026-11",
+            instance=instance,
+            project=project,
+            fee_begin_at=MIDNIGHT,
+            fee_end_at=MIDNIGHT + dt.timedelta(hours=1),
+            list_cost=Decimal("12.5"),
+            cost=Decimal("10"),
+        ),
+        "balance_snapshot": BalanceSnapshot.objects.create(
+            organization=globex,
+            account=account,
+            taken_at=MIDNIGHT,
+            available=Decimal("1000"),
+            cash=Decimal("1000"),
+            frozen=Decimal("0"),
+            owed=Decimal("0"),
+        ),
+        "instance_hour_rollup": InstanceHourRollup.objects.create(
+            organization=globex, instance=instance, hour_start=MIDNIGHT, gpu_count=1
+        ),
+        "instance_day_rollup": InstanceDayRollup.objects.create(
+            organization=globex, instance=instance, day=DAY, project=project, gpu_count=1
+        ),
+        "project_day_rollup": ProjectDayRollup.objects.create(
+            organization=globex, project=project, day=DAY
+        ),
+        "phase_segment": PhaseSegment.objects.create(
+            organization=globex,
+            instance=instance,
+            phase=Phase.TRAINING,
+            start_at=MIDNIGHT,
+            end_at=MIDNIGHT + dt.timedelta(hours=24),
+            mean_gpu_util_pct=90.0,
+        ),
+        "phase_day": PhaseDay.objects.create(
+            organization=globex, instance=instance, day=DAY, minutes=phase_day_encode(minutes)
+        ),
+        "instance_profile": InstanceProfile.objects.create(
+            organization=globex,
+            instance=instance,
+            tz=globex.timezone,
+            start_at=MIDNIGHT - dt.timedelta(days=14),
+            end_at=MIDNIGHT,
+            computed_at=MIDNIGHT,
+            median_pct=[[90.0] * 24] * 7,
+            p95_pct=[[95.0] * 24] * 7,
+            coverage=[[1.0] * 24] * 7,
+        ),
+        "analysis_settings": AnalysisSettings.objects.create(
+            organization=globex, thresholds=GLOBEX_THRESHOLDS
+        ),
+    }
+    return GlobexWorld(organization=globex, objects=objects)
+
+
+def _rows(queryset: models.QuerySet) -> list[dict[str, Any]]:
+    rows = [
+        {
+            key: bytes(value) if isinstance(value, memoryview) else value
+            for key, value in row.items()
+        }
+        for row in queryset.values()
+    ]
+    return sorted(rows, key=repr)
+
+
+def globex_snapshot(world: GlobexWorld) -> dict[str, list[dict[str, Any]]]:
+    """Every row Globex owns (and its sync states), to compare before and after a request."""
+    globex = world.organization
+    snapshot = {
+        model._meta.label: _rows(model._default_manager.filter(organization=globex))
+        for model in organization_scoped_models()
+    }
+    snapshot["accounts.Organization"] = _rows(Organization.objects.filter(pk=globex.pk))
+    snapshot["cloud.SyncState"] = _rows(SyncState.objects.filter(account__organization=globex))
+    return snapshot
