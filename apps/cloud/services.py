@@ -112,3 +112,10 @@ def cloud_account_client(account: CloudAccount, **options: Any) -> TencentClient
         rate_key=str(account.pk),
     )
     return TencentClient(config, **options)
+
+
+@transaction.atomic
+def cloud_account_sync_now(*, account: CloudAccount) -> int:
+    """Make every kind of sync of the account due now; returns how many kinds. A running sync
+    keeps its lease: the kind runs again when that lease is released, not twice at once."""
+    return SyncState.objects.filter(account=account).update(next_run_at=timezone.now())
