@@ -105,6 +105,7 @@ test-frontend: install
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 	cd frontend && npm run lint
 
 # --- benchmarks (not part of the test run) --------------------------------------------------
