@@ -116,6 +116,6 @@ def cloud_account_client(account: CloudAccount, **options: Any) -> TencentClient
 
 @transaction.atomic
 def cloud_account_sync_now(*, account: CloudAccount) -> int:
-    """Make every kind of sync of the account due now; returns how many kinds. A running sync
-    keeps its lease: the kind runs again when that lease is released, not twice at once."""
+    """Make every kind of sync of the account due now; returns how many kinds. Leases are left
+    alone, so a sync that is running already is not started a second time beside it."""
     return SyncState.objects.filter(account=account).update(next_run_at=timezone.now())
