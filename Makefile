@@ -99,6 +99,7 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 	cd frontend && npm run lint
 	PYTHON=$(PY) frontend/scripts/check-api-types.sh
 

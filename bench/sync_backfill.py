@@ -65,7 +65,7 @@ def run(days: int) -> list[tuple[str, str, str, str]]:
     )
     from apps.cloud.services import cloud_account_client, cloud_account_create
     from apps.cloud.sync.inventory import sync_inventory
-    from apps.cloud.sync.metrics import (
+    from apps.metrics.ingest import (
         DATA_LAG,
         MONITOR_METRICS,
         MetricsLimits,

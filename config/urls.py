@@ -7,7 +7,7 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("admin/", admin.site.urls),
-    path("api/", include("apps.api.urls")),
+    path("api/", include("config.api_urls")),
     # Everything else belongs to the React app (except /static/, served by whitenoise).
     re_path(r"^(?!api/|admin/|static/)(?P<path>.*)$", views.spa_index, name="spa"),
 ]

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils import timezone
 from rest_framework import mixins, status
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -13,8 +11,8 @@ from rest_framework.response import Response
 from apps.accounts.roles import MANAGER_ROLES
 from apps.api.viewsets import OrganizationScopedViewSet
 from apps.cloud import services
-from apps.cloud.models import CloudAccount, Instance, Project, ProjectTagKey, SyncState
-from apps.cloud.projects import project_update, projects_reassign
+from apps.cloud.models import CloudAccount, Instance, Project, ProjectTagKey
+from apps.cloud.projects import project_tag_key_create, project_tag_key_delete, project_update
 from apps.cloud.serializers import (
     CloudAccountSerializer,
     InstanceSerializer,
@@ -56,7 +54,7 @@ class CloudAccountViewSet(
     def sync(self, request: Request, pk: str | None = None) -> Response:
         """Make every kind of sync of this account due now."""
         account = self.get_object()
-        SyncState.objects.filter(account=account).update(next_run_at=timezone.now())
+        services.cloud_account_sync_now(account=account)
         transaction.on_commit(lambda: dispatch_account.delay(account.pk))
         return Response(status=status.HTTP_202_ACCEPTED)
 
@@ -92,19 +90,12 @@ class ProjectTagKeyViewSet(
     write_roles = MANAGER_ROLES
 
     def perform_create(self, serializer: ProjectTagKeySerializer) -> None:
-        organization = self.tenant.organization
-        if (
-            ProjectTagKey.objects.for_organization(organization)
-            .filter(key=serializer.validated_data["key"])
-            .exists()
-        ):
-            raise ValidationError({"key": "This tag key is already used for projects."})
-        serializer.save(organization=organization)
-        projects_reassign(organization)
+        serializer.instance = project_tag_key_create(
+            organization=self.tenant.organization, **serializer.validated_data
+        )
 
     def perform_destroy(self, instance: ProjectTagKey) -> None:
-        instance.delete()
-        projects_reassign(self.tenant.organization)
+        project_tag_key_delete(tag_key=instance)
 
 
 class InstanceViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, OrganizationScopedViewSet):

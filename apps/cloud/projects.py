@@ -9,14 +9,19 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.dispatch import Signal
 from django.utils.text import slugify
 
 from apps.accounts.models import Organization
-from apps.billing.services import bill_lines_reassign_projects
 from apps.cloud.models import Instance, Project, ProjectTagKey
 
 DEFAULT_PROJECT_TAG_KEYS = ("project",)
 UNALLOCATED = "Unallocated"
+
+# Sent inside the re-allocation's transaction with ``organization`` and ``resolver``, after the
+# instances moved, so apps that allocate their own rows by the same tags (billing's bill lines)
+# move them in the same transaction. A receiver's exception rolls the whole re-allocation back.
+projects_reassigned = Signal()
 
 
 class ProjectResolver:
@@ -71,7 +76,7 @@ def projects_reassign(organization: Organization) -> int:
                 instance.project = project
                 instance.save(update_fields=["project", "updated_at"])
                 changed += 1
-        bill_lines_reassign_projects(organization=organization, resolver=resolver)
+        projects_reassigned.send(sender=Project, organization=organization, resolver=resolver)
     return changed
 
 
@@ -99,3 +104,26 @@ def project_update(
         project.save()
         projects_reassign(project.organization)
     return project
+
+
+def project_tag_key_create(
+    *, organization: Organization, key: str, position: int = 0
+) -> ProjectTagKey:
+    """Add a tag key whose values name projects, and re-allocate by it, in one transaction."""
+
+    with transaction.atomic():
+        if ProjectTagKey.objects.for_organization(organization).filter(key=key).exists():
+            raise ValidationError({"key": "This tag key is already used for projects."})
+        tag_key = ProjectTagKey.objects.create(
+            organization=organization, key=key, position=position
+        )
+        projects_reassign(organization)
+    return tag_key
+
+
+def project_tag_key_delete(*, tag_key: ProjectTagKey) -> None:
+    """Stop naming projects by a tag key, and re-allocate without it, in one transaction."""
+
+    with transaction.atomic():
+        tag_key.delete()
+        projects_reassign(tag_key.organization)

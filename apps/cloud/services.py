@@ -112,3 +112,10 @@ def cloud_account_client(account: CloudAccount, **options: Any) -> TencentClient
         rate_key=str(account.pk),
     )
     return TencentClient(config, **options)
+
+
+@transaction.atomic
+def cloud_account_sync_now(*, account: CloudAccount) -> int:
+    """Make every kind of sync of the account due now; returns how many kinds. Leases are left
+    alone, so a sync that is running already is not started a second time beside it."""
+    return SyncState.objects.filter(account=account).update(next_run_at=timezone.now())

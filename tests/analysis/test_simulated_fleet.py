@@ -21,8 +21,8 @@ from apps.billing.models import BillLine
 from apps.billing.selectors import cost_total
 from apps.cloud.models import CloudAccount, Instance, SyncKind
 from apps.cloud.sync import runner
-from apps.cloud.sync.metrics import DATA_LAG, floor_minute
 from apps.metrics.constants import Metric
+from apps.metrics.ingest import DATA_LAG, floor_minute
 from apps.metrics.services import MetricSeries, metrics_write_bulk
 from tests.cloud.conftest import SIM_NOW, connect
 

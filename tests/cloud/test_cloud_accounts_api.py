@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
+from types import SimpleNamespace
 
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from apps.accounts.models import Organization, User
@@ -106,6 +109,27 @@ def test_it_hides_other_organizations_accounts(
     )
     assert bob_client.post(f"/api/v1/cloud-accounts/{account.pk}/sync").status_code == 404
     assert bob_client.get("/api/v1/cloud-accounts").json()["count"] == 0
+
+
+def test_it_makes_every_kind_due_now_on_sync_now(
+    alice_client: APIClient,
+    acme: Organization,
+    simulator: SimulatorServer,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Callable,
+) -> None:
+    account = connect(acme, simulator)
+    SyncState.objects.filter(account=account).update(
+        next_run_at=timezone.now() + timedelta(hours=1)
+    )
+    dispatched: list[int] = []
+    monkeypatch.setattr("apps.cloud.api.dispatch_account", SimpleNamespace(delay=dispatched.append))
+    with django_capture_on_commit_callbacks(execute=True):
+        response = alice_client.post(f"/api/v1/cloud-accounts/{account.pk}/sync")
+    assert response.status_code == 202
+    due = SyncState.objects.filter(account=account, next_run_at__lte=timezone.now())
+    assert sorted(due.values_list("kind", flat=True)) == sorted(SyncKind.values)
+    assert dispatched == [account.pk]
 
 
 def test_it_lets_only_managers_connect_accounts(

@@ -10,8 +10,14 @@ from rest_framework.test import APIClient
 
 from apps.accounts.models import Organization
 from apps.billing.models import BillLine
-from apps.cloud.models import CloudAccount, Instance, Project
-from apps.cloud.projects import ProjectResolver, projects_reassign
+from apps.cloud.models import CloudAccount, Instance, Project, ProjectTagKey
+from apps.cloud.projects import (
+    ProjectResolver,
+    project_tag_key_create,
+    project_tag_key_delete,
+    project_update,
+    projects_reassign,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -161,3 +167,55 @@ def test_it_pins_the_instance_list_query_count(
     with django_assert_max_num_queries(6):
         response = alice_client.get("/api/v1/instances?page_size=100")
     assert response.json()["count"] == 4
+
+
+def fail_reassignment(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(organization: Organization) -> int:
+        raise RuntimeError("re-allocation failed")
+
+    monkeypatch.setattr("apps.cloud.projects.projects_reassign", fail)
+
+
+def test_it_leaves_the_project_unchanged_when_reassignment_fails(
+    fleet: dict[str, Instance], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    nlp = Project.objects.get(name="nlp")
+    fail_reassignment(monkeypatch)
+    with pytest.raises(RuntimeError):
+        project_update(project=nlp, name="ML", tag_values=["nlp", "vision"])
+    nlp.refresh_from_db()
+    assert (nlp.name, nlp.tag_values) == ("nlp", ["nlp"])
+    assert Project.objects.get(name="vision").tag_values == ["vision"]
+    assert project_of(fleet["vision-1"]) == "vision"
+
+
+def test_it_adds_no_tag_key_when_reassignment_fails(
+    acme: Organization, fleet: dict[str, Instance], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fail_reassignment(monkeypatch)
+    with pytest.raises(RuntimeError):
+        project_tag_key_create(organization=acme, key="team")
+    assert not ProjectTagKey.objects.filter(key="team").exists()
+
+
+def test_it_keeps_a_tag_key_when_reassignment_after_its_removal_fails(
+    acme: Organization, fleet: dict[str, Instance], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tag_key = project_tag_key_create(organization=acme, key="team")
+    tag_key_id = tag_key.pk
+    fail_reassignment(monkeypatch)
+    with pytest.raises(RuntimeError):
+        project_tag_key_delete(tag_key=tag_key)
+    assert ProjectTagKey.objects.filter(pk=tag_key_id).exists()
+    assert project_of(fleet["vision-1"]) == "research"
+
+
+def test_it_removes_a_tag_key_and_allocates_without_it(
+    alice_client: APIClient, acme: Organization, fleet: dict[str, Instance]
+) -> None:
+    tag_key = project_tag_key_create(organization=acme, key="team", position=0)
+    assert project_of(fleet["team-only"]) == "platform"
+    response = alice_client.delete(f"/api/v1/project-tag-keys/{tag_key.pk}")
+    assert response.status_code == 204
+    assert project_of(fleet["team-only"]) is None
+    assert project_of(fleet["vision-1"]) == "vision"

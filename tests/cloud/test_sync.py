@@ -13,9 +13,9 @@ from apps.billing.selectors import cost_total, cost_totals
 from apps.cloud.models import CloudAccount, Instance, InstancePrice, Project, SyncKind
 from apps.cloud.providers.tencent.simulator import SimulatorServer
 from apps.cloud.sync import runner
-from apps.cloud.sync.metrics import DATA_LAG, floor_minute
 from apps.cloud.tasks import run_sync
 from apps.metrics.constants import Metric
+from apps.metrics.ingest import DATA_LAG, floor_minute
 from apps.metrics.selectors import metrics_read
 from tests.cloud.conftest import BACKFILL_DAYS, SIM_NOW
 

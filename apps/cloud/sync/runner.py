@@ -21,10 +21,7 @@ from apps.cloud import services
 from apps.cloud.models import CloudAccount, SyncKind, SyncState
 from apps.cloud.providers.tencent.client import TencentClient
 from apps.cloud.providers.tencent.errors import CloudError
-from apps.cloud.sync.bills import sync_bill_months
-from apps.cloud.sync.inventory import sync_inventory
-from apps.cloud.sync.metrics import MetricsLimits, sync_metrics
-from apps.cloud.sync.prices import sync_prices
+from apps.cloud.sync.registry import SyncJob, sync_function
 
 logger = logging.getLogger(__name__)
 
@@ -87,31 +84,27 @@ def run_kind(
     progress: Callable[[int, int], None] | None = None,
     backfill_days: int | None = None,
 ) -> Any:
-    """Run one kind of sync (no claiming): used by the task and the backfill command."""
+    """Run one kind of sync (no claiming): used by the task and the backfill command.
+
+    The function comes from the registry the owning apps fill; every call of the job's
+    ``progress`` extends the lease first, so a long sync (a metrics backfill) stays owned.
+    """
+    run = sync_function(kind)
     client = client or services.cloud_account_client(account)
-    days = backfill_days or settings.SYNC_BACKFILL_DAYS
-    if kind == SyncKind.INVENTORY:
-        return sync_inventory(account, client, now=now)
-    if kind == SyncKind.PRICES:
-        return sync_prices(account, client)
-    if kind == SyncKind.METRICS:
-        limits = MetricsLimits(settings.MONITOR_MAX_INSTANCES, settings.MONITOR_MAX_POINTS)
 
-        def heartbeat(done: int, planned: int) -> None:
-            sync_extend_lease(account.pk, kind)
-            if progress:
-                progress(done, planned)
+    def heartbeat(done: int, planned: int) -> None:
+        sync_extend_lease(account.pk, kind)
+        if progress:
+            progress(done, planned)
 
-        return sync_metrics(
-            account, client, now=now, backfill_days=days, limits=limits, progress=heartbeat
-        )
-    if kind == SyncKind.BILLS:
-        return sync_bill_months(account, client, now=now, backfill_days=days)
-    if kind == SyncKind.BALANCE:
-        from apps.billing.sync import sync_balance
-
-        return sync_balance(account, client, now=now)
-    raise ValueError(f"unknown sync kind {kind!r}")
+    job = SyncJob(
+        account=account,
+        client=client,
+        now=now,
+        backfill_days=backfill_days or settings.SYNC_BACKFILL_DAYS,
+        progress=heartbeat,
+    )
+    return run(job)
 
 
 def sync_run(

@@ -104,8 +104,8 @@ class TencentClient:
         self.config = config
         self.rate_limits = {**DEFAULT_RATE_LIMITS, **(rate_limits or {})}
         self.retry = retry or RetryPolicy()
-        # SDK clients keep per-request state, so each thread gets its own (see sync/metrics.py,
-        # which fetches several metrics at once).
+        # SDK clients keep per-request state, so each thread gets its own (see
+        # apps/metrics/ingest.py, which fetches several metrics at once).
         self._clients: dict[tuple[int, str, str], AbstractClient] = {}
         self._lock = threading.Lock()
         self.requests_made: dict[str, int] = {}

@@ -1,4 +1,8 @@
-"""Routes of /api/v1 and the OpenAPI schema and docs."""
+"""Routes of /api/v1 and the OpenAPI schema and docs.
+
+The composition root wires every app's endpoints here, so apps/api stays plumbing that
+imports no domain app (DESIGN.md: apps depend in one direction).
+"""
 
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
