@@ -4,7 +4,7 @@ The composition root wires every app's endpoints here, so apps/api stays plumbin
 imports no domain app (DESIGN.md: apps depend in one direction).
 """
 
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
@@ -22,7 +22,7 @@ router.register("projects", cloud_api.ProjectViewSet, basename="project")
 router.register("project-tag-keys", cloud_api.ProjectTagKeyViewSet, basename="project-tag-key")
 router.register("instances", cloud_api.InstanceViewSet, basename="instance")
 
-v1 = [
+v1: list[URLPattern | URLResolver] = [
     path("auth/csrf", accounts_api.CsrfView.as_view(), name="auth-csrf"),
     path("auth/login", accounts_api.LoginView.as_view(), name="auth-login"),
     path("auth/logout", accounts_api.LogoutView.as_view(), name="auth-logout"),

@@ -7,6 +7,7 @@ from rest_framework import mixins, status
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import BaseSerializer
 
 from apps.accounts.roles import MANAGER_ROLES
 from apps.api.viewsets import OrganizationScopedViewSet
@@ -34,14 +35,15 @@ class CloudAccountViewSet(
     write_roles = MANAGER_ROLES
     http_method_names = ["get", "post", "patch", "head", "options"]
 
-    def perform_create(self, serializer: CloudAccountSerializer) -> None:
+    def perform_create(self, serializer: BaseSerializer[CloudAccount]) -> None:
         account = services.cloud_account_create(
             organization=self.tenant.organization, **serializer.validated_data
         )
         transaction.on_commit(lambda: dispatch_account.delay(account.pk))
         serializer.instance = account
 
-    def perform_update(self, serializer: CloudAccountSerializer) -> None:
+    def perform_update(self, serializer: BaseSerializer[CloudAccount]) -> None:
+        assert serializer.instance is not None, "an update always has its instance"
         account = services.cloud_account_update(
             account=serializer.instance, **serializer.validated_data
         )
@@ -71,7 +73,8 @@ class ProjectViewSet(
     serializer_class = ProjectSerializer
     http_method_names = ["get", "patch", "head", "options"]
 
-    def perform_update(self, serializer: ProjectSerializer) -> None:
+    def perform_update(self, serializer: BaseSerializer[Project]) -> None:
+        assert serializer.instance is not None, "an update always has its instance"
         serializer.instance = project_update(
             project=serializer.instance, **serializer.validated_data
         )
@@ -89,7 +92,7 @@ class ProjectTagKeyViewSet(
     serializer_class = ProjectTagKeySerializer
     write_roles = MANAGER_ROLES
 
-    def perform_create(self, serializer: ProjectTagKeySerializer) -> None:
+    def perform_create(self, serializer: BaseSerializer[ProjectTagKey]) -> None:
         serializer.instance = project_tag_key_create(
             organization=self.tenant.organization, **serializer.validated_data
         )

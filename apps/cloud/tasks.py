@@ -51,7 +51,7 @@ def dispatch_account(account_id: int) -> int:
         max_retries=6,
     ),
 )
-def run_sync(self, account_id: int, kind: str, as_of: str | None = None) -> str:  # type: ignore[no-untyped-def]
+def run_sync(self, account_id: int, kind: str, as_of: str | None = None) -> str:
     """Run one due sync. ``as_of`` (ISO 8601) pins the moment synced up to, for replays."""
     if not CloudAccount.objects.filter(pk=account_id).exists():
         return "gone"

@@ -59,7 +59,7 @@ def connect_simulator(organization: Organization, endpoint: str) -> CloudAccount
     account = (
         CloudAccount.objects.for_organization(organization).filter(name=DEMO_ACCOUNT_NAME).first()
     )
-    settings = {
+    settings: dict[str, Any] = {
         "secret_id": DEFAULT_SECRET_ID,
         "regions": ["ap-guangzhou", "ap-shanghai"],
         "endpoint": endpoint,
