@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from apps.core.timegrid import date_to_epoch_day
 from apps.metrics.constants import MINUTES_PER_DAY, SECONDS_PER_DAY, Metric
 from apps.metrics.services import MetricSeries, MetricWriteResult, metrics_write_bulk
-from apps.metrics.storage.grid import date_to_day
 
 TRAINING = "training"
 INFERENCE = "inference"
@@ -166,7 +166,7 @@ def fleet_generate(
     if len(patterns) != len(instance_ids):
         raise ValueError("one pattern per instance is needed")
     results = []
-    first = date_to_day(start_day)
+    first = date_to_epoch_day(start_day)
     for epoch_day in range(first, first + days):
         for offset in range(0, len(instance_ids), chunk_instances):
             series = fleet_series(
