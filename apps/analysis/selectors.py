@@ -8,7 +8,7 @@ import zoneinfo
 from collections.abc import Sequence
 
 import numpy as np
-from django.db.models import F, Min, OuterRef, Q, Subquery
+from django.db.models import F, Min, OuterRef, Q, QuerySet, Subquery
 
 from apps.accounts.models import Organization
 from apps.analysis.engine import DEFAULT_THRESHOLDS, Phase, PhaseThresholds
@@ -21,6 +21,7 @@ from apps.analysis.models import (
     PhaseDay,
     PhaseSegment,
 )
+from apps.cloud.models import Instance, Project
 from apps.core.timegrid import date_to_epoch_day, datetime_to_epoch_minute, epoch_minute_to_date
 from apps.metrics.models import InstanceHourRollup
 
@@ -70,6 +71,29 @@ def instances_with_data(
     if organization_id is not None:
         rows = rows.filter(organization_id=organization_id)
     return sorted(set(rows.order_by().values_list("instance_id", flat=True).distinct()))
+
+
+def organization_instances(*, organization: Organization) -> QuerySet[Instance]:
+    """The organization's instances (with their project): another organization's are absent."""
+    return Instance.objects.for_organization(organization).select_related("project")
+
+
+def gpu_instances_in_period(
+    *, organization: Organization, start: dt.datetime, end: dt.datetime
+) -> list[Instance]:
+    """The organization's GPU instances that existed at some point of ``[start, end)``, by id."""
+    return list(
+        Instance.objects.for_organization(organization)
+        .filter(gpu_count__gt=0)
+        .exclude(terminated_at__lte=start)
+        .exclude(launched_at__gte=end)
+        .order_by("pk")
+    )
+
+
+def project_names(*, organization: Organization) -> dict[int, str]:
+    """Project id -> name of the organization's projects."""
+    return dict(Project.objects.for_organization(organization).values_list("id", "name"))
 
 
 def analysis_settings_get(organization: Organization) -> AnalysisSettings:
