@@ -4,7 +4,7 @@
         .venv/bin/python -m bench.metrics_store [--quick]
 
 Creates (and finally drops) the database named in DATABASE_URL, migrates it, generates a fleet
-with apps.metrics.generator and measures every figure side by side with its baseline in the
+with tests.fleet_generator and measures every figure side by side with its baseline in the
 same run, because the machine is shared and only ratios are comparable between runs. Appends a
 dated section to bench/RESULTS.md.
 """
@@ -122,9 +122,9 @@ def _relation_bytes(table: str) -> int:
 
 def run(quick: bool) -> list[tuple[str, str, str, str]]:
     from apps.core.timegrid import epoch_minute_to_datetime
-    from apps.metrics.generator import fleet_patterns, fleet_series
     from apps.metrics.selectors import metrics_read
     from apps.metrics.services import metrics_write_bulk
+    from tests.fleet_generator import fleet_patterns, fleet_series
 
     size = 50 if quick else 1_000
     read_days = 3 if quick else 30
