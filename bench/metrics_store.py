@@ -121,7 +121,7 @@ def _relation_bytes(table: str) -> int:
 
 
 def run(quick: bool) -> list[tuple[str, str, str, str]]:
-    from apps.core.timegrid import epoch_minute_to_datetime
+    from apps.core.timegrid import date_to_epoch_day, epoch_minute_to_datetime
     from apps.metrics.selectors import metrics_read
     from apps.metrics.services import metrics_write_bulk
     from tests.fleet_generator import fleet_patterns, fleet_series
@@ -130,7 +130,7 @@ def run(quick: bool) -> list[tuple[str, str, str, str]]:
     read_days = 3 if quick else 30
     ids = create_fleet(size)
     patterns = fleet_patterns(size)
-    today = dt.date.today().toordinal() - dt.date(1970, 1, 1).toordinal()
+    today = date_to_epoch_day(dt.date.today())
     backfill_day = today - 1
     rows: list[tuple[str, str, str, str]] = []
     chunk = 250

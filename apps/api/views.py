@@ -15,26 +15,24 @@ from apps.api.permissions import IsOrganizationMember
 from apps.api.tenancy import Tenant, resolve_tenant
 
 
-class OrganizationTenantMixin:
-    """Members (or API keys) of the request's organization only; ``tenant`` says which.
+def member_tenant(request: Request) -> Tenant:
+    """The tenant of a request that ``IsOrganizationMember`` let in (so it has one)."""
+    tenant = resolve_tenant(request)
+    assert tenant is not None, "IsOrganizationMember guarantees a tenant"
+    return tenant
 
-    A ``write_roles`` attribute restricts unsafe methods to those roles (default: the editor
-    roles, see ``IsOrganizationMember``).
+
+class OrganizationAPIView(APIView):
+    """An endpoint acting for the request's organization, computed rather than a model's rows.
+
+    Only members of the organization (or its API keys) get in; ``tenant`` says which
+    organization and role. A ``write_roles`` attribute restricts unsafe methods to those roles
+    (default: the editor roles, see ``IsOrganizationMember``). Reads and writes go through the
+    owning app's selectors and services, given ``self.tenant.organization``.
     """
 
     permission_classes = [IsOrganizationMember]
-    request: Request
 
     @property
     def tenant(self) -> Tenant:
-        tenant = resolve_tenant(self.request)
-        assert tenant is not None, "IsOrganizationMember guarantees a tenant"
-        return tenant
-
-
-class OrganizationAPIView(OrganizationTenantMixin, APIView):
-    """An endpoint acting for the request's organization, computed rather than a model's rows.
-
-    Reads and writes go through the owning app's selectors and services, given
-    ``self.tenant.organization``.
-    """
+        return member_tenant(self.request)
