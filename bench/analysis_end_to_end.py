@@ -5,7 +5,7 @@
 
 Creates (and finally drops) the database named in DATABASE_URL, migrates it, writes a fleet
 (1,000 instances x 30 days, or 100 x 7 with --quick) of gpu_util_pct, gpu_mem_used_pct and
-cpu_util_pct with apps.metrics.generator through the real metric store, then times:
+cpu_util_pct with tests.fleet_generator through the real metric store, then times:
 
 - the engine alone (classify, segment, profile) on arrays already in memory, read from the
   store beforehand with the same chunking the service uses (best of 3: the machine is noisy);
@@ -44,7 +44,7 @@ FIRST_RUNS = 2
 
 
 def generate(ids: list[int], days: int) -> float:
-    from apps.metrics.generator import fleet_generate
+    from tests.fleet_generator import fleet_generate
 
     started = time.perf_counter()
     fleet_generate(instance_ids=ids, start_day=FIRST_DAY, days=days, metrics=METRICS)
@@ -222,7 +222,7 @@ def report(
         f"gpu_ledger_bench_analysis .venv/bin/python -m bench.analysis_end_to_end"
         f"{'' if (instances, days) == (1000, 30) else f' --instances {instances} --days {days}'}`"
         f" ({instances} instances x {days} days ="
-        f" {instances * days * 1440 / 1e6:.1f} M minutes, 3 metrics from apps.metrics.generator;"
+        f" {instances * days * 1440 / 1e6:.1f} M minutes, 3 metrics from tests.fleet_generator;"
         f" single process, numpy single-threaded; best of {ENGINE_RUNS} engine runs and {FIRST_RUNS} first runs, side by side).",
         "",
         "| figure | measured |",

@@ -33,7 +33,7 @@ from apps.analysis.engine import (  # noqa: E402
     hour_of_week_profile,
     segment_table,
 )
-from tests.analysis.synthetic import generate_traces  # noqa: E402
+from tests.fleet_generator import generate_traces  # noqa: E402
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
 START_UTC = datetime(2026, 4, 5, 16, 0, tzinfo=UTC)  # Monday 00:00 in Asia/Shanghai

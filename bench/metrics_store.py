@@ -4,7 +4,7 @@
         .venv/bin/python -m bench.metrics_store [--quick]
 
 Creates (and finally drops) the database named in DATABASE_URL, migrates it, generates a fleet
-with apps.metrics.generator and measures every figure side by side with its baseline in the
+with tests.fleet_generator and measures every figure side by side with its baseline in the
 same run, because the machine is shared and only ratios are comparable between runs. Appends a
 dated section to bench/RESULTS.md.
 """
@@ -16,7 +16,6 @@ import datetime as dt
 import functools
 import os
 import statistics
-import struct
 import tempfile
 import time
 from collections.abc import Callable
@@ -67,46 +66,49 @@ def baseline_copy(ids: list[int], series: list) -> tuple[float, int, int]:
     figure is PostgreSQL's, not Python's): seconds, rows, bytes on disk with the primary key."""
     from django.db import connection
 
+    from apps.core import pgcopy
     from apps.metrics.constants import Metric
-    from apps.metrics.storage.raw import pg_cursor
 
     codes = {m: i for i, m in enumerate(Metric.values)}
-    record = np.dtype(
-        [("n", ">i2"), ("l1", ">i4"), ("instance", ">i8"), ("l2", ">i4"), ("ts", ">i8"),
-         ("l3", ">i4"), ("metric", ">i2"), ("l4", ">i4"), ("value", ">f4")]
-    )  # fmt: skip
-    parts = []
-    pg_epoch_us = 946_684_800 * 1_000_000
+    instances, stamps_us, metrics, values = [], [], [], []
     for item in series:
-        values = np.asarray(item.values)
-        present = ~np.isnan(values)
-        chunk = np.empty(int(present.sum()), dtype=record)
-        chunk["n"], chunk["l1"], chunk["l2"], chunk["l3"], chunk["l4"] = 4, 8, 8, 2, 4
-        chunk["instance"] = item.instance_id
-        chunk["ts"] = np.asarray(item.timestamps)[present] * 1_000_000 - pg_epoch_us
-        chunk["metric"] = codes[item.metric]
-        chunk["value"] = values[present]
-        parts.append(chunk)
-    # Concatenation canonicalizes the byte order; COPY needs the big-endian layout back.
-    records = np.concatenate(parts).astype(record)
-    payload = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0) + records.tobytes() + b"\xff\xff"
+        item_values = np.asarray(item.values)
+        present = ~np.isnan(item_values)
+        count = int(present.sum())
+        instances.append(np.full(count, item.instance_id, dtype=np.int64))
+        stamps_us.append(np.asarray(item.timestamps, dtype=np.int64)[present] * 1_000_000)
+        metrics.append(np.full(count, codes[item.metric], dtype=np.int64))
+        values.append(item_values[present])
+    rows = int(sum(part.size for part in values))
+    payload = pgcopy.stream(
+        [
+            pgcopy.records(
+                [
+                    ("int8", np.concatenate(instances)),
+                    (
+                        "timestamptz",
+                        pgcopy.epoch_microseconds_to_pg_timestamps(np.concatenate(stamps_us)),
+                    ),
+                    ("int2", np.concatenate(metrics)),
+                    ("float4", np.concatenate(values)),
+                ]
+            )
+        ]
+    )
     with connection.cursor() as cursor:
         cursor.execute(
             f"CREATE TABLE {BASELINE_TABLE} (instance_id int8, ts timestamptz, metric int2,"
             " value float4, PRIMARY KEY (instance_id, metric, ts))"
         )
     started = time.perf_counter()
-    with connection.cursor() as _, pg_cursor() as cursor:
-        with cursor.copy(f"COPY {BASELINE_TABLE} FROM STDIN (FORMAT BINARY)") as copy:
-            view = memoryview(payload)
-            for offset in range(0, len(view), 1 << 20):
-                copy.write(view[offset : offset + (1 << 20)])
+    with connection.cursor() as _, pgcopy.connection_cursor() as cursor:
+        pgcopy.send(cursor, f"COPY {BASELINE_TABLE} FROM STDIN (FORMAT BINARY)", payload)
         connection.connection.commit()
     seconds = time.perf_counter() - started
     size = _relation_bytes(BASELINE_TABLE)
     with connection.cursor() as cursor:
         cursor.execute(f"DROP TABLE {BASELINE_TABLE}")
-    return seconds, records.size, size
+    return seconds, rows, size
 
 
 def _relation_bytes(table: str) -> int:
@@ -120,16 +122,16 @@ def _relation_bytes(table: str) -> int:
 
 
 def run(quick: bool) -> list[tuple[str, str, str, str]]:
-    from apps.metrics.generator import fleet_patterns, fleet_series
+    from apps.core.timegrid import date_to_epoch_day, epoch_minute_to_datetime
     from apps.metrics.selectors import metrics_read
     from apps.metrics.services import metrics_write_bulk
-    from apps.metrics.storage.grid import day_to_date, minute_to_datetime
+    from tests.fleet_generator import fleet_patterns, fleet_series
 
     size = 50 if quick else 1_000
     read_days = 3 if quick else 30
     ids = create_fleet(size)
     patterns = fleet_patterns(size)
-    today = dt.date.today().toordinal() - dt.date(1970, 1, 1).toordinal()
+    today = date_to_epoch_day(dt.date.today())
     backfill_day = today - 1
     rows: list[tuple[str, str, str, str]] = []
     chunk = 250
@@ -185,8 +187,8 @@ def run(quick: bool) -> list[tuple[str, str, str, str]]:
 
     # --- read: instances x days of one metric into numpy vs np.load of the same float32 bytes.
     def read(count: int, days: int) -> np.ndarray:
-        start = minute_to_datetime((backfill_day - days + 1) * 1440)
-        end = minute_to_datetime((backfill_day + 1) * 1440)
+        start = epoch_minute_to_datetime((backfill_day - days + 1) * 1440)
+        end = epoch_minute_to_datetime((backfill_day + 1) * 1440)
         return metrics_read(instance_ids=ids[:count], metric="gpu_util_pct", start=start, end=end)
 
     full = read(size, read_days)
@@ -264,7 +266,7 @@ def run(quick: bool) -> list[tuple[str, str, str, str]]:
     compact_s = time.perf_counter() - started
     rows.append(("Compaction of recent points (metrics.compact_recent, off the ingest path)",
                  f"{folded} days folded in {compact_s:.2f} s", "informative", "-"))  # fmt: skip
-    _ = day_to_date, statistics
+    _ = statistics
     return rows
 
 

@@ -1,8 +1,9 @@
 """Analysis endpoints: an instance's phases and profile, fleet/project summaries, settings.
 
 Instance endpoints live under ``instances/<pk>/`` beside the cloud app's InstanceViewSet; they
-look the instance up through the organization's queryset first, so another organization's
-instance is a 404 before anything is computed.
+look the instance up among the organization's instances first, so another organization's
+instance is a 404 before anything is computed. Reads go through ``selectors``, writes through
+``services``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from apps.accounts.roles import MANAGER_ROLES
 from apps.analysis import pricing, selectors, services
@@ -29,9 +29,8 @@ from apps.analysis.serializers import (
     phase_figures_json,
     waste_totals_json,
 )
-from apps.api.permissions import IsOrganizationMember
-from apps.api.tenancy import Tenant, resolve_tenant
-from apps.cloud.models import Instance, Project
+from apps.api.views import OrganizationAPIView
+from apps.cloud.models import Instance
 
 UNALLOCATED = "Unallocated"
 _PERIOD_PARAMS = [
@@ -40,18 +39,12 @@ _PERIOD_PARAMS = [
 ]
 
 
-class OrganizationAPIView(APIView):
-    permission_classes = [IsOrganizationMember]
-
-    @property
-    def tenant(self) -> Tenant:
-        tenant = resolve_tenant(self.request)
-        assert tenant is not None, "IsOrganizationMember guarantees a tenant"
-        return tenant
+class AnalysisAPIView(OrganizationAPIView):
+    """What the analysis endpoints share: the instance of the URL and the period asked for."""
 
     def instance(self, pk: int) -> Instance:
-        queryset = Instance.objects.for_organization(self.tenant.organization)
-        return get_object_or_404(queryset.select_related("project"), pk=pk)
+        instances = selectors.organization_instances(organization=self.tenant.organization)
+        return get_object_or_404(instances, pk=pk)
 
     def period(
         self, serializer_class: type[PeriodQuerySerializer], default_days: int, max_days: int
@@ -67,7 +60,7 @@ class OrganizationAPIView(APIView):
         return serializer.validated_data
 
 
-class InstancePhasesView(OrganizationAPIView):
+class InstancePhasesView(AnalysisAPIView):
     """Phase segments of one instance and its GPU-hours and money per phase."""
 
     @extend_schema(parameters=_PERIOD_PARAMS, responses=OpenApiTypes.OBJECT)
@@ -106,7 +99,7 @@ class InstancePhasesView(OrganizationAPIView):
         )
 
 
-class InstanceProfileView(OrganizationAPIView):
+class InstanceProfileView(AnalysisAPIView):
     """Hour-of-week profile (7 x 24, Monday first, local hours) and the off window, if any."""
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
@@ -145,7 +138,7 @@ class InstanceProfileView(OrganizationAPIView):
         )
 
 
-class AnalysisSummaryView(OrganizationAPIView):
+class AnalysisSummaryView(AnalysisAPIView):
     """GPU-hours and money per phase for the fleet or per project (``Unallocated`` included)."""
 
     @extend_schema(
@@ -157,12 +150,8 @@ class AnalysisSummaryView(OrganizationAPIView):
         start, end = period["start"], period["end"]
         group_by = period.get("group_by", "fleet")
         organization = self.tenant.organization
-        instances = list(
-            Instance.objects.for_organization(organization)
-            .filter(gpu_count__gt=0)
-            .exclude(terminated_at__lte=start)
-            .exclude(launched_at__gte=end)
-            .order_by("pk")
+        instances = selectors.gpu_instances_in_period(
+            organization=organization, start=start, end=end
         )
         items = pricing.instances_waste(
             instances=instances, start=start, end=end, currency=organization.currency
@@ -179,9 +168,7 @@ class AnalysisSummaryView(OrganizationAPIView):
         return Response(body)
 
     def _by_project(self, items: list[pricing.InstanceWaste], currency: str) -> list[dict]:
-        names = dict(
-            Project.objects.for_organization(self.tenant.organization).values_list("id", "name")
-        )
+        names = selectors.project_names(organization=self.tenant.organization)
         groups: dict[int | None, list[pricing.InstanceWaste]] = {}
         for item in items:
             groups.setdefault(item.project_id, []).append(item)
@@ -196,7 +183,7 @@ class AnalysisSummaryView(OrganizationAPIView):
         ]
 
 
-class AnalysisSettingsView(OrganizationAPIView):
+class AnalysisSettingsView(AnalysisAPIView):
     """The organization's threshold overrides; owners and admins change them."""
 
     write_roles = MANAGER_ROLES

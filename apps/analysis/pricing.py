@@ -20,10 +20,10 @@ from fractions import Fraction
 import numpy as np
 
 from apps.analysis.engine import Phase, WasteReport, waste
-from apps.analysis.results import to_minute
 from apps.analysis.selectors import period_labels
 from apps.billing.models import BillLine
 from apps.cloud.models import ChargeType, Instance, InstancePrice
+from apps.core.timegrid import datetime_to_epoch_minute
 
 COMPUTE_COMPONENTS = ("v_cvm_compute",)
 # Tencent quotes subscriptions per month; amortised over a 30-day month of hours.
@@ -87,7 +87,7 @@ def instances_waste(
     labels = period_labels(instance_ids=ids, start=start, end=end)
     billed = _billed(ids, start, end)
     prices = _hourly_prices(instances)
-    first, minutes = to_minute(start), labels.shape[1]
+    first, minutes = datetime_to_epoch_minute(start), labels.shape[1]
     out = []
     for row, instance in enumerate(instances):
         mask = np.zeros(minutes, dtype=bool)
@@ -147,7 +147,7 @@ def _billed(ids: Sequence[int], start: dt.datetime, end: dt.datetime) -> dict[in
         else:
             item.partial += Fraction(cost) * Fraction(int(overlap), int(span))
         item.currency = currency
-        item.spans.append((to_minute(begin), -(-int(stop.timestamp()) // 60)))
+        item.spans.append((datetime_to_epoch_minute(begin), -(-int(stop.timestamp()) // 60)))
     return dict(out)
 
 
@@ -178,10 +178,14 @@ def _hourly_prices(instances: Sequence[Instance]) -> dict[int, tuple[Decimal, st
 def _mark_existence(mask: np.ndarray, instance: Instance, first: int) -> None:
     """Mark the minutes of the period in which the instance existed (and so cost money)."""
     minutes = mask.size
-    a = 0 if instance.launched_at is None else max(to_minute(instance.launched_at) - first, 0)
+    a = (
+        0
+        if instance.launched_at is None
+        else max(datetime_to_epoch_minute(instance.launched_at) - first, 0)
+    )
     b = minutes
     if instance.terminated_at is not None:
-        b = min(max(to_minute(instance.terminated_at) - first, 0), minutes)
+        b = min(max(datetime_to_epoch_minute(instance.terminated_at) - first, 0), minutes)
     mask[a:b] = True
 
 

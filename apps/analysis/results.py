@@ -1,13 +1,12 @@
 """Turning engine output into the shapes the database stores (no queries here).
 
-Everything works on epoch minutes (unix seconds // 60) so that whole fleets are handled as numpy
-arrays; datetimes are made only for the rows actually written.
+Everything works on epoch minutes (``apps.core.timegrid``) so that whole fleets are handled as
+numpy arrays; datetimes are made only for the rows actually written.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import json
 
 import numpy as np
@@ -21,37 +20,11 @@ from apps.analysis.engine import (
     find_off_window,
     segment_table,
 )
+from apps.core.timegrid import MINUTES_PER_DAY, MINUTES_PER_HOUR
 
-MINUTES_PER_HOUR = 60
-MINUTES_PER_DAY = 24 * 60
-EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 # A label value no phase uses: pads ranges to whole hours/days and never reaches the database.
 _PAD = 255
 _PHASES = len(Phase)
-
-
-def to_minute(moment: dt.datetime) -> int:
-    """Epoch minute of an aware datetime (floored)."""
-    if moment.tzinfo is None or moment.utcoffset() is None:
-        raise ValueError(f"{moment!r} must be timezone-aware")
-    return (moment - EPOCH) // dt.timedelta(minutes=1)
-
-
-def from_minute(minute: int) -> dt.datetime:
-    """The aware UTC datetime of an epoch minute."""
-    return EPOCH + dt.timedelta(minutes=int(minute))
-
-
-def floor_minute(moment: dt.datetime) -> dt.datetime:
-    return from_minute(to_minute(moment))
-
-
-def floor_hour(moment: dt.datetime) -> dt.datetime:
-    return from_minute(to_minute(moment) // MINUTES_PER_HOUR * MINUTES_PER_HOUR)
-
-
-def floor_day(moment: dt.datetime) -> dt.datetime:
-    return from_minute(to_minute(moment) // MINUTES_PER_DAY * MINUTES_PER_DAY)
 
 
 @dataclasses.dataclass(frozen=True)

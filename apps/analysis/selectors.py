@@ -8,7 +8,7 @@ import zoneinfo
 from collections.abc import Sequence
 
 import numpy as np
-from django.db.models import F, Min, OuterRef, Q, Subquery
+from django.db.models import F, Min, OuterRef, Q, QuerySet, Subquery
 
 from apps.accounts.models import Organization
 from apps.analysis.engine import DEFAULT_THRESHOLDS, Phase, PhaseThresholds
@@ -21,7 +21,8 @@ from apps.analysis.models import (
     PhaseDay,
     PhaseSegment,
 )
-from apps.analysis.results import to_minute
+from apps.cloud.models import Instance, Project
+from apps.core.timegrid import date_to_epoch_day, datetime_to_epoch_minute, epoch_minute_to_date
 from apps.metrics.models import InstanceHourRollup
 
 
@@ -70,6 +71,29 @@ def instances_with_data(
     if organization_id is not None:
         rows = rows.filter(organization_id=organization_id)
     return sorted(set(rows.order_by().values_list("instance_id", flat=True).distinct()))
+
+
+def organization_instances(*, organization: Organization) -> QuerySet[Instance]:
+    """The organization's instances (with their project): another organization's are absent."""
+    return Instance.objects.for_organization(organization).select_related("project")
+
+
+def gpu_instances_in_period(
+    *, organization: Organization, start: dt.datetime, end: dt.datetime
+) -> list[Instance]:
+    """The organization's GPU instances that existed at some point of ``[start, end)``, by id."""
+    return list(
+        Instance.objects.for_organization(organization)
+        .filter(gpu_count__gt=0)
+        .exclude(terminated_at__lte=start)
+        .exclude(launched_at__gte=end)
+        .order_by("pk")
+    )
+
+
+def project_names(*, organization: Organization) -> dict[int, str]:
+    """Project id -> name of the organization's projects."""
+    return dict(Project.objects.for_organization(organization).values_list("id", "name"))
 
 
 def analysis_settings_get(organization: Organization) -> AnalysisSettings:
@@ -144,7 +168,10 @@ def period_labels(
 
     Minutes no segment covers (never analysed) are ``Phase.UNKNOWN``, like minutes without data.
     """
-    first, minutes = to_minute(start), to_minute(end) - to_minute(start)
+    first, minutes = (
+        datetime_to_epoch_minute(start),
+        datetime_to_epoch_minute(end) - datetime_to_epoch_minute(start),
+    )
     row_of = {instance_id: row for row, instance_id in enumerate(instance_ids)}
     labels = np.zeros((len(instance_ids), max(minutes, 0)), dtype=np.uint8)
     rows = PhaseSegment.objects.filter(
@@ -153,8 +180,8 @@ def period_labels(
     for instance_id, phase, start_at, end_at in rows.values_list(
         "instance_id", "phase", "start_at", "end_at"
     ).iterator(chunk_size=5000):
-        a = max(to_minute(start_at) - first, 0)
-        b = min(to_minute(end_at) - first, minutes)
+        a = max(datetime_to_epoch_minute(start_at) - first, 0)
+        b = min(datetime_to_epoch_minute(end_at) - first, minutes)
         labels[row_of[instance_id], a:b] = phase
     return labels
 
@@ -184,12 +211,12 @@ def phase_minutes_daily(
     if group_by not in ("instance", "project"):
         raise ValueError(f"group_by: expected 'instance' or 'project', got {group_by!r}")
     tz = zoneinfo.ZoneInfo(organization.timezone)
-    first = to_minute(dt.datetime.combine(start, dt.time(), tzinfo=tz))
-    last = to_minute(dt.datetime.combine(end, dt.time(), tzinfo=tz))
+    first = datetime_to_epoch_minute(dt.datetime.combine(start, dt.time(), tzinfo=tz))
+    last = datetime_to_epoch_minute(dt.datetime.combine(end, dt.time(), tzinfo=tz))
     if last <= first:
         return {}
     rows = PhaseDay.objects.for_organization(organization).filter(
-        day__gte=_utc_date(first), day__lte=_utc_date(last - 1)
+        day__gte=epoch_minute_to_date(first), day__lte=epoch_minute_to_date(last - 1)
     )
     if instance_ids is not None:
         rows = rows.filter(instance_id__in=list(instance_ids))
@@ -200,7 +227,7 @@ def phase_minutes_daily(
     groups = list(dict.fromkeys(row[0] for row in fetched))
     group_of = {group: index for index, group in enumerate(groups)}
     group = np.array([group_of[row[0]] for row in fetched], dtype=np.int64)
-    day = np.array([row[1].toordinal() - _EPOCH_ORDINAL for row in fetched], dtype=np.int64)
+    day = np.array([date_to_epoch_day(row[1]) for row in fetched], dtype=np.int64)
     minutes = np.frombuffer(b"".join(bytes(row[2]) for row in fetched), dtype=np.uint8)
     minutes = minutes.reshape(len(fetched), *PHASE_DAY_SHAPE)
     # Epoch minute of each stored hour, and the local day (ordinal) its start falls on.
@@ -224,10 +251,3 @@ def phase_minutes_daily(
         (groups[g], dt.date.fromordinal(d)): dict(zip(PHASE_KEYS, row, strict=True))
         for g, d, row in zip(cells[0].tolist(), cells[1].tolist(), sums.tolist(), strict=True)
     }
-
-
-_EPOCH_ORDINAL = dt.date(1970, 1, 1).toordinal()
-
-
-def _utc_date(epoch_minute: int) -> dt.date:
-    return dt.date.fromordinal(_EPOCH_ORDINAL + epoch_minute // 1440)

@@ -18,8 +18,8 @@ from rest_framework import serializers
 from apps.analysis.engine import Phase
 from apps.analysis.models import phase_key
 from apps.analysis.pricing import InstanceWaste, PhaseFigures
-from apps.analysis.results import floor_hour, floor_minute
 from apps.api.serializers import StrictSerializer
+from apps.core.timegrid import floor_hour, floor_minute
 
 
 def parse_moment(value: str, tz: str, *, field: str) -> dt.datetime:

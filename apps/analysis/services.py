@@ -34,8 +34,8 @@ from apps.analysis.engine import (
     hour_of_week_profile,
 )
 from apps.analysis.models import AnalysisSettings
-from apps.analysis.results import to_minute
 from apps.cloud.models import Instance
+from apps.core.timegrid import datetime_to_epoch_minute, floor_day, floor_hour, floor_minute
 from apps.metrics.constants import Metric
 from apps.metrics.selectors import metrics_read, metrics_read_many
 
@@ -97,8 +97,8 @@ def analysis_run(
     for name, moment in (("start", start), ("end", end), ("as_of", as_of)):
         if moment.tzinfo is None or moment.utcoffset() is None:
             raise ValueError(f"{name}: must be timezone-aware")
-    first = results.floor_day(start)
-    last = results.floor_minute(min(end, as_of))
+    first = floor_day(start)
+    last = floor_minute(min(end, as_of))
     total = AnalysisRunResult()
     if last <= first or not instance_ids:
         return total
@@ -248,10 +248,14 @@ def analysis_inputs(
         )
         arrays = metrics_read_many(instance_ids=instance_ids, metrics=others, start=start, end=end)
     return AnalysisInputs(
-        gpu_util=gpu_all[:, to_minute(start) - to_minute(read_start) :],
+        gpu_util=gpu_all[
+            :, datetime_to_epoch_minute(start) - datetime_to_epoch_minute(read_start) :
+        ],
         gpu_mem=arrays[Metric.GPU_MEM_USED_PCT],
         cpu_util=arrays[Metric.CPU_UTIL_PCT],
-        profile_gpu_util=gpu_all[:, to_minute(profile_start) - to_minute(read_start) :],
+        profile_gpu_util=gpu_all[
+            :, datetime_to_epoch_minute(profile_start) - datetime_to_epoch_minute(read_start) :
+        ],
         profile_start=profile_start,
     )
 
@@ -289,7 +293,7 @@ def analysis_results(
     observed something in it. Kept apart from the writes so that, pipelined, this CPU work runs in the
     analysing thread and the writer thread only talks to the database.
     """
-    first_minute = to_minute(start)
+    first_minute = datetime_to_epoch_minute(start)
     per_hour = results.phase_minutes_per_hour(labels)
     keep = results.hours_with_data(per_hour, gpu_util, *other_metrics)
     day_ids, day_starts, day_minutes = results.phase_minutes_per_day(
@@ -366,11 +370,11 @@ def analysis_recent_run(
     from apps.analysis.selectors import analysis_due
 
     checked_at = timezone.now()
-    end = results.floor_hour(as_of)
+    end = floor_hour(as_of)
     due = analysis_due(end=end, lookback_days=FULL_RECOMPUTE_DAYS, instance_ids=instance_ids)
     by_start: dict[dt.datetime, list[int]] = defaultdict(list)
     for instance_id, first_hour in due.items():
-        by_start[results.floor_day(first_hour)].append(instance_id)
+        by_start[floor_day(first_hour)].append(instance_id)
     total = AnalysisRunResult()
     for start, ids in sorted(by_start.items()):
         total.add(
@@ -399,8 +403,8 @@ def analysis_full_run(
     from apps.analysis.selectors import instances_with_data
 
     checked_at = timezone.now()
-    end = results.floor_hour(as_of)
-    start = results.floor_day(end - dt.timedelta(days=FULL_RECOMPUTE_DAYS))
+    end = floor_hour(as_of)
+    start = floor_day(end - dt.timedelta(days=FULL_RECOMPUTE_DAYS))
     ids = instances_with_data(
         start=start, end=end, instance_ids=instance_ids, organization_id=organization_id
     )

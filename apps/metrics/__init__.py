@@ -1,1 +1,1 @@
-"""Metric storage: per-minute raw arrays per instance-day, rollups, retention, generator."""
+"""Metric storage: per-minute raw arrays per instance-day, rollups, retention."""

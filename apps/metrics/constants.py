@@ -8,11 +8,26 @@ from __future__ import annotations
 
 from django.db import models
 
-MINUTES_PER_HOUR = 60
-HOURS_PER_DAY = 24
-MINUTES_PER_DAY = MINUTES_PER_HOUR * HOURS_PER_DAY
-SECONDS_PER_MINUTE = 60
-SECONDS_PER_DAY = SECONDS_PER_MINUTE * MINUTES_PER_DAY
+# The minute grid is the project's (apps.core.timegrid); re-exported for the metric vocabulary.
+from apps.core.timegrid import (
+    HOURS_PER_DAY,
+    MINUTES_PER_DAY,
+    MINUTES_PER_HOUR,
+    SECONDS_PER_DAY,
+    SECONDS_PER_MINUTE,
+)
+
+__all__ = [
+    "DEFAULT_RAW_RETENTION_DAYS",
+    "HOURS_PER_DAY",
+    "MINUTES_PER_DAY",
+    "MINUTES_PER_HOUR",
+    "ROLLUP_STATS",
+    "SECONDS_PER_DAY",
+    "SECONDS_PER_MINUTE",
+    "Metric",
+    "stat_column",
+]
 DEFAULT_RAW_RETENTION_DAYS = 35
 
 

@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
@@ -26,6 +26,7 @@ from django.db.models import Q
 
 from apps.cloud.models import CloudAccount, Instance
 from apps.cloud.providers.tencent.client import TencentClient
+from apps.core.timegrid import floor_minute
 from apps.metrics.constants import Metric
 from apps.metrics.services import MetricSeries, metrics_write_bulk
 
@@ -63,10 +64,6 @@ class MetricsResult:
 
 
 Progress = Callable[[int, int], None]  # (requests done, requests planned)
-
-
-def floor_minute(moment: datetime) -> datetime:
-    return moment.astimezone(UTC).replace(second=0, microsecond=0)
 
 
 def plan_requests(

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from django.db import connection
 
+from apps.core.timegrid import datetime_to_epoch_microseconds, epoch_day_to_date
 from apps.metrics.constants import (
     HOURS_PER_DAY,
     MINUTES_PER_HOUR,
@@ -24,7 +25,6 @@ from apps.metrics.constants import (
 )
 from apps.metrics.models import InstanceDayRollup, InstanceHourRollup, ProjectDayRollup
 from apps.metrics.stats import block_stats
-from apps.metrics.storage.grid import EPOCH, day_to_date
 from apps.metrics.storage.upsert import upsert
 
 METRICS: tuple[str, ...] = tuple(Metric.values)
@@ -81,7 +81,7 @@ def rollups_refresh(
         day_parts.append((item.metric, item.instance_ids, item.days, block_stats(item.arrays)))
     hour_rows = _assemble(hour_parts, info)
     day_rows = _assemble(day_parts, info)
-    stamp = int((now - EPOCH) // dt.timedelta(microseconds=1))
+    stamp = datetime_to_epoch_microseconds(now)
     _write(InstanceHourRollup, "hour_start", hour_rows, info, stamp)
     _write(InstanceDayRollup, "day", day_rows, info, stamp)
     organizations = info.organization_ids(day_rows.instance_ids)
@@ -206,7 +206,7 @@ def project_days_refresh(organization_days: Iterable[tuple[int, int]], now: dt.d
     stamp = connection.ops.adapt_datetimefield_value(now)
     with connection.cursor() as cursor:
         for organization_id, days in by_organization.items():
-            dates = [day_to_date(d) for d in sorted(days)]
+            dates = [epoch_day_to_date(d) for d in sorted(days)]
             marks = ", ".join(["%s"] * len(dates))
             cursor.execute(
                 f"INSERT INTO {target} (organization_id, project_id, day, created_at, updated_at,"

@@ -9,10 +9,10 @@ import numpy as np
 from django.db.models import QuerySet
 
 from apps.accounts.models import Organization
+from apps.core.timegrid import datetime_to_epoch_seconds
 from apps.metrics.constants import MINUTES_PER_DAY, SECONDS_PER_MINUTE, Metric
 from apps.metrics.models import InstanceDayRollup, InstanceHourRollup, ProjectDayRollup
 from apps.metrics.storage import raw
-from apps.metrics.storage.grid import datetime_to_seconds
 
 
 def metrics_read(
@@ -31,8 +31,8 @@ def metrics_read(
     metric = Metric(metric).value
     if len(set(instance_ids)) != len(instance_ids):
         raise ValueError("instance_ids must not repeat")
-    first_minute = datetime_to_seconds(start) // SECONDS_PER_MINUTE
-    end_minute = -(-datetime_to_seconds(end) // SECONDS_PER_MINUTE)
+    first_minute = datetime_to_epoch_seconds(start) // SECONDS_PER_MINUTE
+    end_minute = -(-datetime_to_epoch_seconds(end) // SECONDS_PER_MINUTE)
     if end_minute < first_minute:
         raise ValueError("end must not be before start")
     first_day = first_minute // MINUTES_PER_DAY

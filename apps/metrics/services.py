@@ -20,6 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.cloud.models import Instance
+from apps.core.timegrid import TimestampsLike, date_to_epoch_day, timestamps_to_epoch_minutes
 from apps.metrics.constants import (
     DEFAULT_RAW_RETENTION_DAYS,
     HOURS_PER_DAY,
@@ -29,12 +30,7 @@ from apps.metrics.constants import (
 )
 from apps.metrics.rollups import InstanceInfo, TouchedDays, rollups_refresh
 from apps.metrics.storage import raw
-from apps.metrics.storage.grid import (
-    TimestampsLike,
-    date_to_day,
-    to_epoch_minutes,
-    to_values,
-)
+from apps.metrics.storage.points import to_values
 
 logger = logging.getLogger(__name__)
 
@@ -180,7 +176,7 @@ def _stage(series: Iterable[MetricSeries]) -> tuple[int, np.ndarray, np.ndarray]
     received = 0
     for item in series:
         code = _METRICS.index(_metric(item.metric))
-        minutes = to_epoch_minutes(item.timestamps)
+        minutes = timestamps_to_epoch_minutes(item.timestamps)
         values = to_values(item.values, minutes.shape[0])
         received += minutes.shape[0]
         instance_id = int(item.instance_id)
@@ -299,7 +295,7 @@ def metrics_rollups_rebuild(
             )
             key_instance_ids = np.array([k[0] for k in keys], dtype=np.int64)
             metric_names = [k[1] for k in keys]
-            days = np.array([date_to_day(k[2]) for k in keys], dtype=np.int64)
+            days = np.array([date_to_epoch_day(k[2]) for k in keys], dtype=np.int64)
             merged = raw.fetch_state(key_instance_ids, metric_names, days).days
             hours = ~np.isnan(merged.reshape(-1, HOURS_PER_DAY, MINUTES_PER_HOUR)).all(axis=2)
             names = np.array(metric_names)

@@ -1,6 +1,6 @@
 """Fixtures of the analysis backend tests: a small Acme fleet with synthetic metrics.
 
-Data comes from ``apps.metrics.generator`` through the real metric store, so the analysis reads
+Data comes from ``tests.fleet_generator`` through the real metric store, so the analysis reads
 exactly what production reads. Times are fixed (``AS_OF``), never the wall clock.
 """
 
@@ -14,8 +14,8 @@ import pytest
 
 from apps.accounts.models import Organization
 from apps.cloud.models import CloudAccount, Instance, Project
-from apps.metrics.generator import fleet_generate
 from tests.cloud.conftest import make_simulator  # noqa: F401  (simulator fixture, reused)
+from tests.fleet_generator import fleet_generate
 
 # Days of synthetic data ending at the UTC midnight before AS_OF's day.
 DATA_START = dt.date(2026, 10, 26)

@@ -13,18 +13,18 @@ from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from apps.core.timegrid import datetime_to_epoch_seconds
 from apps.metrics.constants import MINUTES_PER_DAY, Metric
 from apps.metrics.models import InstanceHourRollup
 from apps.metrics.selectors import metrics_read
 from apps.metrics.services import MetricSeries, metrics_write_bulk
-from apps.metrics.storage.grid import datetime_to_seconds
 from tests.metrics.conftest import MIDNIGHT
 from tests.metrics.helpers import rollup_snapshot
 
 pytestmark = pytest.mark.django_db
 DAYS = 2
 METRICS = [Metric.GPU_UTIL_PCT, Metric.GPU_TEMP_C]
-BASE_SECONDS = datetime_to_seconds(MIDNIGHT)
+BASE_SECONDS = datetime_to_epoch_seconds(MIDNIGHT)
 END = MIDNIGHT + dt.timedelta(days=DAYS)
 DB_SETTINGS = settings(
     max_examples=25,

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
+from apps.core.timegrid import datetime_to_epoch_seconds
 from apps.metrics import services, tasks
 from apps.metrics.constants import MINUTES_PER_DAY, Metric
 from apps.metrics.models import (
@@ -24,12 +25,11 @@ from apps.metrics.services import (
     metrics_recent_compact,
     metrics_write_bulk,
 )
-from apps.metrics.storage.grid import datetime_to_seconds
 from tests.metrics.conftest import MIDNIGHT
 from tests.metrics.helpers import rollup_snapshot
 
 GPU, CPU = Metric.GPU_UTIL_PCT, Metric.CPU_UTIL_PCT
-BASE = datetime_to_seconds(MIDNIGHT)
+BASE = datetime_to_epoch_seconds(MIDNIGHT)
 END = MIDNIGHT + dt.timedelta(days=2)
 
 

@@ -7,11 +7,11 @@ import datetime as dt
 import pytest
 from django.test import override_settings
 
+from apps.core.timegrid import datetime_to_epoch_seconds
 from apps.metrics import tasks
 from apps.metrics.constants import Metric
 from apps.metrics.models import InstanceDayRollup, InstanceHourRollup, MetricDay
 from apps.metrics.services import MetricSeries, metrics_raw_prune, metrics_write_bulk
-from apps.metrics.storage.grid import datetime_to_seconds
 
 TODAY = dt.datetime(2024, 5, 10, 9, 30, tzinfo=dt.UTC)
 
@@ -20,7 +20,7 @@ def write_history(instances, days: int) -> None:
     """One point per (instance, metric, day) for ``days`` days up to TODAY."""
     series = []
     for back in range(days):
-        seconds = datetime_to_seconds(TODAY - dt.timedelta(days=back))
+        seconds = datetime_to_epoch_seconds(TODAY - dt.timedelta(days=back))
         for instance in instances:
             for metric in (Metric.GPU_UTIL_PCT, Metric.CPU_UTIL_PCT):
                 series.append(MetricSeries(instance.id, metric, [seconds], [float(back)]))

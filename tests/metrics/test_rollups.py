@@ -10,10 +10,10 @@ from django.core.management import CommandError, call_command
 
 from apps.cloud.models import Project
 from apps.metrics.constants import Metric
-from apps.metrics.generator import fleet_generate
 from apps.metrics.models import InstanceDayRollup, InstanceHourRollup, ProjectDayRollup
 from apps.metrics.selectors import metrics_read
 from apps.metrics.services import metrics_write
+from tests.fleet_generator import fleet_generate
 from tests.metrics.conftest import DAY, MIDNIGHT
 from tests.metrics.helpers import rollup_snapshot
 

@@ -1,4 +1,4 @@
-"""Low-level storage of raw metric days: the minute grid, the codec and the SQL of each backend.
+"""Low-level storage of metrics: the codec, the SQL of raw days and the rollup upsert.
 
 Services and selectors are the public API; nothing outside ``apps.metrics`` imports from here.
 """

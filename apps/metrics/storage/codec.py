@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from apps.metrics.constants import MINUTES_PER_DAY
-from apps.metrics.storage.grid import STORED_DTYPE
+from apps.metrics.storage.points import STORED_DTYPE
 
 CODE_DTYPE = np.dtype("<i2")
 MISSING = -32768  # the code of a minute without a point

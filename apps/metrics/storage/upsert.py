@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from django.db import connection, models
 
-from apps.metrics.storage import pgcopy
-from apps.metrics.storage.grid import EPOCH, day_to_date
+from apps.core import pgcopy
+from apps.core.timegrid import EPOCH, epoch_day_to_date
 
 
 def upsert(
@@ -78,8 +78,6 @@ def _upsert_postgresql(
     conflict: str,
     assignments: str,
 ) -> None:
-    from apps.metrics.storage.raw import pg_cursor
-
     quote = connection.ops.quote_name
     scratch = quote(f"_upsert_{table}")
     types = {c: _pg_type(fields[c]) for c in columns}
@@ -87,9 +85,9 @@ def _upsert_postgresql(
     for column in columns:
         values = np.asarray(arrays[column])
         if types[column] == "date":
-            values = pgcopy.epoch_days_to_pg(values)
+            values = pgcopy.epoch_days_to_pg_dates(values)
         elif types[column] == "timestamptz":
-            values = np.asarray(values, dtype=np.int64) - pgcopy.PG_EPOCH_US
+            values = pgcopy.epoch_microseconds_to_pg_timestamps(values)
         records.append((pgcopy.BINARY_TYPES[types[column]], values))
     definitions = ", ".join(f"{quote(c)} {types[c]}" for c in columns)
 
@@ -101,7 +99,7 @@ def _upsert_postgresql(
         return quote(column)
 
     extra = "".join(f", {value}" for value in constants.values())
-    with pg_cursor() as cursor:
+    with pgcopy.connection_cursor() as cursor:
         cursor.execute(f"CREATE TEMP TABLE IF NOT EXISTS {scratch} ({definitions})")
         pgcopy.send(
             cursor,
@@ -124,7 +122,7 @@ def _sqlite_values(field: models.Field, values: np.ndarray) -> list:
             for v in values
         ]
     if isinstance(field, models.DateField):
-        return [day_to_date(v) for v in values]
+        return [epoch_day_to_date(v) for v in values]
     if isinstance(field, models.FloatField):
         return [None if v != v else v for v in values.astype(np.float64).tolist()]
     plain = values.astype(np.int64).tolist()

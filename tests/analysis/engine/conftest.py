@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.analysis.synthetic import SyntheticTraces, generate_traces
+from tests.fleet_generator import SyntheticTraces, generate_traces
 
 # 30 instances x 7 days = 210 instance-days, 10 % of minutes missing in runs.
 ACCURACY_INSTANCES = 30

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from apps.analysis.engine import REAL_PHASES, Phase, PhaseThresholds, classify_phases
-from tests.analysis.synthetic import SyntheticTraces, generate_traces
+from tests.fleet_generator import SyntheticTraces, generate_traces
 
 BOUNDARY_TOLERANCE_MINUTES = 10
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from apps.analysis.engine import find_off_window, hour_of_week_profile
-from tests.analysis.synthetic import always_busy_util, office_hours_util
+from tests.fleet_generator import always_busy_util, office_hours_util
 
 WEEKNIGHTS_AND_WEEKENDS = {
     (weekday, hour)
