@@ -66,3 +66,10 @@ def session_user(request: Request) -> User:
     user = request.user
     assert isinstance(user, User), f"a signed-in person was expected, not {user!r}"
     return user
+
+
+def member_tenant(request: Request) -> Tenant:
+    """The tenant of a request that ``IsOrganizationMember`` let in (so it has one)."""
+    tenant = resolve_tenant(request)
+    assert tenant is not None, "IsOrganizationMember guarantees a tenant"
+    return tenant

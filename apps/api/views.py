@@ -8,18 +8,10 @@ organization's data is a 404 in either.
 
 from __future__ import annotations
 
-from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from apps.api.permissions import IsOrganizationMember
-from apps.api.tenancy import Tenant, resolve_tenant
-
-
-def member_tenant(request: Request) -> Tenant:
-    """The tenant of a request that ``IsOrganizationMember`` let in (so it has one)."""
-    tenant = resolve_tenant(request)
-    assert tenant is not None, "IsOrganizationMember guarantees a tenant"
-    return tenant
+from apps.api.tenancy import Tenant, member_tenant
 
 
 class OrganizationAPIView(APIView):

@@ -6,7 +6,7 @@ from django.db.models import QuerySet
 from rest_framework import viewsets
 
 from apps.api.permissions import IsOrganizationMember
-from apps.api.tenancy import Tenant, resolve_tenant
+from apps.api.tenancy import Tenant, member_tenant
 from apps.core.models import OrganizationQuerySet
 
 
@@ -19,9 +19,7 @@ class OrganizationScopedViewSet(viewsets.GenericViewSet):
 
     @property
     def tenant(self) -> Tenant:
-        tenant = resolve_tenant(self.request)
-        assert tenant is not None, "IsOrganizationMember guarantees a tenant"
-        return tenant
+        return member_tenant(self.request)
 
     def get_queryset(self) -> QuerySet:
         assert self.queryset is not None, f"{type(self).__name__} must set queryset"

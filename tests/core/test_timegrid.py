@@ -67,7 +67,9 @@ def test_it_gives_the_same_epoch_minutes_for_datetimes_datetime64_and_unix_secon
     seconds = [int(m.timestamp()) for m in moments]
     for timestamps in (
         moments,
-        np.array([m.replace(tzinfo=None) - m.utcoffset() for m in moments], dtype="datetime64[s]"),
+        np.array(
+            [m.astimezone(dt.UTC).replace(tzinfo=None) for m in moments], dtype="datetime64[s]"
+        ),
         np.array(seconds, dtype=np.int64),
         np.array(seconds, dtype=np.float64) + 0.5,
     ):

@@ -143,12 +143,12 @@ def _merge_cut_days(
         minute = date_to_epoch_day(day) * MINUTES_PER_DAY
         outside = ~mask_of[minute]
         old = _decode(raw)[0]
-        n = index.get((instance_id, minute))
-        if n is None:
+        row_index = index.get((instance_id, minute))
+        if row_index is None:
             row = np.where(outside[:, None], old, 0).astype(np.uint8)
             extra.append((instance_id, minute, row))
         else:
-            minutes[n][outside] = old[outside]
+            minutes[row_index][outside] = old[outside]
     if extra:
         ids = np.concatenate([ids, np.array([e[0] for e in extra], dtype=np.int64)])
         days = np.concatenate([days, np.array([e[1] for e in extra], dtype=np.int64)])

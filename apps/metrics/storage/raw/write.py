@@ -132,12 +132,12 @@ def update_days(
     """Set the observed minutes (and, unless ``arrays`` is None, the values) of day rows."""
     if not len(row_ids):
         return
-    scales, codes = codec.encode(arrays) if arrays is not None else (None, None)
     if is_postgresql():
         columns, assignments = "id int8, n int2", "minutes_observed = p.n"
         if arrays is None:
             parts = [pgcopy.records([(">i8", row_ids), (">i2", observed)])]
         else:
+            scales, codes = codec.encode(arrays)
             columns += ", s int2, v bytea"
             assignments += ', scale = p.s, "values" = p.v'
             parts = [
@@ -172,6 +172,7 @@ def update_days(
                 [(int(n), stamp, int(i)) for i, n in zip(row_ids, observed, strict=True)],
             )
             return
+        scales, codes = codec.encode(arrays)
         cursor.executemany(
             f'UPDATE {TABLE} SET scale = %s, "values" = %s, minutes_observed = %s,'
             " updated_at = %s WHERE id = %s",
