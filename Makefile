@@ -26,7 +26,8 @@ help:
 	@echo "make demo    - install everything, start GPU Ledger with demo data on http://localhost:$(PORT)"
 	@echo "make stop    - stop the demo's processes"
 	@echo "make test    - run the whole test suite (Python, front-end, browser)"
-	@echo "make lint    - ruff, format check, TypeScript check"
+	@echo "make lint    - ruff, format check, mypy, import contracts, TypeScript, API types current"
+	@echo "make types   - regenerate the front-end API types from the OpenAPI schema"
 	@echo "make dev     - Django runserver + Vite dev server with hot reload"
 	@echo "make bench   - run the benchmarks and append to bench/RESULTS.md"
 
