@@ -48,6 +48,32 @@ class LoginSerializer(StrictSerializer):
     password = serializers.CharField(trim_whitespace=False, style={"input_type": "password"})
 
 
+class SignupSerializer(StrictSerializer):
+    email = serializers.EmailField()
+    password = serializers.CharField(
+        trim_whitespace=False,
+        style={"input_type": "password"},
+        help_text="Checked by Django's password validators (length, common, numeric, similarity).",
+    )
+    name = serializers.CharField(max_length=150)
+    organization_name = serializers.CharField(max_length=100)
+    timezone = serializers.CharField(max_length=64, default="Asia/Shanghai")
+    currency = serializers.ChoiceField(choices=["CNY", "USD"], default="CNY")
+
+
+class SignupCreatedSerializer(serializers.Serializer):
+    email = serializers.EmailField(help_text="Where the confirmation link was sent.")
+    message = serializers.CharField()
+
+
+class VerifyEmailSerializer(StrictSerializer):
+    token = serializers.CharField(max_length=500)
+
+
+class ResendVerificationSerializer(StrictSerializer):
+    email = serializers.EmailField()
+
+
 class SwitchOrganizationSerializer(StrictSerializer):
     organization = serializers.SlugField(help_text="The slug of one of your organizations.")
 
