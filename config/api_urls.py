@@ -34,6 +34,7 @@ v1: list[URLPattern | URLResolver] = [
         accounts_signup.ResendVerificationView.as_view(),
         name="auth-verify-email-resend",
     ),
+    path("auth/set-password", accounts_signup.SetPasswordView.as_view(), name="auth-set-password"),
     path("me", accounts_api.MeView.as_view(), name="me"),
     path("me/organization", accounts_api.SwitchOrganizationView.as_view(), name="me-organization"),
     path(

@@ -70,6 +70,12 @@ class VerifyEmailSerializer(StrictSerializer):
     token = serializers.CharField(max_length=500)
 
 
+class SetPasswordSerializer(StrictSerializer):
+    uid = serializers.CharField(max_length=64)
+    token = serializers.CharField(max_length=100)
+    password = serializers.CharField(trim_whitespace=False, style={"input_type": "password"})
+
+
 class ResendVerificationSerializer(StrictSerializer):
     email = serializers.EmailField()
 

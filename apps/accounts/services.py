@@ -100,6 +100,17 @@ def verification_email_resend(*, email: str) -> bool:
 
 
 @transaction.atomic
+def password_set(*, user: User, password: str) -> User:
+    """Set a password from a one-time link: validated, and the address counts as confirmed
+    (the link reached the person through the operator who created the account)."""
+    password_validate(password=password, email=user.email, name=user.name)
+    user.set_password(password)
+    user.email_verification_pending = False
+    user.save(update_fields=["password", "email_verification_pending"])
+    return user
+
+
+@transaction.atomic
 def email_verify(*, user: User) -> User:
     """Confirm the address; a second use of the link is refused, so it cannot sign in again."""
     updated = User.objects.filter(pk=user.pk, email_verification_pending=True).update(

@@ -1,4 +1,5 @@
-"""Self-service sign-up: create the person and their organization, confirm the e-mail address.
+"""Self-service sign-up: create the person and their organization, confirm the e-mail address;
+and the one-time set-password link of an owner created by ``manage.py create_organization``.
 
 Not organization-scoped: nobody is signed in yet. Each endpoint is rate-limited per client IP
 (SIGNUP_RATE_LIMIT), since each one sends an e-mail or checks a secret.
@@ -19,10 +20,13 @@ from rest_framework.throttling import AnonRateThrottle
 from rest_framework.views import APIView
 
 from apps.accounts import services
+from apps.accounts.models import User
+from apps.accounts.passwords import set_password_user
 from apps.accounts.selectors import memberships_for_user
 from apps.accounts.serializers import (
     MeSerializer,
     ResendVerificationSerializer,
+    SetPasswordSerializer,
     SignupCreatedSerializer,
     SignupSerializer,
     VerifyEmailSerializer,
@@ -105,12 +109,41 @@ class VerifyEmailView(APIView):
                 status=status.HTTP_400_BAD_REQUEST,
             )
         user = services.email_verify(user=user)
-        login(request._request, user, backend="django.contrib.auth.backends.ModelBackend")
-        memberships = list(memberships_for_user(user))
-        current = memberships[0].organization if memberships else None
-        if current is not None:
-            request.session[SESSION_KEY] = current.pk
-        return Response(me_payload(user, current=current, memberships=memberships))
+        return _signed_in(request, user)
+
+
+def _signed_in(request: Request, user: User) -> Response:
+    """Sign ``user`` in on this session, showing their first organization."""
+    login(request._request, user, backend="django.contrib.auth.backends.ModelBackend")
+    memberships = list(memberships_for_user(user))
+    current = memberships[0].organization if memberships else None
+    if current is not None:
+        request.session[SESSION_KEY] = current.pk
+    return Response(me_payload(user, current=current, memberships=memberships))
+
+
+@method_decorator(csrf_protect, name="dispatch")
+class SetPasswordView(APIView):
+    """Choose a password through a one-time link; signs the person in."""
+
+    permission_classes = [AllowAny]
+    authentication_classes: list[type] = []
+    throttle_classes = [SignupRateThrottle]
+
+    @extend_schema(request=SetPasswordSerializer, responses=MeSerializer)
+    def post(self, request: Request) -> Response:
+        serializer = SetPasswordSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        user = set_password_user(uid=data["uid"], token=data["token"])
+        if user is None:
+            message = "This link is invalid, used or expired. Ask your administrator for a new one."
+            return Response(
+                error_body("invalid", message, {"token": [message]}),
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        user = services.password_set(user=user, password=data["password"])
+        return _signed_in(request, user)
 
 
 @method_decorator(csrf_protect, name="dispatch")

@@ -43,7 +43,7 @@ def signup(client: APIClient, token: str, **overrides: str) -> Any:
 
 
 def link_token(message: mail.EmailMessage) -> str:
-    match = re.search(r"/verify-email\?token=(\S+)", message.body)
+    match = re.search(r"/verify-email\?token=(\S+)", str(message.body))
     assert match, message.body
     return match.group(1)
 

@@ -137,6 +137,9 @@ NOT_ORGANIZATION_SCOPED: dict[str, str] = {
     "/api/v1/auth/verify-email": (
         "addressed by a signed token naming one person; answers with that person's own memberships"
     ),
+    "/api/v1/auth/set-password": (
+        "addressed by a one-time signed link naming one person; answers with their memberships"
+    ),
     "/api/v1/auth/verify-email/resend": "sends a link to an address; answers nothing about data",
     "/api/v1/invitations/accept": (
         "addressed by a secret token, not by an organization's id (tests/accounts covers it)"
