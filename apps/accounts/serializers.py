@@ -6,7 +6,15 @@ from typing import Any
 
 from rest_framework import serializers
 
-from apps.accounts.models import ApiKey, ApiKeyScope, Invitation, Membership, Organization, User
+from apps.accounts.models import (
+    ApiKey,
+    ApiKeyScope,
+    Currency,
+    Invitation,
+    Membership,
+    Organization,
+    User,
+)
 from apps.api.serializers import StrictModelSerializer, StrictSerializer
 
 
@@ -32,7 +40,8 @@ class OrganizationSerializer(StrictModelSerializer):
 class OrganizationCreateSerializer(StrictSerializer):
     name = serializers.CharField(max_length=100)
     timezone = serializers.CharField(max_length=64, default="Asia/Shanghai")
-    currency = serializers.ChoiceField(choices=["CNY", "USD"], default="CNY")
+    # The model's choices (not a plain list), so the schema has one currency enum, not three.
+    currency = serializers.ChoiceField(choices=Currency.choices, default=Currency.CNY)
 
 
 class MeSerializer(serializers.Serializer):
@@ -58,7 +67,7 @@ class SignupSerializer(StrictSerializer):
     name = serializers.CharField(max_length=150)
     organization_name = serializers.CharField(max_length=100)
     timezone = serializers.CharField(max_length=64, default="Asia/Shanghai")
-    currency = serializers.ChoiceField(choices=["CNY", "USD"], default="CNY")
+    currency = serializers.ChoiceField(choices=Currency.choices, default=Currency.CNY)
 
 
 class SignupCreatedSerializer(serializers.Serializer):
