@@ -23,7 +23,10 @@ export function VerifyEmailPage() {
     sent.current = true;
     verifyEmail(token)
       .then(() => navigate(FIRST_RUN_PATH, { replace: true }))
-      .catch((err: unknown) => setError(toApiError(err).message));
+      .catch((err: unknown) => {
+        const apiErr = toApiError(err);
+        setError(apiErr.field('token') ?? apiErr.message);
+      });
   }, [token, verifyEmail, navigate]);
 
   if (!token) {
