@@ -57,11 +57,12 @@ function account(sync: SyncStatus[], overrides: Partial<CloudAccount> = {}): Clo
   };
 }
 
+const emptySummary = EMPTY_SUMMARY.body as { totals: object };
 const SUMMARY_WITH_COSTS = {
   body: {
-    ...EMPTY_SUMMARY.body,
+    ...emptySummary,
     totals: {
-      ...(EMPTY_SUMMARY.body as { totals: object }).totals,
+      ...emptySummary.totals,
       instance_count: 3,
       cost: '1234.50',
       gpu_hours: '96.0000',
