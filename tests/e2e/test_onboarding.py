@@ -124,8 +124,9 @@ def test_it_signs_up_confirms_connects_and_sees_progress_then_costs(
         fail_with_worker_output(worker, "no confirmation e-mail reached the SMTP server")
     message = inbox.messages[0]
     assert message["To"] == "dana@example.test"
-    link = re.search(r"http\S+/verify-email\?token=\S+", message.get_payload())
-    assert link, message.get_payload()
+    body = str(message.get_payload())
+    link = re.search(r"http\S+/verify-email\?token=\S+", body)
+    assert link, body
     page.goto(link.group(0))
     page.wait_for_url("**/connect", timeout=15_000)
     page.get_by_role("heading", name="Connect a Tencent Cloud account", level=1).wait_for(
