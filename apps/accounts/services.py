@@ -76,7 +76,16 @@ def signup_create(
     from apps.accounts.tasks import send_verification_email
 
     email = email.strip().lower()
-    password_validate(password=password, email=email, name=name)
+    # Both problems at once, so the form shows every field to fix in one round.
+    errors: dict[str, list[str]] = {}
+    if User.objects.filter(email=email).exists():
+        errors["email"] = ["A user with this e-mail address already exists."]
+    try:
+        password_validate(password=password, email=email, name=name)
+    except ValidationError as exc:
+        errors.update(exc.message_dict)
+    if errors:
+        raise ValidationError(errors)
     user = user_create(email=email, password=password, name=name)
     user.email_verification_pending = True
     user.save(update_fields=["email_verification_pending"])

@@ -196,6 +196,15 @@ def test_it_names_the_password_field_when_django_rejects_the_password(
     assert not User.objects.filter(email="dana@example.test").exists()
 
 
+def test_it_names_a_taken_email_and_a_weak_password_together(alice: User) -> None:
+    client, token = csrf_client()
+
+    response = signup(client, token, email=alice.email, password="12345678")
+
+    assert response.status_code == 400
+    assert set(response.json()["error"]["fields"]) == {"email", "password"}
+
+
 def test_it_names_missing_fields() -> None:
     client, token = csrf_client()
 
@@ -243,3 +252,13 @@ def test_it_resends_the_link_only_to_an_address_waiting_for_one(
 
     assert (waiting.status_code, confirmed.status_code) == (202, 202)
     assert [m.to for m in mail.outbox] == [["dana@example.test"], ["dana@example.test"]]
+
+
+def test_it_sends_no_link_to_an_address_confirmed_meanwhile(alice: User) -> None:
+    from apps.accounts.tasks import send_verification_email
+
+    assert send_verification_email(alice.pk) is False
+    alice.email_verification_pending = True
+    alice.save()
+    assert send_verification_email(alice.pk) is True
+    assert [m.to for m in mail.outbox] == [[alice.email]]
