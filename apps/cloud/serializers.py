@@ -15,7 +15,10 @@ from apps.cloud.sync.progress import run_progress
 class SyncRunSerializer(serializers.Serializer):
     """The last (or current) run of one kind of sync, saved every few seconds while it runs."""
 
-    state = serializers.ChoiceField(choices=["running", "done", "failed"])
+    state = serializers.ChoiceField(
+        choices=["running", "retrying", "done", "failed"],
+        help_text="retrying: stopped by a transient cloud error, the worker tries again soon.",
+    )
     done = serializers.IntegerField(help_text="Units done (metrics: GetMonitorData requests).")
     planned = serializers.IntegerField(
         allow_null=True, help_text="Units planned; null while unknown (the bar is indeterminate)."

@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from apps.accounts.models import Organization
 from apps.cloud.models import CloudAccount, SyncKind, SyncState
+from apps.cloud.providers.tencent.errors import CloudError, ErrorKind
 from apps.cloud.providers.tencent.simulator import SimulatorServer
 from apps.cloud.sync import runner
 from apps.cloud.sync.progress import PROGRESS_KEY, ProgressRecorder, run_progress
@@ -127,3 +128,13 @@ def test_it_shows_a_run_whose_worker_died_as_interrupted(account: CloudAccount) 
     assert long_after is not None
     assert long_after["state"] == "failed"
     assert "Interrupted" in long_after["summary"]
+
+
+def test_it_records_a_transient_failure_as_retrying(account: CloudAccount) -> None:
+    recorder = ProgressRecorder(account.pk, SyncKind.METRICS)
+    recorder.start()
+    recorder.fail(CloudError(ErrorKind.TRANSIENT, "RequestLimitExceeded", "Throttled."))
+    assert saved_run(account, SyncKind.METRICS)["state"] == "retrying"
+
+    recorder.fail(CloudError(ErrorKind.PERMISSION, "UnauthorizedOperation", "Not allowed."))
+    assert saved_run(account, SyncKind.METRICS)["state"] == "failed"

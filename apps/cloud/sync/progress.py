@@ -31,6 +31,8 @@ SAVE_INTERVAL_SECONDS = 2.0
 
 class RunState:
     RUNNING = "running"
+    # Stopped by a transient error (throttled, network); the task retries it with backoff.
+    RETRYING = "retrying"
     DONE = "done"
     FAILED = "failed"
 
@@ -81,10 +83,11 @@ class ProgressRecorder:
             self.run["updated_at"] = timezone.now().isoformat()
             self._save()
 
-    def finish(self, *, result: Any = None, error: str = "") -> None:
+    def finish(self, *, result: Any = None, error: str = "", transient: bool = False) -> None:
         now = timezone.now().isoformat()
+        failed = RunState.RETRYING if transient else RunState.FAILED
         self.run.update(
-            state=RunState.FAILED if error else RunState.DONE,
+            state=failed if error else RunState.DONE,
             updated_at=now,
             finished_at=now,
             summary=error or _summary(result),
@@ -97,7 +100,10 @@ class ProgressRecorder:
         """Record a failed run without ever raising: the sync's own error is what matters, and
         a broken transaction (the error may be a database one) must not replace it."""
         try:
-            self.finish(error=str(error) or type(error).__name__)
+            self.finish(
+                error=str(error) or type(error).__name__,
+                transient=bool(getattr(error, "is_transient", False)),
+            )
         except DatabaseError:
             logger.warning(
                 "sync %s of account %s: could not save its failure", self.kind, self.account_id
@@ -125,7 +131,7 @@ def run_progress(state: SyncState, *, now: datetime | None = None) -> dict[str, 
     if not run:
         return None
     run = dict(run)
-    if run.get("state") == RunState.RUNNING:
+    if run.get("state") in (RunState.RUNNING, RunState.RETRYING):
         # A worker killed mid-run never writes "failed". It stopped when neither its lease nor
         # its last report is younger than a lease (the backfill command holds no lease).
         now = now or timezone.now()

@@ -1043,11 +1043,12 @@ export interface components {
         SiteEnum: "china" | "intl";
         /**
          * @description * `running` - running
+         *     * `retrying` - retrying
          *     * `done` - done
          *     * `failed` - failed
          * @enum {string}
          */
-        StateEnum: "running" | "done" | "failed";
+        StateEnum: "running" | "retrying" | "done" | "failed";
         /**
          * @description * `pending` - Not synced yet
          *     * `ok` - OK
@@ -1063,6 +1064,14 @@ export interface components {
         };
         /** @description The last (or current) run of one kind of sync, saved every few seconds while it runs. */
         SyncRun: {
+            /**
+             * @description retrying: stopped by a transient cloud error, the worker tries again soon.
+             *
+             *     * `running` - running
+             *     * `retrying` - retrying
+             *     * `done` - done
+             *     * `failed` - failed
+             */
             state: components["schemas"]["StateEnum"];
             /** @description Units done (metrics: GetMonitorData requests). */
             done: number;

@@ -11,11 +11,11 @@ export const PROGRESS_LABELS: Record<SyncKind, string> = {
   balance: 'Account balance',
 };
 
-export type KindPhase = 'waiting' | 'running' | 'done' | 'failed';
+export type KindPhase = 'waiting' | 'running' | 'retrying' | 'done' | 'failed';
 
 export function kindPhase(status: SyncStatus): KindPhase {
   const run = status.progress;
-  if (run) return run.state === 'running' ? 'running' : run.state === 'done' ? 'done' : 'failed';
+  if (run) return run.state;
   return status.last_success_at ? 'done' : 'waiting';
 }
 
@@ -37,6 +37,7 @@ function KindRow({ status }: { status: SyncStatus }) {
   if (phase === 'waiting') detail = 'Waiting to start';
   else if (phase === 'running')
     detail = determinate ? `${percent(run!.done, run!.planned!)}% (${run!.done} of ${run!.planned} requests)` : 'Reading…';
+  else if (phase === 'retrying') detail = `${run?.summary || 'Tencent Cloud is busy.'} Trying again shortly.`;
   else if (phase === 'failed') detail = run?.summary || status.last_error || 'Failed';
   else detail = run?.summary || 'Done';
 
@@ -46,7 +47,7 @@ function KindRow({ status }: { status: SyncStatus }) {
         <span>{label}</span>
         <span className={phase === 'failed' ? 'text-danger' : 'muted'}>{detail}</span>
       </div>
-      {phase === 'running' && !determinate ? (
+      {(phase === 'running' && !determinate) || phase === 'retrying' ? (
         // No value: an indeterminate bar, since this kind does not report how much is left.
         <progress aria-label={`${label}: reading`} />
       ) : (

@@ -285,6 +285,10 @@ describe('first run: connect a cloud account', () => {
       syncOf({ inventory: run({}) }),
       syncOf({
         inventory: run({ state: 'done', summary: '12 instances (12 new, 0 terminated)' }),
+        prices: run({ state: 'retrying', summary: 'Tencent Cloud is temporarily unavailable (RequestLimitExceeded).' }),
+      }),
+      syncOf({
+        inventory: run({ state: 'done', summary: '12 instances (12 new, 0 terminated)' }),
         prices: run({ state: 'done', summary: '40 prices' }),
         metrics: run({ done: 30, planned: 120 }),
       }),
@@ -299,8 +303,8 @@ describe('first run: connect a cloud account', () => {
     const server = mockApi({
       'GET /api/v1/me': { body: makeMe() },
       'GET /api/v1/cloud-accounts': () => ({ body: { ...emptyPage, count: 1, results: [account(steps[0]!)] } }),
-      'GET /api/v1/cloud-accounts/5': () => ({ body: account(steps[Math.min(step, 2)]!, { status: step >= 2 ? 'ok' : 'pending' }) }),
-      'GET /api/v1/analysis/summary': () => (step >= 2 ? SUMMARY_WITH_COSTS : EMPTY_SUMMARY),
+      'GET /api/v1/cloud-accounts/5': () => ({ body: account(steps[Math.min(step, 3)]!, { status: step >= 3 ? 'ok' : 'pending' }) }),
+      'GET /api/v1/analysis/summary': () => (step >= 3 ? SUMMARY_WITH_COSTS : EMPTY_SUMMARY),
     });
     const { unmount } = renderAppAt('/connect');
 
@@ -311,6 +315,12 @@ describe('first run: connect a cloud account', () => {
 
     step = 1;
     act(() => vi.advanceTimersByTime(2_000));
+    const prices = screen.getByTestId('progress-prices');
+    await waitFor(() => expect(prices.getAttribute('data-phase')).toBe('retrying'));
+    expect(prices.textContent).toContain('Tencent Cloud is temporarily unavailable (RequestLimitExceeded). Trying again shortly.');
+
+    step = 2;
+    act(() => vi.advanceTimersByTime(2_000));
     const metrics = screen.getByTestId('progress-metrics');
     await waitFor(() => expect(metrics.getAttribute('data-phase')).toBe('running'));
     expect(within(metrics).getByRole('progressbar').getAttribute('value')).toBe('25');
@@ -318,7 +328,7 @@ describe('first run: connect a cloud account', () => {
     expect(screen.getByTestId('progress-inventory').textContent).toContain('12 instances');
     expect(screen.getByTestId('progress-bills').getAttribute('data-phase')).toBe('waiting');
 
-    step = 2;
+    step = 3;
     act(() => vi.advanceTimersByTime(5_000));
     await waitFor(() => expect(screen.getByTestId('progress-bills').textContent).toContain('2026-11: 3,000 lines'));
     expect(await screen.findByRole('heading', { name: 'History read' })).toBeTruthy();
