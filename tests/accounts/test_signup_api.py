@@ -205,6 +205,17 @@ def test_it_names_a_taken_email_and_a_weak_password_together(alice: User) -> Non
     assert set(response.json()["error"]["fields"]) == {"email", "password"}
 
 
+def test_it_names_an_unknown_timezone_and_creates_nothing() -> None:
+    client, token = csrf_client()
+
+    response = signup(client, token, timezone="Mars/Olympus_Mons")
+
+    assert response.status_code == 400
+    assert list(response.json()["error"]["fields"]) == ["timezone"]
+    assert not User.objects.exists()
+    assert not Membership.objects.exists()
+
+
 def test_it_names_missing_fields() -> None:
     client, token = csrf_client()
 
