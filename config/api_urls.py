@@ -9,6 +9,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.routers import DefaultRouter
 
 from apps.accounts import api as accounts_api
+from apps.accounts import signup as accounts_signup
 from apps.analysis import api as analysis_api
 from apps.cloud import api as cloud_api
 
@@ -26,6 +27,14 @@ v1: list[URLPattern | URLResolver] = [
     path("auth/csrf", accounts_api.CsrfView.as_view(), name="auth-csrf"),
     path("auth/login", accounts_api.LoginView.as_view(), name="auth-login"),
     path("auth/logout", accounts_api.LogoutView.as_view(), name="auth-logout"),
+    path("auth/signup", accounts_signup.SignupView.as_view(), name="auth-signup"),
+    path("auth/verify-email", accounts_signup.VerifyEmailView.as_view(), name="auth-verify-email"),
+    path(
+        "auth/verify-email/resend",
+        accounts_signup.ResendVerificationView.as_view(),
+        name="auth-verify-email-resend",
+    ),
+    path("auth/set-password", accounts_signup.SetPasswordView.as_view(), name="auth-set-password"),
     path("me", accounts_api.MeView.as_view(), name="me"),
     path("me/organization", accounts_api.SwitchOrganizationView.as_view(), name="me-organization"),
     path(

@@ -199,6 +199,9 @@ DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "GPU Ledger <ledger@localhost
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 PUBLIC_URL = env_str("PUBLIC_URL", "http://localhost:8000").rstrip("/")
 INVITATION_VALID_DAYS = env_int("INVITATION_VALID_DAYS", 7)
+EMAIL_VERIFICATION_VALID_HOURS = env_int("EMAIL_VERIFICATION_VALID_HOURS", 48)
+# Sign-ups (and resent verification links) per client IP, DRF's "N/period" format.
+SIGNUP_RATE_LIMIT = env_str("SIGNUP_RATE_LIMIT", "10/hour")
 
 # --- I18N / time ----------------------------------------------------------------------------
 LANGUAGE_CODE = "en-us"

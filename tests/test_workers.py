@@ -26,6 +26,7 @@ from workers.schedule import BEAT_SCHEDULE
 # What each task retries, as its module states it (NEVER_RETRY: dispatchers and purges).
 STATED_RETRIES: dict[str, tuple[type[BaseException], ...]] = {
     "accounts.send_invitation_email": (OSError,),
+    "accounts.send_verification_email": (OSError,),
     "accounts.purge_expired_invitations": NEVER_RETRY,
     "cloud.dispatch_due": NEVER_RETRY,
     "cloud.dispatch_account": NEVER_RETRY,

@@ -82,6 +82,16 @@ class LoginView(APIView):
                 error_body("invalid_credentials", "The e-mail address or the password is wrong."),
                 status=status.HTTP_400_BAD_REQUEST,
             )
+        if getattr(user, "email_verification_pending", False):
+            # The password was right, so saying why is safe and saves a support request.
+            return Response(
+                error_body(
+                    "email_not_verified",
+                    f"Confirm your e-mail address first: open the link we sent to {user}. "
+                    "No e-mail? Send it again from here.",
+                ),
+                status=status.HTTP_403_FORBIDDEN,
+            )
         login(request._request, user)
         request.user = user
         return _me_response(request)

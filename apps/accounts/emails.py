@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.template.loader import render_to_string
 
-from apps.accounts.models import Invitation
+from apps.accounts.models import Invitation, User
+from apps.accounts.verification import verification_link
 
 
 @dataclass(frozen=True)
@@ -35,4 +36,20 @@ def invitation_email_render(*, invitation: Invitation, token: str) -> RenderedEm
         # A header must be one line, whatever the template's trailing newline.
         subject=" ".join(subject.strip().splitlines()),
         body=render_to_string("accounts/email/invitation_body.txt", context).rstrip("\n"),
+    )
+
+
+def verification_email_render(*, user: User, token: str) -> RenderedEmail:
+    """The sign-up confirmation e-mail with its signed link."""
+    membership = user.memberships.select_related("organization").order_by("created_at").first()
+    context = {
+        "name": user.name,
+        "organization_name": membership.organization.name if membership else "",
+        "link": verification_link(token),
+        "valid_hours": settings.EMAIL_VERIFICATION_VALID_HOURS,
+    }
+    subject = render_to_string("accounts/email/verification_subject.txt", context)
+    return RenderedEmail(
+        subject=" ".join(subject.strip().splitlines()),
+        body=render_to_string("accounts/email/verification_body.txt", context).rstrip("\n"),
     )

@@ -39,6 +39,9 @@ class User(AbstractBaseUser, PermissionsMixin):
     name = models.CharField(max_length=150, blank=True)
     is_active = models.BooleanField(default=True)
     is_staff = models.BooleanField(default=False)
+    # Set for a self-service sign-up until the person opens the e-mailed link; such an account
+    # cannot sign in yet. Everyone else (invited, created by an operator) is trusted as is.
+    email_verification_pending = models.BooleanField(default=False)
     date_joined = models.DateTimeField(default=timezone.now)
 
     objects = UserManager()

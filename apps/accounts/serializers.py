@@ -6,7 +6,15 @@ from typing import Any
 
 from rest_framework import serializers
 
-from apps.accounts.models import ApiKey, ApiKeyScope, Invitation, Membership, Organization, User
+from apps.accounts.models import (
+    ApiKey,
+    ApiKeyScope,
+    Currency,
+    Invitation,
+    Membership,
+    Organization,
+    User,
+)
 from apps.api.serializers import StrictModelSerializer, StrictSerializer
 
 
@@ -32,7 +40,8 @@ class OrganizationSerializer(StrictModelSerializer):
 class OrganizationCreateSerializer(StrictSerializer):
     name = serializers.CharField(max_length=100)
     timezone = serializers.CharField(max_length=64, default="Asia/Shanghai")
-    currency = serializers.ChoiceField(choices=["CNY", "USD"], default="CNY")
+    # The model's choices (not a plain list), so the schema has one currency enum, not three.
+    currency = serializers.ChoiceField(choices=Currency.choices, default=Currency.CNY)
 
 
 class MeSerializer(serializers.Serializer):
@@ -46,6 +55,38 @@ class MeSerializer(serializers.Serializer):
 class LoginSerializer(StrictSerializer):
     email = serializers.EmailField()
     password = serializers.CharField(trim_whitespace=False, style={"input_type": "password"})
+
+
+class SignupSerializer(StrictSerializer):
+    email = serializers.EmailField()
+    password = serializers.CharField(
+        trim_whitespace=False,
+        style={"input_type": "password"},
+        help_text="Checked by Django's password validators (length, common, numeric, similarity).",
+    )
+    name = serializers.CharField(max_length=150)
+    organization_name = serializers.CharField(max_length=100)
+    timezone = serializers.CharField(max_length=64, default="Asia/Shanghai")
+    currency = serializers.ChoiceField(choices=Currency.choices, default=Currency.CNY)
+
+
+class SignupCreatedSerializer(serializers.Serializer):
+    email = serializers.EmailField(help_text="Where the confirmation link was sent.")
+    message = serializers.CharField()
+
+
+class VerifyEmailSerializer(StrictSerializer):
+    token = serializers.CharField(max_length=500)
+
+
+class SetPasswordSerializer(StrictSerializer):
+    uid = serializers.CharField(max_length=64)
+    token = serializers.CharField(max_length=100)
+    password = serializers.CharField(trim_whitespace=False, style={"input_type": "password"})
+
+
+class ResendVerificationSerializer(StrictSerializer):
+    email = serializers.EmailField()
 
 
 class SwitchOrganizationSerializer(StrictSerializer):

@@ -11,6 +11,7 @@ import secrets
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -48,6 +49,86 @@ def user_create(*, email: str, password: str | None, name: str = "") -> User:
     if User.objects.filter(email=email).exists():
         raise ValidationError({"email": "A user with this e-mail address already exists."})
     return User.objects.create_user(email=email, password=password, name=name)
+
+
+def password_validate(*, password: str, email: str, name: str = "") -> None:
+    """Django's password validators (length, common, numeric, similar to the e-mail or name),
+    raised as an error of the ``password`` field."""
+    try:
+        validate_password(password, user=User(email=email, name=name))
+    except ValidationError as exc:
+        raise ValidationError({"password": exc.messages}) from exc
+
+
+@transaction.atomic
+def signup_create(
+    *,
+    email: str,
+    password: str,
+    name: str,
+    organization_name: str,
+    timezone_name: str = "Asia/Shanghai",
+    currency: str = "CNY",
+) -> tuple[User, Organization]:
+    """A self-service sign-up: the person, their organization (as owner), and the e-mail with
+    the confirmation link (sent by the e-mail worker after commit). The account cannot sign
+    in until the link is opened."""
+    from apps.accounts.tasks import send_verification_email
+
+    email = email.strip().lower()
+    # Both problems at once, so the form shows every field to fix in one round.
+    errors: dict[str, list[str]] = {}
+    if User.objects.filter(email=email).exists():
+        errors["email"] = ["A user with this e-mail address already exists."]
+    try:
+        password_validate(password=password, email=email, name=name)
+    except ValidationError as exc:
+        errors.update(exc.message_dict)
+    if errors:
+        raise ValidationError(errors)
+    user = user_create(email=email, password=password, name=name)
+    user.email_verification_pending = True
+    user.save(update_fields=["email_verification_pending"])
+    organization = organization_create(
+        name=organization_name, owner=user, timezone_name=timezone_name, currency=currency
+    )
+    transaction.on_commit(lambda: send_verification_email.delay(user.pk))
+    return user, organization
+
+
+def verification_email_resend(*, email: str) -> bool:
+    """Send the confirmation link again to an account still waiting for it; False otherwise
+    (unknown or confirmed addresses get no e-mail, and the caller is told nothing more)."""
+    from apps.accounts.tasks import send_verification_email
+
+    user = User.objects.filter(email=email.strip().lower(), email_verification_pending=True).first()
+    if user is None:
+        return False
+    transaction.on_commit(lambda: send_verification_email.delay(user.pk))
+    return True
+
+
+@transaction.atomic
+def password_set(*, user: User, password: str) -> User:
+    """Set a password from a one-time link: validated, and the address counts as confirmed
+    (the link reached the person through the operator who created the account)."""
+    password_validate(password=password, email=user.email, name=user.name)
+    user.set_password(password)
+    user.email_verification_pending = False
+    user.save(update_fields=["password", "email_verification_pending"])
+    return user
+
+
+@transaction.atomic
+def email_verify(*, user: User) -> User:
+    """Confirm the address; a second use of the link is refused, so it cannot sign in again."""
+    updated = User.objects.filter(pk=user.pk, email_verification_pending=True).update(
+        email_verification_pending=False
+    )
+    if not updated:
+        raise ValidationError({"token": "This address is confirmed already: sign in."})
+    user.email_verification_pending = False
+    return user
 
 
 @transaction.atomic

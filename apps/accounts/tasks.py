@@ -1,4 +1,4 @@
-"""Background work of the accounts app: invitation e-mails and their clean-up."""
+"""Background work of the accounts app: invitation and verification e-mails, clean-up."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from celery import shared_task
 from django.core.mail import send_mail
 from django.utils import timezone
 
-from apps.accounts.emails import invitation_email_render
-from apps.accounts.models import Invitation
+from apps.accounts.emails import invitation_email_render, verification_email_render
+from apps.accounts.models import Invitation, User
+from apps.accounts.verification import verification_token_make
 from workers import queues
 from workers.defaults import NEVER_RETRY, task_options
 
@@ -72,3 +73,26 @@ def purge_expired_invitations() -> int:
         accepted_at__isnull=True, expires_at__lt=timezone.now()
     ).delete()
     return deleted
+
+
+@shared_task(
+    **task_options(
+        name="accounts.send_verification_email",
+        queue=queues.EMAIL,
+        # The mail server down or refusing (every smtplib error is an OSError): retried with
+        # backoff; if it never gets through, signing in offers to send the link again.
+        retry_on=(OSError,),
+    )
+)
+def send_verification_email(user_id: int) -> bool:
+    """E-mail a sign-up's confirmation link. Returns False when the address is confirmed
+    already (a duplicate message or a late retry), so nobody gets a stale link."""
+    user = User.objects.filter(pk=user_id, email_verification_pending=True).first()
+    if user is None:
+        return False
+    # Signed when sent, so the link's lifetime starts when it reaches the person.
+    email = verification_email_render(user=user, token=verification_token_make(user))
+    send_mail(
+        subject=email.subject, message=email.body, from_email=None, recipient_list=[user.email]
+    )
+    return True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db import transaction
+from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -16,6 +17,8 @@ from apps.cloud.models import CloudAccount, Instance, Project, ProjectTagKey
 from apps.cloud.projects import project_tag_key_create, project_tag_key_delete, project_update
 from apps.cloud.serializers import (
     CloudAccountSerializer,
+    ConnectionTestResultSerializer,
+    ConnectionTestSerializer,
     InstanceSerializer,
     ProjectSerializer,
     ProjectTagKeySerializer,
@@ -51,6 +54,20 @@ class CloudAccountViewSet(
         serializer.instance = CloudAccount.objects.prefetch_related("sync_states").get(
             pk=account.pk
         )
+
+    @extend_schema(request=ConnectionTestSerializer, responses=ConnectionTestResultSerializer)
+    @action(detail=False, methods=["post"], url_path="test-connection")
+    def test_connection(self, request: Request) -> Response:
+        """Try credentials before saving them: 200 with ``ok`` and Tencent Cloud's plain
+        message. Nothing is stored, whatever the outcome."""
+        serializer = ConnectionTestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        data.pop("name", None)
+        result = services.cloud_account_test_connection(
+            organization=self.tenant.organization, **data
+        )
+        return Response(ConnectionTestResultSerializer(result).data)
 
     @action(detail=True, methods=["post"])
     def sync(self, request: Request, pk: str | None = None) -> Response:

@@ -2,16 +2,69 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps.api.serializers import StrictModelSerializer
+from apps.api.serializers import StrictModelSerializer, StrictSerializer
 from apps.cloud.models import CloudAccount, Instance, Project, ProjectTagKey, SyncState
+from apps.cloud.sync.progress import run_progress
+
+
+class SyncRunSerializer(serializers.Serializer):
+    """The last (or current) run of one kind of sync, saved every few seconds while it runs."""
+
+    state = serializers.ChoiceField(
+        choices=["running", "retrying", "done", "failed"],
+        help_text="retrying: stopped by a transient cloud error, the worker tries again soon.",
+    )
+    done = serializers.IntegerField(help_text="Units done (metrics: GetMonitorData requests).")
+    planned = serializers.IntegerField(
+        allow_null=True, help_text="Units planned; null while unknown (the bar is indeterminate)."
+    )
+    started_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    summary = serializers.CharField(help_text="What the run did, or why it failed.")
 
 
 class SyncStateSerializer(serializers.ModelSerializer):
+    progress = serializers.SerializerMethodField()
+
     class Meta:
         model = SyncState
-        fields = ["kind", "last_success_at", "next_run_at", "last_error"]
+        fields = ["kind", "last_success_at", "next_run_at", "last_error", "progress"]
+
+    @extend_schema_field(SyncRunSerializer(allow_null=True))
+    def get_progress(self, state: SyncState) -> dict[str, Any] | None:
+        return run_progress(state)
+
+
+class ConnectionTestSerializer(StrictSerializer):
+    """The connection fields of the cloud-account form (``name`` is accepted and ignored, so
+    the form can send what it has)."""
+
+    name = serializers.CharField(max_length=100, required=False)
+    secret_id = serializers.CharField(trim_whitespace=False)
+    secret_key = serializers.CharField(trim_whitespace=False, style={"input_type": "password"})
+    regions = serializers.ListField(child=serializers.CharField(), allow_empty=False)
+    site = serializers.ChoiceField(
+        choices=CloudAccount.Site.choices, default=CloudAccount.Site.CHINA
+    )
+    endpoint = serializers.CharField(max_length=260, required=False, allow_blank=True, default="")
+    endpoint_scheme = serializers.ChoiceField(
+        choices=CloudAccount.Scheme.choices, default=CloudAccount.Scheme.HTTPS
+    )
+
+
+class ConnectionTestResultSerializer(serializers.Serializer):
+    ok = serializers.BooleanField()
+    code = serializers.CharField(help_text="Tencent Cloud's error code; empty when ok.")
+    message = serializers.CharField()
+    checked = serializers.ListField(
+        child=serializers.CharField(), help_text="The API calls that were made, in order."
+    )
 
 
 class CloudAccountSerializer(StrictModelSerializer):

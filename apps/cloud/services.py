@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -9,8 +11,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts.models import Organization
-from apps.cloud.models import CloudAccount, SyncKind, SyncState
-from apps.cloud.providers.tencent.client import AccountConfig, TencentClient
+from apps.cloud.models import CloudAccount, SyncKind, SyncState, validate_endpoint, validate_regions
+from apps.cloud.providers.tencent.client import AccountConfig, RetryPolicy, TencentClient
+from apps.cloud.providers.tencent.errors import CloudError
 from apps.core.crypto import decrypt_str, encrypt_str
 
 EDITABLE_FIELDS = ("name", "secret_id", "regions", "site", "endpoint", "endpoint_scheme")
@@ -119,3 +122,67 @@ def cloud_account_sync_now(*, account: CloudAccount) -> int:
     """Make every kind of sync of the account due now; returns how many kinds. Leases are left
     alone, so a sync that is running already is not started a second time beside it."""
     return SyncState.objects.filter(account=account).update(next_run_at=timezone.now())
+
+
+@dataclass
+class ConnectionTest:
+    ok: bool
+    message: str
+    code: str = ""
+    checked: list[str] = dataclasses.field(default_factory=list)
+
+
+# One call per product GPU Ledger reads, each the cheapest of its kind: a one-instance page of
+# DescribeInstances per region (the key, CVM permission, and that each region answers) and
+# DescribeAccountBalance (billing permission). Few tries: a person waits for the answer.
+CONNECTION_TEST_ATTEMPTS = 2
+
+
+def cloud_account_test_connection(
+    *,
+    organization: Organization,
+    secret_id: str,
+    secret_key: str,
+    regions: list[str],
+    site: str = CloudAccount.Site.CHINA,
+    endpoint: str = "",
+    endpoint_scheme: str = CloudAccount.Scheme.HTTPS,
+) -> ConnectionTest:
+    """Call Tencent Cloud with credentials that are not saved (and never will be by this), and
+    say whether they work, with the cloud's plain message when not."""
+    _validate_secret("secret_id", secret_id)
+    _validate_secret("secret_key", secret_key)
+    try:
+        validate_regions(regions)
+    except ValidationError as exc:
+        raise ValidationError({"regions": exc.messages}) from exc
+    if endpoint:
+        try:
+            validate_endpoint(endpoint)
+        except ValidationError as exc:
+            raise ValidationError({"endpoint": exc.messages}) from exc
+    config = AccountConfig(
+        secret_id=secret_id,
+        secret_key=secret_key,
+        site=site,
+        endpoint=endpoint,
+        scheme=endpoint_scheme,
+        timeout_seconds=10,
+        # Its own limiter bucket: a test must not eat into a running sync's rate.
+        rate_key=f"connection-test:{organization.pk}",
+    )
+    checked: list[str] = []
+    try:
+        client = TencentClient(config, retry=RetryPolicy(attempts=CONNECTION_TEST_ATTEMPTS))
+        for region in regions:
+            checked.append(f"DescribeInstances {region}")
+            client.call("cvm", "DescribeInstances", {"Offset": 0, "Limit": 1}, region=region)
+        checked.append("DescribeAccountBalance")
+        client.describe_account_balance()
+    except CloudError as error:
+        return ConnectionTest(ok=False, message=str(error), code=error.code, checked=checked)
+    return ConnectionTest(
+        ok=True,
+        message=f"Connected: the key reads CVM in {len(regions)} region(s) and the billing API.",
+        checked=checked,
+    )

@@ -8,6 +8,10 @@ import { InstancesPage } from './pages/InstancesPage';
 import { InvitationAcceptPage } from './pages/InvitationAcceptPage';
 import { LoginPage } from './pages/LoginPage';
 import { OverviewPage } from './pages/OverviewPage';
+import { ConnectPage } from './pages/onboarding/ConnectPage';
+import { SetPasswordPage } from './pages/onboarding/SetPasswordPage';
+import { SignupPage } from './pages/onboarding/SignupPage';
+import { VerifyEmailPage } from './pages/onboarding/VerifyEmailPage';
 import { NotFoundPage, RecommendationsPage, ReportsPage } from './pages/PlaceholderPages';
 import { ProjectsPage } from './pages/ProjectsPage';
 import { SettingsPage } from './pages/settings/SettingsPage';
@@ -47,6 +51,10 @@ export function AppRoutes() {
       <Route path="/login" element={<LoginPage />} />
       {/* Public: the link in the invitation e-mail, opened signed out or signed in. */}
       <Route path="/invitations/accept" element={<InvitationAcceptPage />} />
+      {/* Public: self-service sign-up, its e-mailed confirmation link, an operator's set-password link. */}
+      <Route path="/signup" element={<SignupPage />} />
+      <Route path="/verify-email" element={<VerifyEmailPage />} />
+      <Route path="/set-password" element={<SetPasswordPage />} />
       <Route
         element={
           <RequireAuth>
@@ -55,6 +63,7 @@ export function AppRoutes() {
         }
       >
         <Route index element={<OverviewPage />} />
+        <Route path="connect" element={<ConnectPage />} />
         <Route path="projects" element={<ProjectsPage />} />
         <Route path="instances" element={<InstancesPage />} />
         <Route path="instances/:id" element={<InstanceDetailPage />} />

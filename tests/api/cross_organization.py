@@ -133,6 +133,18 @@ NOT_ORGANIZATION_SCOPED: dict[str, str] = {
     "/api/v1/auth/csrf": "hands out a CSRF cookie; no organization's data",
     "/api/v1/auth/login": "signs a person in; answers with that person's own memberships",
     "/api/v1/auth/logout": "ends the caller's own session",
+    "/api/v1/cloud-accounts/test-connection": (
+        "calls Tencent Cloud with the credentials in the request and stores nothing; reads no "
+        "organization's rows (tests/cloud/test_connection_test_api.py covers roles and storage)"
+    ),
+    "/api/v1/auth/signup": "creates a new person and a new organization; reads none",
+    "/api/v1/auth/verify-email": (
+        "addressed by a signed token naming one person; answers with that person's own memberships"
+    ),
+    "/api/v1/auth/set-password": (
+        "addressed by a one-time signed link naming one person; answers with their memberships"
+    ),
+    "/api/v1/auth/verify-email/resend": "sends a link to an address; answers nothing about data",
     "/api/v1/invitations/accept": (
         "addressed by a secret token, not by an organization's id (tests/accounts covers it)"
     ),

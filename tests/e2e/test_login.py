@@ -25,7 +25,9 @@ def sign_in(page: Page, base_url: str, email: str, password: str) -> None:
 def test_it_shows_the_overview_with_the_demo_user_and_organization(
     page: Page, base_url: str
 ) -> None:
-    call_command("setup_demo", verbosity=0)
+    # Connected, as `make demo` leaves it (nothing syncs here: no worker, no beat); an
+    # organization without a cloud account lands on /connect instead (below).
+    call_command("setup_demo", simulator="127.0.0.1:8900", verbosity=0)
     sign_in(page, base_url, "demo@example.com", "demo")
 
     page.get_by_test_id("user-email").wait_for(timeout=15_000)
@@ -47,3 +49,17 @@ def test_it_sends_a_signed_out_visitor_to_the_login_page(page: Page, base_url: s
     page.goto(f"{base_url}/instances")
     page.wait_for_url("**/login**", timeout=10_000)
     assert page.locator("#email").is_visible()
+
+
+def test_it_sends_an_owner_without_a_cloud_account_to_connect_one(
+    page: Page, base_url: str
+) -> None:
+    call_command("setup_demo", verbosity=0)
+    sign_in(page, base_url, "demo@example.com", "demo")
+
+    page.wait_for_url("**/connect", timeout=15_000)
+    page.get_by_role("heading", name="Connect a Tencent Cloud account", level=1).wait_for(
+        timeout=10_000
+    )
+    page.get_by_role("button", name="Test connection").wait_for(timeout=10_000)
+    assert page.get_by_role("form", name="Connect a Tencent Cloud account").is_visible()

@@ -21,6 +21,7 @@ from apps.cloud import services
 from apps.cloud.models import CloudAccount, SyncKind, SyncState
 from apps.cloud.providers.tencent.client import TencentClient
 from apps.cloud.providers.tencent.errors import CloudError
+from apps.cloud.sync.progress import ProgressRecorder
 from apps.cloud.sync.registry import SyncJob, sync_function
 
 logger = logging.getLogger(__name__)
@@ -87,13 +88,16 @@ def run_kind(
     """Run one kind of sync (no claiming): used by the task and the backfill command.
 
     The function comes from the registry the owning apps fill; every call of the job's
-    ``progress`` extends the lease first, so a long sync (a metrics backfill) stays owned.
+    ``progress`` extends the lease first, so a long sync (a metrics backfill) stays owned, and
+    is saved (throttled) for the UI's sync status.
     """
     run = sync_function(kind)
     client = client or services.cloud_account_client(account)
+    recorder = ProgressRecorder(account.pk, kind)
 
     def heartbeat(done: int, planned: int) -> None:
         sync_extend_lease(account.pk, kind)
+        recorder.report(done, planned)
         if progress:
             progress(done, planned)
 
@@ -104,7 +108,14 @@ def run_kind(
         backfill_days=backfill_days or settings.SYNC_BACKFILL_DAYS,
         progress=heartbeat,
     )
-    return run(job)
+    recorder.start()
+    try:
+        result = run(job)
+    except BaseException as error:
+        recorder.fail(error)
+        raise
+    recorder.finish(result=result)
+    return result
 
 
 def sync_run(

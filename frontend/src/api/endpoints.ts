@@ -4,6 +4,8 @@ import type {
   CloudAccount,
   CloudAccountChanges,
   CloudAccountInput,
+  ConnectionTestInput,
+  ConnectionTestResult,
   CreatedApiKey,
   Instance,
   InstanceFilters,
@@ -16,6 +18,9 @@ import type {
   Project,
   Role,
   Scope,
+  SetPasswordInput,
+  SignupCreated,
+  SignupInput,
   SummaryGroupBy,
 } from './types';
 import type { AnalysisSummary, InstancePhases, InstanceProfile } from './untypedEndpoints';
@@ -38,6 +43,21 @@ export const authApi = {
     resetCsrfToken();
   },
   me: (signal?: AbortSignal) => api.get<Me>('/api/v1/me', undefined, signal),
+  /** Creates the account and its organization; nobody is signed in until the e-mailed link is opened. */
+  signup: (input: SignupInput) => api.post<SignupCreated>('/api/v1/auth/signup', input),
+  resendVerification: (email: string) =>
+    api.post<SignupCreated>('/api/v1/auth/verify-email/resend', { email }),
+  /** Opens the e-mailed link: confirms the address and signs in. */
+  async verifyEmail(token: string): Promise<Me> {
+    const me = await api.post<Me>('/api/v1/auth/verify-email', { token });
+    resetCsrfToken(); // Signing in rotates Django's CSRF token.
+    return me;
+  },
+  async setPassword(input: SetPasswordInput): Promise<Me> {
+    const me = await api.post<Me>('/api/v1/auth/set-password', input);
+    resetCsrfToken();
+    return me;
+  },
   switchOrganization: (slug: string) => api.post<Me>('/api/v1/me/organization', { organization: slug }),
 };
 
@@ -74,6 +94,11 @@ export const cloudAccountsApi = {
   update: (id: number, changes: CloudAccountChanges) =>
     api.patch<CloudAccount>(`/api/v1/cloud-accounts/${id}`, changes),
   sync: (id: number) => api.post<void>(`/api/v1/cloud-accounts/${id}/sync`),
+  get: (id: number, signal?: AbortSignal) =>
+    api.get<CloudAccount>(`/api/v1/cloud-accounts/${id}`, undefined, signal),
+  /** Calls Tencent Cloud with these credentials and stores nothing: ok, or the cloud's plain message. */
+  testConnection: (input: ConnectionTestInput) =>
+    api.post<ConnectionTestResult>('/api/v1/cloud-accounts/test-connection', input),
 };
 
 export const projectsApi = {

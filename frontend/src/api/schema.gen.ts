@@ -145,6 +145,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/set-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Choose a password through a one-time link; signs the person in. */
+        post: operations["v1_auth_set_password_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Create an account and its organization; the account works once its e-mail is confirmed. */
+        post: operations["v1_auth_signup_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Open the e-mailed link: confirms the address and signs the person in. */
+        post: operations["v1_auth_verify_email_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/verify-email/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Send the confirmation link again. Answers the same whether or not the address waits
+         *     for one, so it tells nobody which addresses have accounts.
+         */
+        post: operations["v1_auth_verify_email_resend_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/cloud-accounts": {
         parameters: {
             query?: never;
@@ -188,6 +259,26 @@ export interface paths {
         put?: never;
         /** @description Make every kind of sync of this account due now. */
         post: operations["v1_cloud_accounts_sync_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cloud-accounts/test-connection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Try credentials before saving them: 200 with ``ok`` and Tencent Cloud's plain
+         *     message. Nothing is stored, whatever the outcome.
+         */
+        post: operations["v1_cloud_accounts_test_connection_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -574,9 +665,39 @@ export interface components {
             endpoint?: string;
             endpoint_scheme?: components["schemas"]["EndpointSchemeEnum"];
         };
+        /**
+         * @description The connection fields of the cloud-account form (``name`` is accepted and ignored, so
+         *     the form can send what it has).
+         */
+        ConnectionTestRequest: {
+            name?: string;
+            secret_id: string;
+            secret_key: string;
+            regions: string[];
+            /** @default china */
+            site?: components["schemas"]["SiteEnum"];
+            /** @default  */
+            endpoint?: string;
+            /** @default https */
+            endpoint_scheme?: components["schemas"]["EndpointSchemeEnum"];
+        };
+        ConnectionTestResult: {
+            ok: boolean;
+            /** @description Tencent Cloud's error code; empty when ok. */
+            code: string;
+            message: string;
+            /** @description The API calls that were made, in order. */
+            checked: string[];
+        };
         Csrf: {
             csrfToken: string;
         };
+        /**
+         * @description * `CNY` - Chinese yuan
+         *     * `USD` - US dollar
+         * @enum {string}
+         */
+        CurrencyEnum: "CNY" | "USD";
         /**
          * @description * `https` - https
          *     * `http` - http
@@ -684,29 +805,17 @@ export interface components {
             readonly slug: string;
             name: string;
             timezone?: string;
-            currency?: components["schemas"]["OrganizationCurrencyEnum"];
+            currency?: components["schemas"]["CurrencyEnum"];
             readonly role: string | null;
         };
-        /**
-         * @description * `CNY` - CNY
-         *     * `USD` - USD
-         * @enum {string}
-         */
-        OrganizationCreateCurrencyEnum: "CNY" | "USD";
         /** @description Reject unknown fields and non-string values for text fields. */
         OrganizationCreateRequest: {
             name: string;
             /** @default Asia/Shanghai */
             timezone?: string;
             /** @default CNY */
-            currency?: components["schemas"]["OrganizationCreateCurrencyEnum"];
+            currency?: components["schemas"]["CurrencyEnum"];
         };
-        /**
-         * @description * `CNY` - Chinese yuan
-         *     * `USD` - US dollar
-         * @enum {string}
-         */
-        OrganizationCurrencyEnum: "CNY" | "USD";
         PaginatedApiKeyList: {
             /** @example 123 */
             count: number;
@@ -852,7 +961,7 @@ export interface components {
         PatchedOrganizationRequest: {
             name?: string;
             timezone?: string;
-            currency?: components["schemas"]["OrganizationCurrencyEnum"];
+            currency?: components["schemas"]["CurrencyEnum"];
         };
         /** @description Reject unknown fields and non-string values for text fields. */
         PatchedProjectRequest: {
@@ -879,6 +988,11 @@ export interface components {
             /** Format: int64 */
             position?: number;
         };
+        /** @description Reject unknown fields and non-string values for text fields. */
+        ResendVerificationRequest: {
+            /** Format: email */
+            email: string;
+        };
         /**
          * @description * `owner` - Owner
          *     * `admin` - Admin
@@ -894,12 +1008,47 @@ export interface components {
          * @enum {string}
          */
         ScopeEnum: "read" | "write";
+        /** @description Reject unknown fields and non-string values for text fields. */
+        SetPasswordRequest: {
+            uid: string;
+            token: string;
+            password: string;
+        };
+        SignupCreated: {
+            /**
+             * Format: email
+             * @description Where the confirmation link was sent.
+             */
+            email: string;
+            message: string;
+        };
+        /** @description Reject unknown fields and non-string values for text fields. */
+        SignupRequest: {
+            /** Format: email */
+            email: string;
+            /** @description Checked by Django's password validators (length, common, numeric, similarity). */
+            password: string;
+            name: string;
+            organization_name: string;
+            /** @default Asia/Shanghai */
+            timezone?: string;
+            /** @default CNY */
+            currency?: components["schemas"]["CurrencyEnum"];
+        };
         /**
          * @description * `china` - China (CNY)
          *     * `intl` - International (USD)
          * @enum {string}
          */
         SiteEnum: "china" | "intl";
+        /**
+         * @description * `running` - running
+         *     * `retrying` - retrying
+         *     * `done` - done
+         *     * `failed` - failed
+         * @enum {string}
+         */
+        StateEnum: "running" | "retrying" | "done" | "failed";
         /**
          * @description * `pending` - Not synced yet
          *     * `ok` - OK
@@ -913,6 +1062,30 @@ export interface components {
             /** @description The slug of one of your organizations. */
             organization: string;
         };
+        /** @description The last (or current) run of one kind of sync, saved every few seconds while it runs. */
+        SyncRun: {
+            /**
+             * @description retrying: stopped by a transient cloud error, the worker tries again soon.
+             *
+             *     * `running` - running
+             *     * `retrying` - retrying
+             *     * `done` - done
+             *     * `failed` - failed
+             */
+            state: components["schemas"]["StateEnum"];
+            /** @description Units done (metrics: GetMonitorData requests). */
+            done: number;
+            /** @description Units planned; null while unknown (the bar is indeterminate). */
+            planned: number | null;
+            /** Format: date-time */
+            started_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            finished_at: string | null;
+            /** @description What the run did, or why it failed. */
+            summary: string;
+        };
         SyncState: {
             kind: components["schemas"]["KindEnum"];
             /** Format: date-time */
@@ -920,6 +1093,7 @@ export interface components {
             /** Format: date-time */
             next_run_at?: string | null;
             last_error?: string;
+            readonly progress: components["schemas"]["SyncRun"] | null;
         };
         SyncStateRequest: {
             kind: components["schemas"]["KindEnum"];
@@ -939,6 +1113,10 @@ export interface components {
             /** Format: email */
             email: string;
             name?: string;
+        };
+        /** @description Reject unknown fields and non-string values for text fields. */
+        VerifyEmailRequest: {
+            token: string;
         };
     };
     responses: never;
@@ -1202,6 +1380,106 @@ export interface operations {
             };
         };
     };
+    v1_auth_set_password_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetPasswordRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["SetPasswordRequest"];
+                "multipart/form-data": components["schemas"]["SetPasswordRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+        };
+    };
+    v1_auth_signup_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignupRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["SignupRequest"];
+                "multipart/form-data": components["schemas"]["SignupRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignupCreated"];
+                };
+            };
+        };
+    };
+    v1_auth_verify_email_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyEmailRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["VerifyEmailRequest"];
+                "multipart/form-data": components["schemas"]["VerifyEmailRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+        };
+    };
+    v1_auth_verify_email_resend_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResendVerificationRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ResendVerificationRequest"];
+                "multipart/form-data": components["schemas"]["ResendVerificationRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignupCreated"];
+                };
+            };
+        };
+    };
     v1_cloud_accounts_list: {
         parameters: {
             query?: {
@@ -1325,6 +1603,31 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CloudAccount"];
+                };
+            };
+        };
+    };
+    v1_cloud_accounts_test_connection_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectionTestRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ConnectionTestRequest"];
+                "multipart/form-data": components["schemas"]["ConnectionTestRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionTestResult"];
                 };
             };
         };

@@ -25,7 +25,7 @@ type QueryOf<Operation extends keyof operations> = NonNullable<operations[Operat
 /* ---------- accounts ---------- */
 
 export type Role = Schemas['RoleEnum'];
-export type Currency = Schemas['OrganizationCurrencyEnum'];
+export type Currency = Schemas['CurrencyEnum'];
 export type Scope = Schemas['ScopeEnum'];
 
 export type Org = AsRendered<Schemas['Organization']>;
@@ -38,6 +38,12 @@ export type ApiKey = AsRendered<Schemas['ApiKey']>;
 export type CreatedApiKey = AsRendered<Schemas['ApiKeyCreated']>;
 /** Signed out: token, name and password (creates the account); signed in: the token only. */
 export type InvitationAcceptInput = Schemas['InvitationAcceptRequest'];
+/** Self-service sign-up: the person and their organization (they become its owner). */
+export type SignupInput = Schemas['SignupRequest'];
+/** The answer to a sign-up or a resent link: where the confirmation link went. */
+export type SignupCreated = AsRendered<Schemas['SignupCreated']>;
+/** The one-time set-password link of an owner created with `manage.py create_organization`. */
+export type SetPasswordInput = Schemas['SetPasswordRequest'];
 
 /** A page of a list endpoint; every list has the same envelope (PaginatedProjectList stands for all). */
 export type Page<T> = Omit<AsRendered<Schemas['PaginatedProjectList']>, 'results'> & { results: T[] };
@@ -49,6 +55,11 @@ export type EndpointScheme = Schemas['EndpointSchemeEnum'];
 export type CloudAccountStatus = Schemas['StatusEnum'];
 export type SyncKind = Schemas['KindEnum'];
 export type SyncStatus = AsRendered<Schemas['SyncState']>;
+/** The last (or current) run of one kind of sync; saved every few seconds while it runs. */
+export type SyncRun = AsRendered<Schemas['SyncRun']>;
+/** The connection fields of the cloud-account form, tried without saving anything. */
+export type ConnectionTestInput = Schemas['ConnectionTestRequest'];
+export type ConnectionTestResult = AsRendered<Schemas['ConnectionTestResult']>;
 export type CloudAccount = AsRendered<Schemas['CloudAccount']>;
 /** What the connect form sends. The SecretKey is write-only: sent on create (and on replace), never returned. */
 export type CloudAccountInput = Schemas['CloudAccountRequest'];

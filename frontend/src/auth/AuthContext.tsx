@@ -1,7 +1,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { ApiError, isNotAuthenticated, setUnauthenticatedHandler } from '../api/client';
 import { authApi, invitationsApi } from '../api/endpoints';
-import type { InvitationAcceptInput, Me } from '../api/types';
+import type { InvitationAcceptInput, Me, SetPasswordInput } from '../api/types';
 
 type Status = 'loading' | 'authenticated' | 'anonymous' | 'error';
 
@@ -14,6 +14,10 @@ export interface AuthState {
   switchOrganization: (slug: string) => Promise<Me>;
   /** Accept an invitation; signed out, this creates the account and signs in. */
   acceptInvitation: (input: InvitationAcceptInput) => Promise<Me>;
+  /** Open the sign-up confirmation link: confirms the address and signs in. */
+  verifyEmail: (token: string) => Promise<Me>;
+  /** Choose a password through a one-time link (create_organization) and sign in. */
+  setPassword: (input: SetPasswordInput) => Promise<Me>;
   reload: () => void;
   /** Called when any API call reports that the session is gone. */
   markSignedOut: () => void;
@@ -91,11 +95,39 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     return payload;
   }, []);
 
+  const verifyEmail = useCallback(async (token: string) => {
+    const payload = await authApi.verifyEmail(token);
+    setMe(payload);
+    setError(null);
+    setStatus('authenticated');
+    return payload;
+  }, []);
+
+  const setPassword = useCallback(async (input: SetPasswordInput) => {
+    const payload = await authApi.setPassword(input);
+    setMe(payload);
+    setError(null);
+    setStatus('authenticated');
+    return payload;
+  }, []);
+
   const reload = useCallback(() => setAttempt((n) => n + 1), []);
 
   const value = useMemo<AuthState>(
-    () => ({ status, me, error, login, logout, switchOrganization, acceptInvitation, reload, markSignedOut }),
-    [status, me, error, login, logout, switchOrganization, acceptInvitation, reload, markSignedOut],
+    () => ({
+      status,
+      me,
+      error,
+      login,
+      logout,
+      switchOrganization,
+      acceptInvitation,
+      verifyEmail,
+      setPassword,
+      reload,
+      markSignedOut,
+    }),
+    [status, me, error, login, logout, switchOrganization, acceptInvitation, verifyEmail, setPassword, reload, markSignedOut],
   );
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }

@@ -1,9 +1,54 @@
 import { useState, type FormEvent } from 'react';
-import { Navigate, useLocation, useNavigate, useSearchParams } from 'react-router';
+import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useAuth } from '../auth/AuthContext';
 import { ApiError } from '../api/client';
+import { authApi, cloudAccountsApi } from '../api/endpoints';
+import type { Me } from '../api/types';
 import { FormField } from '../components/FormField';
 import { safeRedirect } from '../redirect';
+import { toApiError } from '../hooks';
+import { FIRST_RUN_PATH } from './onboarding/VerifyEmailPage';
+import { canManageOrg } from './settings/permissions';
+
+/**
+ * Where to go after signing in to the home page: an owner or admin of an organization without a cloud account
+ * goes to the first-run "Connect a Tencent Cloud account" page instead. If that cannot be told, home.
+ */
+async function landingPage(me: Me, from: string): Promise<string> {
+  if (from !== '/' || !me.organization || !canManageOrg(me.organization.role)) return from;
+  try {
+    const accounts = await cloudAccountsApi.list({ page: 1, pageSize: 1 });
+    return accounts.count === 0 ? FIRST_RUN_PATH : from;
+  } catch {
+    return from;
+  }
+}
+
+/** The sign-in was refused because the address is not confirmed yet: say so, and offer the link again. */
+function NotVerified({ email, message }: { email: string; message: string }) {
+  const [sending, setSending] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
+  const resend = async () => {
+    setSending(true);
+    try {
+      setNotice((await authApi.resendVerification(email)).message);
+    } catch (err) {
+      setNotice(toApiError(err).message);
+    } finally {
+      setSending(false);
+    }
+  };
+  return (
+    <div className="alert alert--warning" role="alert" data-testid="login-not-verified">
+      <span>{notice ?? message}</span>
+      {!notice && (
+        <button type="button" className="btn btn--small" onClick={() => void resend()} disabled={sending}>
+          {sending ? 'Sending…' : 'Send the link again'}
+        </button>
+      )}
+    </div>
+  );
+}
 
 export function LoginPage() {
   const { status, login } = useAuth();
@@ -30,8 +75,8 @@ export function LoginPage() {
     setSubmitting(true);
     setError(null);
     try {
-      await login(email.trim(), password);
-      navigate(from, { replace: true });
+      const me = await login(email.trim(), password);
+      navigate(await landingPage(me, from), { replace: true });
     } catch (err) {
       setError(
         err instanceof ApiError ? err : new ApiError(0, 'unknown', 'Something went wrong. Please try again.'),
@@ -51,10 +96,14 @@ export function LoginPage() {
         </div>
         <h1 className="login__title">Sign in</h1>
         <p className="login__subtitle">See where your Tencent Cloud GPU spend goes, and how to spend less of it.</p>
-        {error && (
-          <div className={`alert ${error.code === 'locked_out' ? 'alert--warning' : 'alert--error'}`} role="alert">
-            {error.message}
-          </div>
+        {error?.code === 'email_not_verified' ? (
+          <NotVerified email={email.trim()} message={error.message} />
+        ) : (
+          error && (
+            <div className={`alert ${error.code === 'locked_out' ? 'alert--warning' : 'alert--error'}`} role="alert">
+              {error.message}
+            </div>
+          )
         )}
         <form onSubmit={(e) => void onSubmit(e)} noValidate>
           <FormField id="email" label="E-mail" error={error?.field('email')}>
@@ -88,6 +137,9 @@ export function LoginPage() {
             {submitting ? 'Signing in…' : 'Sign in'}
           </button>
         </form>
+        <p className="muted">
+          New to GPU Ledger? <Link to="/signup">Create an account</Link>
+        </p>
       </div>
     </div>
   );

@@ -11,6 +11,7 @@ import { CURRENCY_LABELS, formatDateTime } from '../format';
 import { useApiData } from '../hooks';
 import { compareDecimals, formatDecimal, formatMoney, formatPercent, isPositive, ratio } from '../money';
 import { PHASE_LABELS, PHASES } from '../phases';
+import { canManageOrg } from './settings/permissions';
 
 // ECharts is loaded only when there is something to draw, so the first page load stays small.
 const CostByPhaseChart = lazy(() => import('./CostByPhaseChart'));
@@ -84,6 +85,13 @@ function OrganizationOverview({ me, org }: { me: Me; org: Org }) {
             Connect a Tencent Cloud account to <strong>{org.name}</strong> and this page fills with your GPU spend and
             utilization: daily cost in {org.currency}, how busy each card is, and where money goes to idle GPUs.
           </p>
+          {canManageOrg(org.role) && (
+            <p>
+              <Link to="/connect" className="btn btn--primary" data-testid="overview-connect">
+                Connect a Tencent Cloud account
+              </Link>
+            </p>
+          )}
           <ol className="steps">
             <li>Create a read-only CAM sub-account key in the Tencent Cloud console.</li>
             <li>

@@ -18,6 +18,7 @@ function syncOf(overrides: Partial<Record<SyncStatus['kind'], Partial<SyncStatus
     last_success_at: null,
     next_run_at: null,
     last_error: '',
+    progress: null,
     ...overrides[kind],
   }));
 }

@@ -6,9 +6,11 @@ import type {
   CloudAccountChanges,
   CloudAccountInput,
   CloudSite,
+  ConnectionTestResult,
   EndpointScheme,
 } from '../../api/types';
 import { SITE_LABELS, TENCENT_REGIONS } from '../../api/cloudChoices';
+import { cloudAccountsApi } from '../../api/endpoints';
 import { toApiError } from '../../hooks';
 import { FormErrorBanner } from '../../components/ui';
 import { FormField, FormFieldset } from '../../components/FormField';
@@ -62,6 +64,17 @@ export function changesFrom(account: CloudAccount, form: AccountFormValues): Clo
   if (form.endpoint.trim() !== account.endpoint) changes.endpoint = form.endpoint.trim();
   if (form.endpoint_scheme !== account.endpoint_scheme) changes.endpoint_scheme = form.endpoint_scheme;
   return changes;
+}
+
+/** The form's values as the API takes them (trimmed), for saving or for a connection test. */
+export function accountInput(form: AccountFormValues): AccountFormValues {
+  return { ...form, name: form.name.trim(), secret_id: form.secret_id.trim(), endpoint: form.endpoint.trim() };
+}
+
+/** Tries the form's credentials against Tencent Cloud; nothing is saved. */
+export function testConnection(form: AccountFormValues): Promise<ConnectionTestResult> {
+  const { name: _name, ...input } = accountInput(form);
+  return cloudAccountsApi.testConnection(input);
 }
 
 function RegionsField({
@@ -136,6 +149,7 @@ export function AccountForm({
   submittingLabel,
   onSubmit,
   onCancel,
+  onTest,
 }: {
   idPrefix: string;
   label: string;
@@ -147,14 +161,36 @@ export function AccountForm({
   /** Resolves when saved; a rejection is shown in the form. */
   onSubmit: (form: AccountFormValues) => Promise<void>;
   onCancel?: () => void;
+  /** Offers "Test connection": tries the form's credentials without saving them. */
+  onTest?: (form: AccountFormValues) => Promise<ConnectionTestResult>;
 }) {
   const [form, setForm] = useState<AccountFormValues>(initial);
+  const [testing, setTesting] = useState(false);
+  const [testResult, setTestResult] = useState<ConnectionTestResult | null>(null);
   const [advanced, setAdvanced] = useState(Boolean(initial.endpoint) || initial.endpoint_scheme !== 'https');
   const [submitting, setSubmitting] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
 
-  const set = <K extends keyof AccountFormValues>(field: K, value: AccountFormValues[K]) =>
+  const set = <K extends keyof AccountFormValues>(field: K, value: AccountFormValues[K]) => {
     setForm((f) => ({ ...f, [field]: value }));
+    setTestResult(null); // A result is about the values it was made with.
+  };
+
+  const test = async () => {
+    if (!onTest) return;
+    setTesting(true);
+    setError(null);
+    setTestResult(null);
+    try {
+      setTestResult(await onTest(form));
+    } catch (err) {
+      const apiErr = toApiError(err);
+      if (apiErr.field('endpoint') || apiErr.field('endpoint_scheme')) setAdvanced(true);
+      setError(apiErr);
+    } finally {
+      setTesting(false);
+    }
+  };
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -282,8 +318,22 @@ export function AccountForm({
           </div>
         )}
       </div>
+      {testResult && (
+        <div
+          className={`alert ${testResult.ok ? 'alert--success' : 'alert--error'}`}
+          role={testResult.ok ? 'status' : 'alert'}
+          data-testid="connection-test-result"
+        >
+          {testResult.ok ? testResult.message : `Connection failed: ${testResult.message}`}
+        </div>
+      )}
       <div className="form-actions">
-        <button type="submit" className="btn btn--primary" disabled={submitting}>
+        {onTest && (
+          <button type="button" className="btn" onClick={() => void test()} disabled={testing || submitting}>
+            {testing ? 'Testing…' : 'Test connection'}
+          </button>
+        )}
+        <button type="submit" className="btn btn--primary" disabled={submitting || testing}>
           {submitting ? submittingLabel : submitLabel}
         </button>
         {onCancel && (

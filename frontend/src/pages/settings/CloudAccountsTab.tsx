@@ -6,7 +6,15 @@ import { CLOUD_STATUS_LABELS, SITE_LABELS, SYNC_KINDS, SYNC_KIND_LABELS, TENCENT
 import { toApiError, useInterval, usePaginatedList, useTick } from '../../hooks';
 import { ErrorBanner, Pagination, Spinner } from '../../components/ui';
 import { formatDateTime, formatRelative } from '../../format';
-import { AccountForm, changesFrom, EMPTY_FORM, formFrom, type AccountFormValues } from './CloudAccountForm';
+import {
+  AccountForm,
+  changesFrom,
+  EMPTY_FORM,
+  formFrom,
+  testConnection,
+  type AccountFormValues,
+} from './CloudAccountForm';
+import { SyncProgress } from '../../components/SyncProgress';
 import { canManageOrg } from './permissions';
 
 /** While an account has not finished its first sync, the list refreshes this often. */
@@ -160,6 +168,7 @@ function AccountCard({
         </dl>
       )}
       <SyncTable account={account} timeZone={timeZone} />
+      {account.status === 'pending' && <SyncProgress account={account} />}
     </article>
   );
 }
@@ -261,6 +270,7 @@ export function CloudAccountsTab() {
           submittingLabel="Connecting…"
           onSubmit={create}
           onCancel={list.count > 0 ? () => setFormOpen(false) : undefined}
+          onTest={testConnection}
         />
       )}
 
