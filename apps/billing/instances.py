@@ -175,9 +175,11 @@ def bill_lines_learn_instances(*, account: CloudAccount, now: datetime) -> int:
         .filter(Q(instance__isnull=True) | Q(instance__source=InstanceSource.BILLS))
         .order_by()
     )
+    # Refunds and adjustments carry no usage: the life is bounded by the charged lines only.
+    charged = lines.filter(cost__gt=0)
     spans = {
         row["resource_id"]: row
-        for row in lines.values("resource_id").annotate(
+        for row in charged.values("resource_id").annotate(
             first=Min("fee_begin_at"), last=Max("fee_begin_at"), last_end=Max("fee_end_at")
         )
         if INSTANCE_ID.match(row["resource_id"])
@@ -195,7 +197,7 @@ def bill_lines_learn_instances(*, account: CloudAccount, now: datetime) -> int:
         return 0
     edges: dict[tuple[str, datetime], list[BillLine]] = defaultdict(list)
     moments = {span[edge] for span in wanted.values() for edge in ("first", "last")}
-    for row in lines.filter(resource_id__in=list(wanted), fee_begin_at__in=moments):
+    for row in charged.filter(resource_id__in=list(wanted), fee_begin_at__in=moments):
         edges[(row.resource_id, row.fee_begin_at)].append(row)
     billed = [
         _describe(
