@@ -97,6 +97,7 @@ class InstanceSerializer(serializers.ModelSerializer):
             "memory_gb",
             "charge_type",
             "state",
+            "source",
             "tags",
             "project",
             "launched_at",

@@ -498,6 +498,17 @@ export interface components {
             /** Format: date-time */
             readonly updated_at: string | null;
         };
+        AnalysisSummary: {
+            /** Format: date-time */
+            start: string;
+            /** Format: date-time */
+            end: string;
+            group_by: components["schemas"]["GroupByEnum"];
+            currency: string;
+            totals: components["schemas"]["WasteTotals"];
+            /** @description Only with group_by=project. */
+            groups?: components["schemas"]["ProjectWaste"][];
+        };
         /** @description Reject unknown fields and non-string values for text fields. */
         ApiKey: {
             readonly id: number;
@@ -583,6 +594,12 @@ export interface components {
          * @enum {string}
          */
         EndpointSchemeEnum: "https" | "http";
+        /**
+         * @description * `fleet` - fleet
+         *     * `project` - project
+         * @enum {string}
+         */
+        GroupByEnum: "fleet" | "project";
         Instance: {
             readonly id: number;
             /** @description e.g. ins-9bxebleo */
@@ -608,6 +625,7 @@ export interface components {
             memory_gb?: number;
             charge_type?: components["schemas"]["ChargeTypeEnum"];
             state?: string;
+            source?: components["schemas"]["SourceEnum"];
             tags?: unknown;
             readonly project: string;
             /** Format: date-time */
@@ -859,6 +877,13 @@ export interface components {
             name?: string;
             tag_values?: string[];
         };
+        PhaseFigures: {
+            minutes: number;
+            /** @description Decimal string. */
+            gpu_hours: string;
+            /** @description Decimal string; null if unpriced. */
+            cost: string | null;
+        };
         /** @description Reject unknown fields and non-string values for text fields. */
         Project: {
             readonly id: number;
@@ -879,6 +904,33 @@ export interface components {
             /** Format: int64 */
             position?: number;
         };
+        ProjectWaste: {
+            instance_count: number;
+            currency: string;
+            gpu_hours: string;
+            cost: string;
+            idle_cost: string;
+            data_bound_cost: string;
+            wasted_cost: string;
+            unknown_cost: string;
+            phases: {
+                [key: string]: components["schemas"]["PhaseFigures"];
+            };
+            cost_sources: {
+                [key: string]: number;
+            };
+            project_id: number | null;
+            project_name: string;
+            /** @description Only in the Unallocated group (null in a project's): its figures split by why the instances have no project; the parts add up to the group. */
+            unallocated_by_reason: components["schemas"]["UnallocatedReasonWaste"][] | null;
+        };
+        /**
+         * @description * `no_tag` - No project tag
+         *     * `empty_value` - Project tag with an empty value
+         *     * `no_rule` - Tag value without a project
+         * @enum {string}
+         */
+        ReasonEnum: "no_tag" | "empty_value" | "no_rule";
         /**
          * @description * `owner` - Owner
          *     * `admin` - Admin
@@ -900,6 +952,12 @@ export interface components {
          * @enum {string}
          */
         SiteEnum: "china" | "intl";
+        /**
+         * @description * `inventory` - Listed by the cloud's inventory
+         *     * `bills` - Seen only in bills
+         * @enum {string}
+         */
+        SourceEnum: "inventory" | "bills";
         /**
          * @description * `pending` - Not synced yet
          *     * `ok` - OK
@@ -929,6 +987,31 @@ export interface components {
             next_run_at?: string | null;
             last_error?: string;
         };
+        UnallocatedReasonWaste: {
+            instance_count: number;
+            currency: string;
+            gpu_hours: string;
+            cost: string;
+            idle_cost: string;
+            data_bound_cost: string;
+            wasted_cost: string;
+            unknown_cost: string;
+            phases: {
+                [key: string]: components["schemas"]["PhaseFigures"];
+            };
+            cost_sources: {
+                [key: string]: number;
+            };
+            /**
+             * @description no_tag: no project tag key; empty_value: the key with an empty value; no_rule: a value no project takes.
+             *
+             *     * `no_tag` - No project tag
+             *     * `empty_value` - Project tag with an empty value
+             *     * `no_rule` - Tag value without a project
+             */
+            reason: components["schemas"]["ReasonEnum"];
+            reason_label: string;
+        };
         User: {
             readonly id: number;
             /** Format: email */
@@ -939,6 +1022,22 @@ export interface components {
             /** Format: email */
             email: string;
             name?: string;
+        };
+        WasteTotals: {
+            instance_count: number;
+            currency: string;
+            gpu_hours: string;
+            cost: string;
+            idle_cost: string;
+            data_bound_cost: string;
+            wasted_cost: string;
+            unknown_cost: string;
+            phases: {
+                [key: string]: components["schemas"]["PhaseFigures"];
+            };
+            cost_sources: {
+                [key: string]: number;
+            };
         };
     };
     responses: never;
@@ -1013,9 +1112,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AnalysisSummary"];
                 };
             };
         };
