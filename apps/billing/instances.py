@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from django.db import transaction
@@ -167,14 +168,22 @@ def _describe(resource_id: str, first: list[BillLine], last: list[BillLine]) -> 
 
 
 @transaction.atomic
-def bill_lines_learn_instances(*, account: CloudAccount, now: datetime) -> int:
+def bill_lines_learn_instances(
+    *, account: CloudAccount, now: datetime, months: Sequence[str] | None = None
+) -> int:
     """Create (or widen the lifetime of) the instances only the account's bills name, and
-    attach their bill lines. Returns how many bill lines were attached."""
+    attach their bill lines. Returns how many bill lines were attached.
+
+    ``months`` limits the work to the bill months just read (the hourly sync reads one or two of
+    a long history); lifetimes only widen, so what older months said is kept.
+    """
     lines = (
         BillLine.objects.filter(account=account, resource_id__startswith="ins-")
         .filter(Q(instance__isnull=True) | Q(instance__source=InstanceSource.BILLS))
         .order_by()
     )
+    if months is not None:
+        lines = lines.filter(month__in=list(months))
     # Refunds and adjustments carry no usage: the life is bounded by the charged lines only.
     charged = lines.filter(cost__gt=0)
     spans = {
@@ -208,7 +217,13 @@ def bill_lines_learn_instances(*, account: CloudAccount, now: datetime) -> int:
     instances = instance_upsert_from_bills(account=account, billed=billed)
     attached = 0
     for resource_id, instance in instances.items():
-        attached += BillLine.objects.filter(
+        # Every month of the instance, not only those just read: its older lines belong to it too.
+        # A line's own tags keep deciding its project; the instance's fill in where they do not.
+        orphans = BillLine.objects.filter(
             account=account, resource_id=resource_id, instance__isnull=True
-        ).update(instance=instance, project=instance.project)
+        )
+        attached += orphans.filter(project__isnull=True).update(
+            instance=instance, project=instance.project
+        )
+        attached += orphans.update(instance=instance)
     return attached

@@ -111,7 +111,10 @@ def sync_bill_months(
     state = SyncState.objects.filter(account=account, kind=SyncKind.BILLS).first()
     months = months_to_sync(state, now=now, backfill_days=backfill_days)
     results = [sync_bills(account, client, month) for month in months]
-    bill_lines_learn_instances(account=account, now=now)
+    # The first sync (and the first after the bookkeeping existed) looks at every stored month;
+    # later ones at the months they read.
+    first = state is None or (state.progress or {}).get("current_month") is None
+    bill_lines_learn_instances(account=account, now=now, months=None if first else months)
     if state is not None:
         progress = {**(state.progress or {}), **next_bookkeeping(state, results, now=now)}
         progress.pop("previous_month_synced_on", None)

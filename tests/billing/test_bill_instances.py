@@ -160,3 +160,11 @@ def test_it_never_changes_an_instance_the_inventory_listed(
         None,
     )
     assert BillLine.objects.filter(instance=listed).count() == 2
+
+
+def test_it_looks_only_at_the_months_just_read_when_told(account: CloudAccount) -> None:
+    bill(account, "ins-gone0004", datetime(2026, 10, 20, 3, tzinfo=UTC))
+    assert bill_lines_learn_instances(account=account, now=NOW, months=["2026-11"]) == 0
+    assert not Instance.objects.exists()
+    assert bill_lines_learn_instances(account=account, now=NOW, months=["2026-10"]) == 2
+    assert Instance.objects.get().provider_id == "ins-gone0004"
