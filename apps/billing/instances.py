@@ -21,7 +21,7 @@ from django.db import transaction
 from django.db.models import Max, Min, Q
 
 from apps.billing.models import BillLine
-from apps.cloud.models import ChargeType, CloudAccount, InstanceSource, InstanceType
+from apps.cloud.models import ChargeType, CloudAccount, Instance, InstanceSource, InstanceType
 from apps.cloud.services import BilledInstance, instance_upsert_from_bills
 
 # Hourly lines are published within an hour or two of the hour's end; an instance whose last
@@ -193,10 +193,14 @@ def bill_lines_learn_instances(
         )
         if INSTANCE_ID.match(row["resource_id"])
     }
+    # Instances that exist already (lines stored before the inventory listed one stay without
+    # it otherwise) are always attached; an unknown one still billed lately may well be
+    # running: the inventory decides.
     known = set(
-        lines.filter(instance__isnull=False).values_list("resource_id", flat=True).distinct()
+        Instance.objects.for_organization(account.organization)
+        .filter(provider_id__in=list(spans))
+        .values_list("provider_id", flat=True)
     )
-    # An unknown instance still billed lately may well be running: the inventory decides.
     wanted = {
         resource_id: span
         for resource_id, span in spans.items()

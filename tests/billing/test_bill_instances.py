@@ -152,14 +152,15 @@ def test_it_never_changes_an_instance_the_inventory_listed(
         state="RUNNING",
     )
     bill(account, "ins-listed01", datetime(2026, 11, 5, 3, tzinfo=UTC))
-    assert bill_lines_learn_instances(account=account, now=NOW) == 2
+    bill(account, "ins-listed01", NOW - HOUR)  # billed lately: it is running
+    assert bill_lines_learn_instances(account=account, now=NOW) == 4
     listed.refresh_from_db()
     assert (listed.state, listed.source, listed.terminated_at) == (
         "RUNNING",
         InstanceSource.INVENTORY,
         None,
     )
-    assert BillLine.objects.filter(instance=listed).count() == 2
+    assert BillLine.objects.filter(instance=listed).count() == 4
 
 
 def test_it_looks_only_at_the_months_just_read_when_told(account: CloudAccount) -> None:
