@@ -97,7 +97,6 @@ class InstanceSerializer(serializers.ModelSerializer):
             "memory_gb",
             "charge_type",
             "state",
-            "source",
             "tags",
             "project",
             "launched_at",

@@ -625,7 +625,6 @@ export interface components {
             memory_gb?: number;
             charge_type?: components["schemas"]["ChargeTypeEnum"];
             state?: string;
-            source?: components["schemas"]["SourceEnum"];
             tags?: unknown;
             readonly project: string;
             /** Format: date-time */
@@ -952,12 +951,6 @@ export interface components {
          * @enum {string}
          */
         SiteEnum: "china" | "intl";
-        /**
-         * @description * `inventory` - Listed by the cloud's inventory
-         *     * `bills` - Seen only in bills
-         * @enum {string}
-         */
-        SourceEnum: "inventory" | "bills";
         /**
          * @description * `pending` - Not synced yet
          *     * `ok` - OK
