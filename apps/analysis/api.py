@@ -23,10 +23,12 @@ from apps.analysis import pricing, selectors, services
 from apps.analysis.models import phase_key
 from apps.analysis.serializers import (
     AnalysisSettingsSerializer,
+    AnalysisSummarySerializer,
     PeriodQuerySerializer,
     SummaryQuerySerializer,
     money,
     phase_figures_json,
+    unallocated_by_reason_json,
     waste_totals_json,
 )
 from apps.api.views import OrganizationAPIView
@@ -143,7 +145,7 @@ class AnalysisSummaryView(AnalysisAPIView):
 
     @extend_schema(
         parameters=[*_PERIOD_PARAMS, OpenApiParameter("group_by", str, enum=["fleet", "project"])],
-        responses=OpenApiTypes.OBJECT,
+        responses=AnalysisSummarySerializer,
     )
     def get(self, request: Request) -> Response:
         period = self.period(SummaryQuerySerializer, default_days=7, max_days=93)
@@ -164,11 +166,14 @@ class AnalysisSummaryView(AnalysisAPIView):
             "totals": waste_totals_json(items, organization.currency),
         }
         if group_by == "project":
-            body["groups"] = self._by_project(items, organization.currency)
+            body["groups"] = self._by_project(instances, items, organization.currency)
         return Response(body)
 
-    def _by_project(self, items: list[pricing.InstanceWaste], currency: str) -> list[dict]:
-        names = selectors.project_names(organization=self.tenant.organization)
+    def _by_project(
+        self, instances: list[Instance], items: list[pricing.InstanceWaste], currency: str
+    ) -> list[dict]:
+        organization = self.tenant.organization
+        names = selectors.project_names(organization=organization)
         groups: dict[int | None, list[pricing.InstanceWaste]] = {}
         for item in items:
             groups.setdefault(item.project_id, []).append(item)
@@ -178,6 +183,15 @@ class AnalysisSummaryView(AnalysisAPIView):
                 "project_id": project_id,
                 "project_name": names.get(project_id, UNALLOCATED) if project_id else UNALLOCATED,
                 **waste_totals_json(groups[project_id], currency),
+                "unallocated_by_reason": None
+                if project_id
+                else unallocated_by_reason_json(
+                    groups[project_id],
+                    reasons=selectors.unallocated_reasons(
+                        organization=organization, instances=instances
+                    ),
+                    currency=currency,
+                ),
             }
             for project_id in ordered
         ]

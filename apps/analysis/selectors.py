@@ -21,6 +21,7 @@ from apps.analysis.models import (
     PhaseDay,
     PhaseSegment,
 )
+from apps.billing.selectors import UnallocatedReason, project_tag_keys, unallocated_reason
 from apps.cloud.models import Instance, Project
 from apps.core.timegrid import date_to_epoch_day, datetime_to_epoch_minute, epoch_minute_to_date
 from apps.metrics.models import InstanceHourRollup
@@ -89,6 +90,18 @@ def gpu_instances_in_period(
         .exclude(launched_at__gte=end)
         .order_by("pk")
     )
+
+
+def unallocated_reasons(
+    *, organization: Organization, instances: Sequence[Instance]
+) -> dict[int, UnallocatedReason]:
+    """Instance id -> why it has no project, for the instances without one."""
+    keys = project_tag_keys(organization)
+    return {
+        instance.pk: unallocated_reason(instance.tags or {}, keys)
+        for instance in instances
+        if instance.project_id is None
+    }
 
 
 def project_names(*, organization: Organization) -> dict[int, str]:

@@ -19,6 +19,7 @@ from apps.analysis.engine import Phase
 from apps.analysis.models import phase_key
 from apps.analysis.pricing import InstanceWaste, PhaseFigures
 from apps.api.serializers import StrictSerializer
+from apps.billing.selectors import UnallocatedReason
 from apps.core.timegrid import floor_hour, floor_minute
 
 
@@ -143,3 +144,73 @@ def waste_totals_json(items: list[InstanceWaste], currency: str) -> dict[str, An
         "phases": phase_figures_json(by_phase, priced=True),
         "cost_sources": sources,
     }
+
+
+def unallocated_by_reason_json(
+    items: list[InstanceWaste], *, reasons: dict[int, UnallocatedReason], currency: str
+) -> list[dict[str, Any]]:
+    """The Unallocated group's figures split by why each instance has no project; every reason
+    is listed (zeros when none applies) and the parts add up to the group."""
+    return [
+        {
+            "reason": reason.value,
+            "reason_label": reason.label,
+            **waste_totals_json(
+                [item for item in items if reasons.get(item.instance_id) == reason], currency
+            ),
+        }
+        for reason in UnallocatedReason
+    ]
+
+
+# Response shapes, for the OpenAPI schema (the views build the dictionaries themselves).
+
+
+class PhaseFiguresSerializer(serializers.Serializer):
+    minutes = serializers.IntegerField()
+    gpu_hours = serializers.CharField(help_text="Decimal string.")
+    cost = serializers.CharField(allow_null=True, help_text="Decimal string; null if unpriced.")
+
+
+class WasteTotalsSerializer(serializers.Serializer):
+    instance_count = serializers.IntegerField()
+    currency = serializers.CharField()
+    gpu_hours = serializers.CharField()
+    cost = serializers.CharField()
+    idle_cost = serializers.CharField()
+    data_bound_cost = serializers.CharField()
+    wasted_cost = serializers.CharField()
+    unknown_cost = serializers.CharField()
+    phases = serializers.DictField(child=PhaseFiguresSerializer())
+    cost_sources = serializers.DictField(child=serializers.IntegerField())
+
+
+class UnallocatedReasonWasteSerializer(WasteTotalsSerializer):
+    reason = serializers.ChoiceField(
+        choices=UnallocatedReason.choices,
+        help_text="no_tag: no project tag key; empty_value: the key with an empty value; "
+        "no_rule: a value no project takes.",
+    )
+    reason_label = serializers.CharField()
+
+
+class ProjectWasteSerializer(WasteTotalsSerializer):
+    project_id = serializers.IntegerField(allow_null=True)
+    project_name = serializers.CharField()
+    unallocated_by_reason = UnallocatedReasonWasteSerializer(
+        many=True,
+        allow_null=True,
+        help_text="Only in the Unallocated group (null in a project's): its figures split by "
+        "why the instances have no project; the parts add up to the group.",
+    )
+
+
+class AnalysisSummarySerializer(serializers.Serializer):
+    start = serializers.DateTimeField()
+    end = serializers.DateTimeField()
+    group_by = serializers.ChoiceField(choices=["fleet", "project"])
+    currency = serializers.CharField()
+    totals = WasteTotalsSerializer()
+    groups = ProjectWasteSerializer(
+        many=True, required=False, help_text="Only with group_by=project."
+    )

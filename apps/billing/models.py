@@ -41,6 +41,11 @@ class BillLine(OrganizationScopedModel):
     )
     product_name = models.CharField(max_length=200, blank=True)
     component_name = models.CharField(max_length=200, blank=True)
+    item_name = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="ItemCodeName, e.g. 运算组件-GPU计算型GN7-8核32G-1*T4.",
+    )
     pay_mode_name = models.CharField(max_length=64, blank=True)
     action_type = models.CharField(max_length=64, blank=True)
     action_type_name = models.CharField(max_length=64, blank=True)

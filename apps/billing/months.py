@@ -1,15 +1,28 @@
 """Which bill months to sync, and when.
 
-Bills are months in Beijing time. The current month is re-read on every bills sync (hourly);
-the previous month keeps changing for a few days after it ends (late settlements), so it is
-re-read daily until ``CLOSED_AFTER_DAYS`` into the new month. A first sync reads every month
-the backfill window touches.
+Bills are months in Beijing time, whatever the organization's timezone. The current month is
+re-read on every bills sync (hourly). A month that has ended keeps changing for some days
+(late settlements of its last hours, adjustments, refunds), so it stays *open* and is re-read
+once a Beijing day until it is final: final means read on or after its ``CLOSED_AFTER_DAYS``-th
+day into the following month and unchanged (same lines, same total) since the read before, or
+read for the first time that late. A month that was current at the last sync is re-read once
+more when the month changes, however long the gap, so its last hours are never lost.
+
+The bookkeeping lives in the bills ``SyncState.progress``::
+
+    {"current_month": "2026-11",
+     "open_months": {"2026-10": {"read_on": "2026-11-03", "fingerprint": "3120:4711.12345678"}}}
+
+After the months are read, instances only the bills name are learned from them
+(``apps.billing.instances``).
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
+from typing import Any
 
+from apps.billing.instances import bill_lines_learn_instances
 from apps.billing.sync import BEIJING, BillsResult, sync_bills
 from apps.cloud.models import CloudAccount, SyncKind, SyncState
 from apps.cloud.providers.tencent.client import TencentClient
@@ -33,16 +46,63 @@ def months_between(start: datetime, end: datetime) -> list[str]:
     return months
 
 
+def closes_on(month: str) -> date:
+    """The Beijing day from which a re-read that changes nothing makes ``month`` final."""
+    first = date.fromisoformat(f"{month}-01")
+    following = (first + timedelta(days=32)).replace(day=1)
+    return following + timedelta(days=CLOSED_AFTER_DAYS)
+
+
+def _bookkeeping(state: SyncState | None) -> tuple[str | None, dict[str, dict[str, str]]]:
+    progress: dict[str, Any] = (state.progress or {}) if state is not None else {}
+    return progress.get("current_month"), dict(progress.get("open_months") or {})
+
+
 def months_to_sync(state: SyncState | None, *, now: datetime, backfill_days: int) -> list[str]:
+    """Months to read now, oldest first (the current month always, last)."""
+    current = month_of(now)
     if state is None or state.last_success_at is None:
         return months_between(now - timedelta(days=backfill_days), now)
-    months = [month_of(now)]
-    local = now.astimezone(BEIJING)
-    previous = previous_month_of(now)
-    last_previous = (state.progress or {}).get("previous_month_synced_on")
-    if local.day <= CLOSED_AFTER_DAYS and last_previous != local.date().isoformat():
-        months.insert(0, previous)
-    return months
+    last_current, open_months = _bookkeeping(state)
+    today = now.astimezone(BEIJING).date().isoformat()
+    wanted = {
+        month
+        for month, entry in open_months.items()
+        if month < current and entry.get("read_on") != today
+    }
+    if last_current is None:
+        # Synced before this bookkeeping existed: the previous month may not be final yet.
+        wanted.add(previous_month_of(now))
+    elif last_current < current:
+        # The month changed since the last sync: read the old one once more, whatever the day.
+        wanted.add(last_current)
+    return [*sorted(wanted), current]
+
+
+def _fingerprint(result: BillsResult) -> str:
+    return f"{result.lines}:{result.total}"
+
+
+def next_bookkeeping(
+    state: SyncState | None, results: list[BillsResult], *, now: datetime
+) -> dict[str, Any]:
+    """The bookkeeping after reading ``results``: which past months are still open."""
+    current = month_of(now)
+    _, open_months = _bookkeeping(state)
+    today = now.astimezone(BEIJING).date()
+    for result in results:
+        if result.month >= current:
+            continue
+        entry = open_months.get(result.month)
+        unchanged = entry is None or entry.get("fingerprint") == _fingerprint(result)
+        if today >= closes_on(result.month) and unchanged:
+            open_months.pop(result.month, None)
+        else:
+            open_months[result.month] = {
+                "read_on": today.isoformat(),
+                "fingerprint": _fingerprint(result),
+            }
+    return {"current_month": current, "open_months": open_months}
 
 
 def sync_bill_months(
@@ -51,8 +111,12 @@ def sync_bill_months(
     state = SyncState.objects.filter(account=account, kind=SyncKind.BILLS).first()
     months = months_to_sync(state, now=now, backfill_days=backfill_days)
     results = [sync_bills(account, client, month) for month in months]
-    if state is not None and previous_month_of(now) in months:
-        progress = dict(state.progress or {})
-        progress["previous_month_synced_on"] = now.astimezone(BEIJING).date().isoformat()
+    # The first sync (and the first after the bookkeeping existed) looks at every stored month;
+    # later ones at the months they read.
+    first = state is None or (state.progress or {}).get("current_month") is None
+    bill_lines_learn_instances(account=account, now=now, months=None if first else months)
+    if state is not None:
+        progress = {**(state.progress or {}), **next_bookkeeping(state, results, now=now)}
+        progress.pop("previous_month_synced_on", None)
         SyncState.objects.filter(pk=state.pk).update(progress=progress)
     return results

@@ -65,6 +65,7 @@ def bill_lines_from(raw: dict[str, Any], **common: Any) -> list[BillLine]:
                 resource_name=raw.get("ResourceName") or "",
                 product_name=raw.get("ProductCodeName") or "",
                 component_name=component.get("ComponentCodeName") or "",
+                item_name=component.get("ItemCodeName") or "",
                 pay_mode_name=raw.get("PayModeName") or "",
                 action_type=raw.get("ActionType") or "",
                 action_type_name=raw.get("ActionTypeName") or "",

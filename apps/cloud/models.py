@@ -143,8 +143,18 @@ class ChargeType(models.TextChoices):
     CDCPAID = "CDCPAID", "Dedicated cluster"
 
 
+class InstanceSource(models.TextChoices):
+    INVENTORY = "inventory", "Listed by the cloud's inventory"
+    BILLS = "bills", "Seen only in bills"
+
+
 class Instance(OrganizationScopedModel):
-    """A cloud GPU instance. Never deleted: a vanished instance is marked terminated."""
+    """A cloud GPU instance. Never deleted: a vanished instance is marked terminated.
+
+    Most instances come from the inventory (DescribeInstances). One that ended before the
+    account was connected is never listed there; it is learned from its bill lines instead
+    (``source="bills"``), terminated, with its lifetime from its first and last billed hour.
+    """
 
     account = models.ForeignKey(
         CloudAccount, null=True, blank=True, on_delete=models.SET_NULL, related_name="instances"
@@ -163,6 +173,9 @@ class Instance(OrganizationScopedModel):
         max_length=20, choices=ChargeType.choices, default=ChargeType.POSTPAID_BY_HOUR
     )
     state = models.CharField(max_length=20, default="RUNNING")
+    source = models.CharField(
+        max_length=10, choices=InstanceSource.choices, default=InstanceSource.INVENTORY
+    )
     tags = models.JSONField(default=dict, blank=True)
     project = models.ForeignKey(
         Project, null=True, blank=True, on_delete=models.SET_NULL, related_name="instances"

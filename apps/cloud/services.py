@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -11,11 +13,22 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts.models import Organization
-from apps.cloud.models import CloudAccount, SyncKind, SyncState, validate_endpoint, validate_regions
+from apps.cloud.models import (
+    CloudAccount,
+    Instance,
+    InstanceSource,
+    InstanceType,
+    SyncKind,
+    SyncState,
+    validate_endpoint,
+    validate_regions,
+)
+from apps.cloud.projects import ProjectResolver
 from apps.cloud.providers.tencent.client import AccountConfig, RetryPolicy, TencentClient
 from apps.cloud.providers.tencent.errors import CloudError
 from apps.core.crypto import decrypt_str, encrypt_str
 
+TERMINATED = "TERMINATED"
 EDITABLE_FIELDS = ("name", "secret_id", "regions", "site", "endpoint", "endpoint_scheme")
 
 
@@ -186,3 +199,88 @@ def cloud_account_test_connection(
         message=f"Connected: the key reads CVM in {len(regions)} region(s) and the billing API.",
         checked=checked,
     )
+
+
+@dataclass(frozen=True)
+class BilledInstance:
+    """What the bills say about one instance: enough to list it when the inventory cannot.
+
+    ``instance_type``, ``region`` and ``zone`` may be empty when the bill does not name them;
+    ``launched_at`` / ``ended_at`` are the start of its first and the end of its last billed
+    second that the bills read so far show.
+    """
+
+    provider_id: str
+    name: str
+    region: str
+    zone: str
+    instance_type: str
+    gpu_model: str
+    gpu_count: float
+    charge_type: str
+    tags: dict[str, str]
+    launched_at: datetime
+    ended_at: datetime
+
+
+@transaction.atomic
+def instance_upsert_from_bills(
+    *, account: CloudAccount, billed: Sequence[BilledInstance]
+) -> dict[str, Instance]:
+    """Create the instances only the bills name, terminated, or widen their billed lifetime.
+
+    An instance the inventory lists is its authority and is left untouched here; one learned
+    from bills is ``TERMINATED`` from its last billed second, launched at its first. Lifetimes
+    only ever widen (an older bill month read later moves the launch earlier), so re-reading a
+    month changes nothing. Returns every named instance (new, widened or untouched) by id.
+    """
+    organization = account.organization
+    wanted = {item.provider_id: item for item in billed}
+    existing = {
+        instance.provider_id: instance
+        for instance in Instance.objects.for_organization(organization).filter(
+            provider_id__in=list(wanted)
+        )
+    }
+    types = {
+        spec.instance_type: spec
+        for spec in InstanceType.objects.filter(
+            instance_type__in={item.instance_type for item in billed if item.instance_type}
+        )
+    }
+    resolver = ProjectResolver(organization)
+    for provider_id, item in wanted.items():
+        instance = existing.get(provider_id)
+        if instance is None:
+            spec = types.get(item.instance_type)
+            existing[provider_id] = Instance.objects.create(
+                organization=organization,
+                account=account,
+                provider_id=provider_id,
+                source=InstanceSource.BILLS,
+                state=TERMINATED,
+                name=item.name,
+                region=item.region,
+                zone=item.zone,
+                instance_type=item.instance_type,
+                # The synced catalog spells the hardware as the inventory does.
+                gpu_model=spec.gpu_model if spec else item.gpu_model,
+                gpu_count=spec.gpu_count if spec else item.gpu_count,
+                gpu_memory_gb=spec.gpu_memory_gb if spec else 0.0,
+                cpu_cores=spec.cpu_cores if spec else 0,
+                memory_gb=spec.memory_gb if spec else 0,
+                charge_type=item.charge_type,
+                tags=item.tags,
+                project=resolver.resolve(item.tags),
+                launched_at=item.launched_at,
+                terminated_at=item.ended_at,
+            )
+            continue
+        if instance.source != InstanceSource.BILLS:
+            continue
+        launched = min(filter(None, [instance.launched_at, item.launched_at]))
+        ended = max(filter(None, [instance.terminated_at, item.ended_at]))
+        if (launched, ended) != (instance.launched_at, instance.terminated_at):
+            instance.launched_at, instance.terminated_at = launched, ended
+            instance.save(update_fields=["launched_at", "terminated_at", "updated_at"])
+    return existing

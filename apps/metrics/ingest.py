@@ -78,12 +78,40 @@ def plan_requests(
 
 
 def _instances_to_sync(account: CloudAccount, since: datetime) -> list[Instance]:
-    # Terminated instances are synced up to their termination (their history stays).
+    # Terminated instances are synced up to their termination (their history stays). Only the
+    # account's regions are asked: an instance learned from bills may be in another one.
     return list(
-        Instance.objects.filter(account=account)
+        Instance.objects.filter(account=account, region__in=list(account.regions))
         .filter(Q(terminated_at__isnull=True) | Q(terminated_at__gt=since))
         .order_by("region", "provider_id")
     )
+
+
+def _instance_window(
+    instance: Instance, horizon: datetime, end: datetime
+) -> tuple[datetime, datetime] | None:
+    """The [start, stop) an instance's next metric sync asks for, None when there is nothing.
+
+    A live instance: from its watermark (less ``REFETCH``, for late points) or the horizon, to
+    ``end``. A terminated one is asked for the time it ran only: from its launch (an instance
+    learned from bills has no watermark yet) to the minute after its end, and never again once
+    its watermark has passed that, so a dead instance costs no requests at all.
+    """
+    watermark = instance.metrics_synced_until
+    start = horizon if watermark is None else max(horizon, floor_minute(watermark) - REFETCH)
+    stop = end
+    if instance.terminated_at is not None:
+        stop = min(end, _ceil_minute(instance.terminated_at))
+        if watermark is None and instance.launched_at is not None:
+            start = max(start, floor_minute(instance.launched_at))
+        if watermark is not None and watermark >= stop:
+            return None
+    return (start, stop) if start < stop else None
+
+
+def _ceil_minute(moment: datetime) -> datetime:
+    floored = floor_minute(moment)
+    return floored if floored == moment else floored + timedelta(minutes=1)
 
 
 def sync_metrics(
@@ -98,16 +126,16 @@ def sync_metrics(
     limits = limits or MetricsLimits()
     end = floor_minute(now - DATA_LAG)
     horizon = floor_minute(now - timedelta(days=backfill_days))
-    groups: dict[tuple[str, datetime], list[Instance]] = defaultdict(list)
+    # Instances sharing a region and a window share requests.
+    groups: dict[tuple[str, datetime, datetime], list[Instance]] = defaultdict(list)
     for instance in _instances_to_sync(account, horizon):
-        watermark = instance.metrics_synced_until
-        start = horizon if watermark is None else max(horizon, floor_minute(watermark) - REFETCH)
-        if start < end:
-            groups[(instance.region, start)].append(instance)
+        span = _instance_window(instance, horizon, end)
+        if span is not None:
+            groups[(instance.region, *span)].append(instance)
 
     planned = sum(
-        plan_requests(len(members), int((end - start).total_seconds() // 60), limits)
-        for (_, start), members in groups.items()
+        plan_requests(len(members), int((stop - start).total_seconds() // 60), limits)
+        for (_, start, stop), members in groups.items()
     )
     step = timedelta(minutes=limits.max_points)
     windows = [
@@ -115,11 +143,11 @@ def sync_metrics(
             region,
             members[first : first + limits.max_instances],
             window_start,
-            min(end, window_start + step),
+            min(stop, window_start + step),
         )
-        for (region, start), members in groups.items()
+        for (region, start, stop), members in groups.items()
         for first in range(0, len(members), limits.max_instances)
-        for window_start in _window_starts(start, end, step)
+        for window_start in _window_starts(start, stop, step)
     ]
     result = MetricsResult()
     # The rate limit, not this process, should be the bottleneck: the metrics of the next

@@ -1,10 +1,12 @@
-"""Which bill months a bills sync reads (months are Beijing time)."""
+"""Which bill months a bills sync reads (months are Beijing time), and when a month is final."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
-from apps.billing.months import months_between, months_to_sync
+from apps.billing.months import months_between, months_to_sync, next_bookkeeping
+from apps.billing.sync import BillsResult
 from apps.cloud.models import SyncKind, SyncState
 
 
@@ -14,6 +16,14 @@ def state(progress: dict | None = None) -> SyncState:
         last_success_at=datetime(2026, 11, 1, tzinfo=UTC),
         progress=progress or {},
     )
+
+
+def read(current: SyncState, now: datetime, totals: dict[str, str]) -> list[str]:
+    """One sync: the months it reads, with the bookkeeping moved on as the sync does it."""
+    months = months_to_sync(current, now=now, backfill_days=30)
+    results = [BillsResult(month, 100, Decimal(totals.get(month, "1"))) for month in months]
+    current.progress = next_bookkeeping(current, results, now=now)
+    return months
 
 
 def test_it_reads_every_month_the_backfill_touches_on_a_first_sync() -> None:
@@ -28,10 +38,71 @@ def test_it_counts_months_in_beijing_time() -> None:
     assert months_between(now, now) == ["2026-11"]
 
 
-def test_it_rereads_the_previous_month_once_a_day_until_it_closes() -> None:
+def test_it_rereads_the_ended_month_when_the_month_changes_in_beijing() -> None:
+    current = state({"current_month": "2026-10", "open_months": {}})
+    # 15:30 UTC on October 31st is 23:30 in Beijing: still October.
+    assert read(current, datetime(2026, 10, 31, 15, 30, tzinfo=UTC), {}) == ["2026-10"]
+    # An hour later it is November 1st in Beijing: October's last hour is read with November.
+    assert read(current, datetime(2026, 10, 31, 16, 30, tzinfo=UTC), {}) == ["2026-10", "2026-11"]
+    # Once a Beijing day is enough.
+    assert read(current, datetime(2026, 10, 31, 17, 30, tzinfo=UTC), {}) == ["2026-11"]
+    assert read(current, datetime(2026, 11, 1, 15, 30, tzinfo=UTC), {}) == ["2026-11"]
+    assert read(current, datetime(2026, 11, 1, 16, 30, tzinfo=UTC), {}) == ["2026-10", "2026-11"]
+
+
+def test_it_rereads_the_previous_month_daily_until_it_stops_changing_after_the_closing_day() -> (
+    None
+):
+    current = state({"current_month": "2026-10", "open_months": {}})
+    day = datetime(2026, 11, 1, 4, 0, tzinfo=UTC)
+    read_on = []
+    totals = {"2026-10": "100"}
+    for offset in range(12):
+        moment = day + timedelta(days=offset)
+        if offset == 2:
+            totals = {"2026-10": "99.5"}  # a refund on the 3rd
+        if "2026-10" in read(current, moment, totals):
+            read_on.append(moment.day)
+    # Read every day up to the closing day (the 6th), where it is unchanged since the 5th.
+    assert read_on == [1, 2, 3, 4, 5, 6]
+    assert "2026-10" not in current.progress["open_months"]
+
+
+def test_it_keeps_a_month_open_while_its_rereads_still_change() -> None:
+    current = state({"current_month": "2026-10", "open_months": {}})
+    day = datetime(2026, 11, 1, 4, 0, tzinfo=UTC)
+    read_on = []
+    for offset in range(12):
+        moment = day + timedelta(days=offset)
+        # Adjustments keep coming until the 8th.
+        totals = {"2026-10": str(100 - min(offset, 7))}
+        if "2026-10" in read(current, moment, totals):
+            read_on.append(moment.day)
+    assert read_on == [1, 2, 3, 4, 5, 6, 7, 8, 9]
+    assert current.progress["open_months"] == {}
+
+
+def test_it_reads_the_old_month_once_more_after_a_long_gap() -> None:
+    current = state({"current_month": "2026-10", "open_months": {}})
+    late = datetime(2026, 11, 20, 4, 0, tzinfo=UTC)
+    assert read(current, late, {}) == ["2026-10", "2026-11"]
+    # Read that late for the first time, it is final at once.
+    assert current.progress == {"current_month": "2026-11", "open_months": {}}
+    assert read(current, late + timedelta(days=1), {}) == ["2026-11"]
+
+
+def test_it_rereads_the_previous_month_after_an_upgrade_without_bookkeeping() -> None:
     early = datetime(2026, 11, 3, 4, 0, tzinfo=UTC)
     assert months_to_sync(state(), now=early, backfill_days=30) == ["2026-10", "2026-11"]
-    synced_today = state({"previous_month_synced_on": "2026-11-03"})
-    assert months_to_sync(synced_today, now=early, backfill_days=30) == ["2026-11"]
-    late = datetime(2026, 11, 20, 4, 0, tzinfo=UTC)
-    assert months_to_sync(state(), now=late, backfill_days=30) == ["2026-11"]
+
+
+def test_it_keeps_months_a_first_sync_reads_inside_their_closing_days_open() -> None:
+    now = datetime(2026, 11, 3, 4, 0, tzinfo=UTC)
+    results = [
+        BillsResult("2026-09", 10, Decimal(1)),
+        BillsResult("2026-10", 10, Decimal(1)),
+        BillsResult("2026-11", 10, Decimal(1)),
+    ]
+    progress = next_bookkeeping(None, results, now=now)
+    assert progress["current_month"] == "2026-11"
+    assert list(progress["open_months"]) == ["2026-10"]

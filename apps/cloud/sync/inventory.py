@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from apps.cloud.models import CloudAccount, Instance, InstanceType
+from apps.cloud.models import CloudAccount, Instance, InstanceSource, InstanceType
 from apps.cloud.projects import ProjectResolver
 from apps.cloud.providers.tencent.client import TencentClient
 
@@ -51,6 +51,9 @@ def _instance_fields(
         "launched_at": _parse_time(raw.get("CreatedTime")),
         "expires_at": _parse_time(raw.get("ExpiredTime")),
         "terminated_at": None,
+        # Listed by the inventory: an instance first learned from its bills is a live one after
+        # all, and the inventory is the authority on live instances from now on.
+        "source": InstanceSource.INVENTORY,
     }
 
 

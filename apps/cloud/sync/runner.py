@@ -33,8 +33,10 @@ INTERVALS = {
     SyncKind.BILLS: timedelta(hours=1),
     SyncKind.BALANCE: timedelta(hours=1),
 }
-# Inventory first: metrics and bills attach to the instances it creates.
-ORDER = [SyncKind.INVENTORY, SyncKind.PRICES, SyncKind.METRICS, SyncKind.BILLS, SyncKind.BALANCE]
+# Inventory first: metrics and bills attach to the instances it creates. Bills before metrics:
+# they name the instances the inventory no longer lists (terminated before the account was
+# connected), whose metrics the metrics sync then fetches for the time they ran.
+ORDER = [SyncKind.INVENTORY, SyncKind.PRICES, SyncKind.BILLS, SyncKind.METRICS, SyncKind.BALANCE]
 
 
 def lease_duration() -> timedelta:

@@ -589,6 +589,17 @@ export interface components {
             /** Format: date-time */
             readonly updated_at: string | null;
         };
+        AnalysisSummary: {
+            /** Format: date-time */
+            start: string;
+            /** Format: date-time */
+            end: string;
+            group_by: components["schemas"]["GroupByEnum"];
+            currency: string;
+            totals: components["schemas"]["WasteTotals"];
+            /** @description Only with group_by=project. */
+            groups?: components["schemas"]["ProjectWaste"][];
+        };
         /** @description Reject unknown fields and non-string values for text fields. */
         ApiKey: {
             readonly id: number;
@@ -704,6 +715,12 @@ export interface components {
          * @enum {string}
          */
         EndpointSchemeEnum: "https" | "http";
+        /**
+         * @description * `fleet` - fleet
+         *     * `project` - project
+         * @enum {string}
+         */
+        GroupByEnum: "fleet" | "project";
         Instance: {
             readonly id: number;
             /** @description e.g. ins-9bxebleo */
@@ -968,6 +985,13 @@ export interface components {
             name?: string;
             tag_values?: string[];
         };
+        PhaseFigures: {
+            minutes: number;
+            /** @description Decimal string. */
+            gpu_hours: string;
+            /** @description Decimal string; null if unpriced. */
+            cost: string | null;
+        };
         /** @description Reject unknown fields and non-string values for text fields. */
         Project: {
             readonly id: number;
@@ -988,6 +1012,33 @@ export interface components {
             /** Format: int64 */
             position?: number;
         };
+        ProjectWaste: {
+            instance_count: number;
+            currency: string;
+            gpu_hours: string;
+            cost: string;
+            idle_cost: string;
+            data_bound_cost: string;
+            wasted_cost: string;
+            unknown_cost: string;
+            phases: {
+                [key: string]: components["schemas"]["PhaseFigures"];
+            };
+            cost_sources: {
+                [key: string]: number;
+            };
+            project_id: number | null;
+            project_name: string;
+            /** @description Only in the Unallocated group (null in a project's): its figures split by why the instances have no project; the parts add up to the group. */
+            unallocated_by_reason: components["schemas"]["UnallocatedReasonWaste"][] | null;
+        };
+        /**
+         * @description * `no_tag` - No project tag
+         *     * `empty_value` - Project tag with an empty value
+         *     * `no_rule` - Tag value without a project
+         * @enum {string}
+         */
+        ReasonEnum: "no_tag" | "empty_value" | "no_rule";
         /** @description Reject unknown fields and non-string values for text fields. */
         ResendVerificationRequest: {
             /** Format: email */
@@ -1103,6 +1154,31 @@ export interface components {
             next_run_at?: string | null;
             last_error?: string;
         };
+        UnallocatedReasonWaste: {
+            instance_count: number;
+            currency: string;
+            gpu_hours: string;
+            cost: string;
+            idle_cost: string;
+            data_bound_cost: string;
+            wasted_cost: string;
+            unknown_cost: string;
+            phases: {
+                [key: string]: components["schemas"]["PhaseFigures"];
+            };
+            cost_sources: {
+                [key: string]: number;
+            };
+            /**
+             * @description no_tag: no project tag key; empty_value: the key with an empty value; no_rule: a value no project takes.
+             *
+             *     * `no_tag` - No project tag
+             *     * `empty_value` - Project tag with an empty value
+             *     * `no_rule` - Tag value without a project
+             */
+            reason: components["schemas"]["ReasonEnum"];
+            reason_label: string;
+        };
         User: {
             readonly id: number;
             /** Format: email */
@@ -1117,6 +1193,22 @@ export interface components {
         /** @description Reject unknown fields and non-string values for text fields. */
         VerifyEmailRequest: {
             token: string;
+        };
+        WasteTotals: {
+            instance_count: number;
+            currency: string;
+            gpu_hours: string;
+            cost: string;
+            idle_cost: string;
+            data_bound_cost: string;
+            wasted_cost: string;
+            unknown_cost: string;
+            phases: {
+                [key: string]: components["schemas"]["PhaseFigures"];
+            };
+            cost_sources: {
+                [key: string]: number;
+            };
         };
     };
     responses: never;
@@ -1191,9 +1283,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AnalysisSummary"];
                 };
             };
         };

@@ -94,9 +94,19 @@ export interface WasteTotals {
   cost_sources: Record<CostSource, number>;
 }
 
+/** Why spend has no project: no project tag, the tag with an empty value, a value no project takes. */
+export type UnallocatedReason = 'no_tag' | 'empty_value' | 'no_rule';
+
+export interface UnallocatedReasonWaste extends WasteTotals {
+  reason: UnallocatedReason;
+  reason_label: string;
+}
+
 export interface ProjectWaste extends WasteTotals {
   project_id: number | null;
   project_name: string;
+  /** Only in the Unallocated group (null in a project's): its figures by reason; the parts add up to it. */
+  unallocated_by_reason?: UnallocatedReasonWaste[] | null;
 }
 
 export interface AnalysisSummary {

@@ -35,6 +35,7 @@ from .constants import (
     to_epoch,
 )
 from .fleet import HOUR, POSTPAID, PREPAID, SPOT, Fleet, Instance, add_months
+from .fleet import LATE_ADJUSTMENTS as LATE_ADJUSTMENTS_SCENARIO
 
 Q8 = Decimal("0.00000001")
 FEN = Decimal("0.01")
@@ -44,6 +45,10 @@ _ACTIONS = {
     POSTPAID: ("postpay_deduct_h", "按量计费小时结", "postPay", "按量计费"),
     SPOT: ("spotpay_deduct_h", "竞价实例小时结", "postPay", "按量计费"),
 }
+_ADJUSTMENT = ("adjustment", "调账", "postPay", "按量计费")
+# Scenario ``late_adjustments``: (days after the month's end, Beijing hour, RealCost) of the
+# adjustment lines a month gets once it is over, against the fleet's first instance.
+LATE_ADJUSTMENTS = ((1, 10, Decimal("-8.80000000")), (4, 10, Decimal("-1.25000000")))
 _PURCHASE = ("prepay_purchase", "包年包月新购", "prePay", "包年包月")
 _RENEW = ("prepay_renew", "包年包月续费", "prePay", "包年包月")
 
@@ -158,6 +163,8 @@ class BillBook:
                 lines.extend(self._prepaid_lines(inst, start, end, settled))
             else:
                 lines.extend(self._hourly_lines(inst, start, end, settled))
+        if LATE_ADJUSTMENTS_SCENARIO in self.fleet.scenarios:
+            lines.extend(self._adjustment_lines(start, end, settled))
         lines.sort(key=lambda line: (line.fee_begin, line.instance_index))
         with self._lock:
             self._cache[key] = lines
@@ -309,6 +316,38 @@ class BillBook:
                     inst.instance_id, inst.index, begin, compute_real + disk_real, "prePay", detail
                 )
             )
+        return out
+
+    def _adjustment_lines(self, start: int, end: int, settled: int) -> list[BillLine]:
+        """Adjustments (refunds) of the month [start, end), published after it ended: each
+        belongs to the month (its FeeBeginTime is the month's last hour) but appears later."""
+        inst = self.fleet.all_instances[0]
+        static = self._static_detail(inst, _ADJUSTMENT)
+        out = []
+        for days_after, hour, amount in LATE_ADJUSTMENTS:
+            published = end + days_after * 86400 + hour * HOUR
+            if published > settled:
+                continue
+            component = {
+                "ComponentCodeName": "运算组件",
+                "ItemCodeName": "调账",
+                "ComponentCode": "v_cvm_compute",
+                "ItemCode": f"adjustment_{days_after}",
+                "Cost": money(amount),
+                "RealCost": money(amount),
+                "CashPayAmount": money(amount),
+                "VoucherPayAmount": ZERO,
+                "IncentivePayAmount": ZERO,
+                "TransferPayAmount": ZERO,
+                "TimeSpan": "0",
+                "TimeUnitName": "秒",
+            }
+            fee_begin = end - HOUR
+            detail = self._detail(inst, static, fee_begin, end - 1, published, [component])
+            detail["BillId"] = detail["OrderId"] = detail["Id"] = (
+                f"{detail['BillId'][:-2]}{days_after:02d}"
+            )
+            out.append(BillLine(inst.instance_id, inst.index, fee_begin, amount, "postPay", detail))
         return out
 
     # Expected figures for tests of the sync pipeline -------------------------------------

@@ -11,7 +11,7 @@ Times inside the simulator are unix seconds (int); datetimes appear only at the 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -109,6 +109,25 @@ _ROLES: tuple[tuple[str, str, str, str, str | None, str | None, str | None, str 
 )
 
 _ID_ALPHABET = np.array(list("0123456789abcdefghijklmnopqrstuvwxyz"))
+
+# Scenarios: optional extra instances. Each draws from its own random stream and is appended
+# after the 36 roles, so the rest of the fleet (ids, times, metrics, bills) is the same with or
+# without it.
+#
+# An idle pay-as-you-go instance that ran about three days and was terminated about five days
+# before the anchor: an account connected after that never sees it in DescribeInstances, only
+# in its bills (and Cloud Monitor, which keeps its metrics for ~30 days).
+GONE_BEFORE_CONNECT = "gone_before_connect"
+# Bills of a month keep changing after it ends: adjustment lines of the month are published on
+# its 2nd and 5th day after (see BillBook). Adds no instance.
+LATE_ADJUSTMENTS = "late_adjustments"
+SCENARIOS = frozenset({GONE_BEFORE_CONNECT, LATE_ADJUSTMENTS})
+_SCENARIO_ROLES = {
+    GONE_BEFORE_CONNECT: (
+        "ap-guangzhou-3", "GN7.2XLARGE32", POSTPAID, IDLE, _V, "research", TERMINATED,
+        "gn7-idle-gone",
+    ),
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -232,13 +251,21 @@ def day_anchor(moment: datetime) -> int:
 class Fleet:
     """The deterministic fleet for one seed and anchor."""
 
-    def __init__(self, seed: int, anchor: int) -> None:
+    def __init__(self, seed: int, anchor: int, scenarios: Collection[str] = ()) -> None:
+        unknown = set(scenarios) - SCENARIOS
+        if unknown:
+            raise ValueError(f"unknown simulator scenario(s): {', '.join(sorted(unknown))}")
         self.seed = seed
         self.anchor = anchor
+        self.scenarios = frozenset(scenarios)
         rng = np.random.default_rng([seed, 7919])
         used: set[str] = set()
         instances = []
-        for index, role in enumerate(_ROLES):
+        roles = [(role, rng) for role in _ROLES] + [
+            (_SCENARIO_ROLES[name], np.random.default_rng([seed, 7919, number]))
+            for number, name in enumerate(sorted(self.scenarios & set(_SCENARIO_ROLES)), start=1)
+        ]
+        for index, (role, rng) in enumerate(roles):
             zone, type_name, charge, pattern, project, team, event, name = role
             while True:
                 instance_id = "ins-" + "".join(rng.choice(_ID_ALPHABET, 8))
@@ -249,6 +276,9 @@ class Fleet:
             terminated = stopped = None
             if event == NEW:
                 created = anchor - 2 * DAY + int(rng.integers(2 * HOUR, 6 * HOUR))
+            elif event == TERMINATED and index >= len(_ROLES):
+                created = anchor - 8 * DAY + int(rng.integers(2 * HOUR, 6 * HOUR))
+                terminated = anchor - 5 * DAY + int(rng.integers(2 * HOUR, 10 * HOUR))
             elif event == TERMINATED:
                 terminated = anchor - 10 * DAY + int(rng.integers(2 * HOUR, 10 * HOUR))
             elif event == KEEP_STOPPED:

@@ -6,7 +6,7 @@ from the very same generators the API serves from (but never over HTTP, and with
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -44,11 +44,12 @@ class SimulatedCloud:
         now: Callable[[], datetime] = utc_now,
         anchor: datetime | None = None,
         monitor: MonitorSettings | None = None,
+        scenarios: Collection[str] = (),
     ) -> None:
         self.seed = seed
         self.now = now
         self.anchor = day_anchor(anchor or now())
-        self.fleet = Fleet(seed, self.anchor)
+        self.fleet = Fleet(seed, self.anchor, scenarios)
         self.metrics = MetricStore(self.fleet)
         self.bills = BillBook(self.fleet)
         self.monitor = monitor or MonitorSettings()
