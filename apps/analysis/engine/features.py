@@ -39,20 +39,30 @@ def as_fleet(name: str, values: npt.ArrayLike) -> np.ndarray:
 
 @dataclasses.dataclass(frozen=True)
 class BlockFeatures:
-    """Windowed features per block, shape (instances, blocks); NaN where the window saw nothing."""
+    """Windowed features per block, shape (instances, blocks); NaN where the window saw nothing.
+
+    Each metric's features are NaN where that metric had too few observed minutes, so a source
+    that lacks one metric still gets the features of the others. Without GPU utilization a block
+    has no features at all: memory and CPU alone do not tell what the card is doing.
+    """
 
     gpu_util_pct: np.ndarray
     gpu_util_sd_pct: np.ndarray
     gpu_mem_pct: np.ndarray
     cpu_pct: np.ndarray
+    gpu_mem_drop_pct: np.ndarray
+    """How far GPU memory sits below its highest block mean within the context window around
+    the block (0 when this block holds the most): evaluation releases memory that the training
+    around it held."""
 
 
 @dataclasses.dataclass(frozen=True)
 class PartialBlocks:
-    """Blocks with at least one missing minute, and which of their minutes are observed.
+    """Blocks with at least one minute without GPU utilization, and which minutes have it.
 
     ``index`` holds flat (instance x blocks + block) indices of a chunk; ``observed`` is a
-    (len(index), block_minutes) uint8 mask, 1 where all three metrics are present.
+    (len(index), block_minutes) uint8 mask, 1 where GPU utilization is present. Only GPU
+    utilization decides whether a minute can be labelled at all (see ``Phase.UNKNOWN``).
     """
 
     index: np.ndarray
@@ -88,14 +98,19 @@ def block_features(
     *,
     block_minutes: int,
     window_minutes: int,
+    min_observed_minutes: int = 1,
+    context_minutes: int = 0,
 ) -> tuple[BlockFeatures, PartialBlocks]:
     """Centred rolling-window mean and sd of GPU utilization, and means of memory and CPU.
 
     Inputs are (instances, minutes) arrays of percentages with NaN for missing minutes; call it on
-    a chunk of instances (see :func:`instance_chunks`). A block with any missing minute is left
-    out of every window it belongs to; its minutes are still labelled from the neighbouring
-    evidence and then masked to UNKNOWN where actually missing, which is what the returned
-    :class:`PartialBlocks` are for.
+    a chunk of instances (see :func:`instance_chunks`). Each metric is judged on the minutes it
+    has: a block with at least ``min_observed_minutes`` of a metric's minutes contributes their
+    mean; with fewer, that metric says nothing about the block (it is left out of every window
+    it belongs to). Minutes without GPU utilization are labelled from the neighbouring evidence
+    and then masked to UNKNOWN, which is what the returned :class:`PartialBlocks` are for.
+    ``context_minutes`` is the width of the centred window of the memory-drop feature (0: the
+    feature is all NaN).
     """
     instances, minutes = gpu_util.shape
     blocks = -(-minutes // block_minutes)
@@ -103,53 +118,73 @@ def block_features(
     sums = np.empty((4, instances * blocks), dtype=np.float32)
     for row, values in enumerate((gpu, np.multiply(gpu, gpu), mem, cpu)):
         _block_sums(values, block_minutes, out=sums[row])
-    total = sums[0] + sums[2]
-    total += sums[3]
-    block_ok = np.isfinite(total)
-    partial = _partial_blocks(block_ok, (gpu, mem, cpu), block_minutes)
+    # Observed minutes per block of GPU utilization (shared by its square), memory and CPU.
+    counts = np.full((3, instances * blocks), np.float32(block_minutes), dtype=np.float32)
+    partial = PartialBlocks(np.zeros(0, dtype=np.int64), np.zeros((0, block_minutes), np.uint8))
+    for metric, (values, first_sum) in enumerate(((gpu, 0), (mem, 2), (cpu, 3))):
+        # A NaN poisons only its own block's sum: the whole blocks need no per-minute look.
+        index = np.flatnonzero(np.isnan(sums[first_sum]))
+        # np.take is about twice as fast as fancy indexing for whole rows.
+        rows = np.take(values.reshape(-1, block_minutes), index, axis=0)
+        present = np.isfinite(rows)
+        filled = np.where(present, rows, np.float32(0.0))
+        observed = present.sum(axis=1, dtype=np.int64)
+        enough = observed >= min_observed_minutes
+        # Too few minutes to judge the block: the metric contributes nothing to any window.
+        counts[metric, index] = np.where(enough, observed, 0)
+        sums[first_sum, index] = np.where(enough, filled.sum(axis=1), np.float32(0.0))
+        if metric == 0:
+            squares = np.multiply(filled, filled).sum(axis=1)
+            sums[1, index] = np.where(enough, squares, np.float32(0.0))
+            partial = PartialBlocks(index, present.view(np.uint8))
     sums = sums.reshape(4, instances, blocks)
-    block_ok = block_ok.reshape(instances, blocks)
+    counts = counts.reshape(3, instances, blocks)
 
     window_blocks = max(1, window_minutes // block_minutes)
-    if window_blocks > 1:
-        # Missing blocks contribute nothing to a window: zero their sums. (A one-block window
-        # needs no zeroing: the count below is 0 there, which makes every feature NaN.)
-        sums.reshape(4, -1)[:, partial.index] = np.float32(0.0)
     windowed = _centred_window_sum(sums, window_blocks)
+    windowed_counts = _centred_window_sum(counts, window_blocks)
     with np.errstate(invalid="ignore", divide="ignore"):
-        # A window without a single observed block has no features at all (NaN).
-        if window_blocks == 1:
-            inverse = np.where(block_ok, np.float32(1.0 / block_minutes), np.float32(np.nan))
-        else:
-            count = _centred_window_sum(block_ok.astype(np.float32), window_blocks)
-            inverse = np.float32(1.0 / block_minutes) / count
-            inverse[count == 0] = np.nan
-        mean = windowed[0] * inverse
-        variance = windowed[1] * inverse
+        # A window without a single judged block of a metric has no feature of it (NaN).
+        inverse = np.divide(np.float32(1.0), windowed_counts)
+        inverse[windowed_counts == 0] = np.nan
+        # Without GPU utilization nothing is judged: memory and CPU alone would be a guess.
+        inverse[1:, np.isnan(inverse[0])] = np.nan
+        mean = windowed[0] * inverse[0]
+        variance = windowed[1] * inverse[0]
         variance -= mean * mean
         # Rounding can make a constant signal's variance slightly negative.
         np.maximum(variance, np.float32(0.0), out=variance)
         sd = np.sqrt(variance, out=variance)
-        mem_mean = np.multiply(windowed[2], inverse, out=windowed[2])
-        cpu_mean = np.multiply(windowed[3], inverse, out=windowed[3])
-    return BlockFeatures(mean, sd, mem_mean, cpu_mean), partial
+        mem_mean = np.multiply(windowed[2], inverse[1], out=windowed[2])
+        cpu_mean = np.multiply(windowed[3], inverse[2], out=windowed[3])
+    context_blocks = context_minutes // block_minutes
+    if context_blocks > 0:
+        # Half the context on each side; fmax skips the NaN of blocks without memory data.
+        mem_drop = _centred_window_max(mem_mean, context_blocks // 2) - mem_mean
+    else:
+        mem_drop = np.full_like(mem_mean, np.nan)
+    return BlockFeatures(mean, sd, mem_mean, cpu_mean, mem_drop), partial
 
 
-def _partial_blocks(
-    block_ok: np.ndarray, metrics: tuple[np.ndarray, ...], block_minutes: int
-) -> PartialBlocks:
-    """Per-minute observed mask of the blocks that are not whole (a minority: gaps are runs)."""
-    index = np.flatnonzero(~block_ok)
-    observed = None
-    for metric in metrics:
-        # np.take is about twice as fast as fancy indexing for whole rows.
-        present = np.isfinite(np.take(metric.reshape(-1, block_minutes), index, axis=0))
-        if observed is None:
-            observed = present
-        else:
-            observed &= present
-    assert observed is not None
-    return PartialBlocks(index, observed.view(np.uint8))
+def _centred_window_max(values: np.ndarray, half_width: int) -> np.ndarray:
+    """Maximum over ``[i - half_width, i + half_width]`` along the last axis, NaN skipped.
+
+    A sparse-table pass: maxima over windows of 1, 2, 4, ... blocks by doubling, then two
+    overlapping power-of-two windows cover the width, so the cost grows with its logarithm.
+    """
+    if half_width <= 0:
+        return values.copy()
+    rows, length = values.shape
+    width = 2 * half_width + 1
+    current = np.full((rows, length + 2 * half_width), np.nan, dtype=values.dtype)
+    current[:, half_width : half_width + length] = values
+    span = 1
+    while span * 2 <= width:
+        # After this step current[:, i] is the maximum over [i, i + 2 * span).
+        np.fmax(current[:, :-span], current[:, span:], out=current[:, :-span])
+        span *= 2
+    # [i, i + width) is the union of [i, i + span) and [i + width - span, i + width).
+    return np.fmax(current[:, :length], current[:, width - span : width - span + length])
 
 
 def _padded(chunk: np.ndarray, padded: int) -> np.ndarray:
