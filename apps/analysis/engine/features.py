@@ -3,10 +3,12 @@
 Speed drives the shape of this module: a fleet of 1,000 instances over 30 days is 43.2 M minutes,
 and the engine must handle 20 M minutes per second per core. So per-minute data is touched by
 block sums only (matrix-vector products, which run at memory speed), on chunks of instances small
-enough to stay in the CPU cache. Missing data is found on the block sums (NaN propagates into its
-own block's sum and nowhere else), so no per-minute mask is built for the blocks that are whole;
-the few blocks with a gap get a per-minute mask of their own (:class:`PartialBlocks`). Everything
-after the block sums works on blocks (5 minutes by default), i.e. on a fifth of the data.
+enough to stay in the CPU cache. Missing data is found on each metric's block sums (NaN
+propagates into its own block's sum and nowhere else), so no per-minute mask is built for the
+blocks that are whole; the few blocks with a gap in a metric get that metric's sum and count
+redone from the minutes they have, and the blocks with a gap in GPU utilization keep a
+per-minute mask (:class:`PartialBlocks`). Everything after the block sums works on blocks (5
+minutes by default), i.e. on a fifth of the data.
 """
 
 from __future__ import annotations
