@@ -63,7 +63,7 @@ def classify_phases(
             cpu[rows],
             block_minutes=block,
             window_minutes=thresholds.feature_window_minutes,
-            min_observed_minutes=thresholds.block_min_observed_minutes,
+            min_observed_minutes=min(thresholds.block_min_observed_minutes, block),
             context_minutes=thresholds.memory_context_minutes,
         )
         # (instances, blocks) -> (blocks, instances), one phase at a time: twice as fast as one

@@ -97,6 +97,7 @@ class PhaseThresholds:
     block_minutes: int = 5
     # A block is decided on the minutes it has: a metric with fewer observed minutes in a block
     # than this says nothing about the block (the smoothing bridges it from its neighbours).
+    # Capped at block_minutes, so an organization's shorter blocks stay valid.
     block_min_observed_minutes: int = 3
     # Width of the centred window in which evaluation's memory is compared with the most memory
     # held (evaluation comes in short runs between training stretches); 0 turns it off.
@@ -136,11 +137,6 @@ class PhaseThresholds:
                 self.train_gpu_util_min_pct < self.train_gpu_util_max_pct,
                 "train_gpu_util_min_pct",
                 "must be below train_gpu_util_max_pct",
-            ),
-            (
-                self.block_min_observed_minutes <= self.block_minutes,
-                "block_min_observed_minutes",
-                "must not exceed block_minutes",
             ),
             (
                 self.feature_window_minutes % self.block_minutes == 0,

@@ -247,6 +247,20 @@ def test_it_leaves_blocks_with_too_few_minutes_to_their_neighbours() -> None:
     assert (with_any_minute[seen] == Phase.EVALUATION).all()
 
 
+def test_it_caps_the_minimum_observed_minutes_at_the_block_length() -> None:
+    """An organization that chose 2-minute blocks keeps working: uncapped, the minimum of 3
+    observed minutes would discard every 2-minute block."""
+    metrics = np.concatenate(
+        [stretch(30, 1, 0, 3), stretch(20, 12, 40, 85), stretch(30, 1, 0, 3)], axis=1
+    )
+    thresholds = PhaseThresholds().with_overrides({"block_minutes": 2, "feature_window_minutes": 2})
+
+    predicted = classify_phases(metrics[0], metrics[1], metrics[2], thresholds)
+
+    assert (predicted[32:48] == Phase.DATA_PROCESSING).all()
+    assert (predicted[:28] == Phase.IDLE).all()
+
+
 def test_it_does_not_report_phases_shorter_than_the_minimum(
     labelled_fleet: SyntheticTraces,
 ) -> None:
