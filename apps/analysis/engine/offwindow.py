@@ -115,16 +115,17 @@ def find_off_window(
     circular run of low cells (Sunday night runs on into Monday) at least
     ``off_window_min_hours`` long. A week supports it when at least half of the window's cells
     were observed that week and every observed one stayed low. None when no such run exists
-    (a 24/7 fleet), when fewer than ``off_window_min_weeks`` weeks support it, and when the
-    profile is low around the clock (:func:`find_low_around_the_clock`; a window never spans
-    the whole week).
+    (a 24/7 fleet), when fewer than ``off_window_min_weeks`` weeks support it, and when no
+    observed hour is busy (low around the clock, see :func:`find_low_around_the_clock`: a
+    window is a low period between busy hours and never spans the week).
     """
     if profile.is_fleet:
         raise ValueError("find_off_window takes one profile; use profile.instance(i) or pooled")
-    low = (profile.coverage.reshape(-1) >= thresholds.profile_min_coverage) & (
-        profile.p95_pct.reshape(-1) < profile.low_util_pct
-    )
-    if low.all() or find_low_around_the_clock(profile, thresholds) is not None:
+    covered = profile.coverage.reshape(-1) >= thresholds.profile_min_coverage
+    low = covered & (profile.p95_pct.reshape(-1) < profile.low_util_pct)
+    if not (covered & ~low).any():
+        # No busy hour to set a window against: low around the clock (or too little seen to
+        # say), never a window spanning the week between unobserved hours.
         return None
     runs = _circular_runs(low, thresholds.off_window_min_hours)
     if not runs:

@@ -98,6 +98,8 @@ def test_it_needs_half_the_week_observed_to_call_an_instance_low_around_the_cloc
     profile = hour_of_week_profile(util, START, TZ).instance(0)
 
     assert find_low_around_the_clock(profile) is None
+    # Nor is it a nightly window: there is no busy hour to set one against.
+    assert find_off_window(profile) is None
 
 
 def test_it_needs_two_supporting_weeks_to_call_an_instance_low_around_the_clock() -> None:
