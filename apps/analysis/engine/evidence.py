@@ -84,10 +84,40 @@ def segment_evidence(
     if starts.size == 0:
         return bits
     for flag, values in ((Evidence.GPU_MEM, gpu_mem), (Evidence.CPU, cpu_util)):
-        present = np.isfinite(np.ascontiguousarray(values).reshape(-1)).view(np.uint8)
-        counts = np.add.reduceat(present, starts, dtype=np.int64)
-        bits |= (known & (2 * counts >= lengths)).view(np.uint8) * np.uint8(flag)
+        flat = np.ascontiguousarray(values).reshape(-1)
+        present = _present_in_half(flat, starts, lengths, known)
+        bits |= present.view(np.uint8) * np.uint8(flag)
     return bits
+
+
+def _present_in_half(
+    flat: np.ndarray, starts: np.ndarray, lengths: np.ndarray, known: np.ndarray
+) -> np.ndarray:
+    """Per known segment: the metric has a value in at least half of its minutes.
+
+    Speed: a NaN poisons only its own segment's sum, so one ``reduceat`` over the values finds
+    the segments with a gap (usually few: sources drop all metrics of a minute together, and
+    those minutes are UNKNOWN segments of their own); only their minutes are counted.
+    """
+    with np.errstate(invalid="ignore", over="ignore"):
+        sums = np.add.reduceat(flat, starts)
+    gappy = np.flatnonzero(known & np.isnan(sums))
+    present = known.copy()
+    if gappy.size == 0:
+        return present
+    gappy_lengths = lengths[gappy]
+    if 4 * int(gappy_lengths.sum()) > flat.size:
+        # Most minutes are in gappy segments (a source without the metric): count them all.
+        counts = np.add.reduceat(np.isfinite(flat).view(np.uint8), starts, dtype=np.int64)
+        return known & (2 * counts >= lengths)
+    ends = np.cumsum(gappy_lengths)
+    firsts = ends - gappy_lengths
+    # Minute indices of the gappy segments, concatenated: each segment's start plus 0..length.
+    minutes = np.repeat(starts[gappy] - firsts, gappy_lengths) + np.arange(int(ends[-1]))
+    observed = np.isfinite(flat[minutes]).view(np.uint8)
+    counts = np.add.reduceat(observed, firsts, dtype=np.int64)
+    present[gappy] = 2 * counts >= gappy_lengths
+    return present
 
 
 def unseparated_phases(evidence: int) -> tuple[tuple[Phase, Phase], ...]:

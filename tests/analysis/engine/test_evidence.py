@@ -92,3 +92,22 @@ def test_it_counts_a_metric_for_a_segment_when_half_its_minutes_have_it() -> Non
     assert first.evidence == Evidence.FULL
     assert second.evidence == Evidence.GPU_UTIL | Evidence.CPU
     assert segments(labels, gpu)[0].evidence is None
+
+
+def test_it_counts_only_the_segments_with_a_gap_the_same_way() -> None:
+    """Few gappy segments among many minutes take the counting path for just those segments."""
+    gpu = np.full(1000, 50.0)
+    mem = np.full(1000, 80.0)
+    cpu = np.full(1000, 20.0)
+    labels = np.full(1000, Phase.TRAINING, dtype=np.uint8)
+    labels[900:950] = Phase.EVALUATION
+    labels[950:] = Phase.IDLE
+    cpu[900:930] = NAN  # 20 of 50 minutes with CPU: not counted
+    cpu[950:970] = NAN  # 30 of 50: counted
+    mem[100:101] = NAN  # one minute of 900: counted
+
+    training, evaluation, idle = segments(labels, gpu, gpu_mem=mem, cpu_util=cpu)
+
+    assert training.evidence == Evidence.FULL
+    assert evaluation.evidence == Evidence.GPU_UTIL | Evidence.GPU_MEM
+    assert idle.evidence == Evidence.FULL
