@@ -120,21 +120,28 @@ def block_features(
     sums = np.empty((4, instances * blocks), dtype=np.float32)
     for row, values in enumerate((gpu, np.multiply(gpu, gpu), mem, cpu)):
         _block_sums(values, block_minutes, out=sums[row])
-    # Observed minutes per block of GPU utilization (shared by its square), memory and CPU.
-    counts = np.full((3, instances * blocks), np.float32(block_minutes), dtype=np.float32)
+    # Per metric (GPU utilization, shared by its square; memory; CPU): the blocks with a gap and
+    # their observed minutes, 0 where too few to judge the block.
+    gaps: list[tuple[np.ndarray, np.ndarray]] = []
     partial = PartialBlocks(np.zeros(0, dtype=np.int64), np.zeros((0, block_minutes), np.uint8))
+    # A NaN poisons only its own block's sum: the whole blocks need no per-minute look. One
+    # pass finds the blocks with a gap in any metric (usually all of them drop together).
+    any_gap = sums[0] + sums[2]
+    any_gap += sums[3]
+    gappy = np.flatnonzero(np.isnan(any_gap))
     for metric, (values, first_sum) in enumerate(((gpu, 0), (mem, 2), (cpu, 3))):
-        # A NaN poisons only its own block's sum: the whole blocks need no per-minute look.
-        index = np.flatnonzero(np.isnan(sums[first_sum]))
+        index = gappy[np.isnan(sums[first_sum, gappy])]
         # np.take is about twice as fast as fancy indexing for whole rows.
         rows = np.take(values.reshape(-1, block_minutes), index, axis=0)
         present = np.isfinite(rows)
-        filled = np.where(present, rows, np.float32(0.0))
-        observed = _row_sums(present.astype(np.float32))
+        # take() returned a copy: zero its gaps in place. fmax turns NaN into 0 and keeps every
+        # percentage (>= 0) as it is, in one pass without a mask.
+        filled = np.fmax(rows, np.float32(0.0), out=rows)
+        # Counts add up as bytes (at most 60 minutes a block), the cheapest row sum.
+        observed = _row_sums(present.view(np.uint8)).astype(np.float32)
         # Too few minutes to judge the block: the metric contributes nothing to any window.
         too_few = observed < min_observed_minutes
         observed[too_few] = 0.0
-        counts[metric, index] = observed
         total = _row_sums(filled)
         total[too_few] = 0.0
         sums[first_sum, index] = total
@@ -143,29 +150,23 @@ def block_features(
             squares[too_few] = 0.0
             sums[1, index] = squares
             partial = PartialBlocks(index, present.view(np.uint8))
-    sums = sums.reshape(4, instances, blocks)
-    counts = counts.reshape(3, instances, blocks)
+        gaps.append((index, observed))
 
     window_blocks = max(1, window_minutes // block_minutes)
-    windowed = _centred_window_sum(sums, window_blocks)
-    windowed_counts = _centred_window_sum(counts, window_blocks)
     with np.errstate(invalid="ignore", divide="ignore"):
-        # A window without a single judged block of a metric has a count of 0 and sums of 0, so
-        # 0 x (1 / 0) = NaN: no feature of it, without a masked assignment.
-        inverse = np.divide(np.float32(1.0), windowed_counts)
-        # Without GPU utilization nothing is judged: memory and CPU alone would be a guess.
-        # 0 x inf is NaN, so this gate is 0 where the window has GPU data and NaN where not.
-        gate = np.multiply(inverse[0], np.float32(0.0))
-        inverse[1] += gate
-        inverse[2] += gate
-        mean = windowed[0] * inverse[0]
-        variance = windowed[1] * inverse[0]
-        variance -= mean * mean
+        if window_blocks == 1:
+            mean, mean_square, mem_mean, cpu_mean = _block_means(sums, gaps, block_minutes)
+        else:
+            mean, mean_square, mem_mean, cpu_mean = _window_means(
+                sums, gaps, block_minutes, window_blocks, instances
+            )
+        mean, mean_square, mem_mean, cpu_mean = (
+            a.reshape(instances, blocks) for a in (mean, mean_square, mem_mean, cpu_mean)
+        )
+        variance = np.subtract(mean_square, mean * mean, out=mean_square)
         # Rounding can make a constant signal's variance slightly negative.
         np.maximum(variance, np.float32(0.0), out=variance)
         sd = np.sqrt(variance, out=variance)
-        mem_mean = np.multiply(windowed[2], inverse[1], out=windowed[2])
-        cpu_mean = np.multiply(windowed[3], inverse[2], out=windowed[3])
     context_blocks = context_minutes // block_minutes
     if context_blocks > 0:
         # Half the context on each side; fmax skips the NaN of blocks without memory data.
@@ -173,6 +174,57 @@ def block_features(
     else:
         mem_drop = np.full_like(mem_mean, np.nan)
     return BlockFeatures(mean, sd, mem_mean, cpu_mean, mem_drop), partial
+
+
+def _block_means(
+    sums: np.ndarray, gaps: list[tuple[np.ndarray, np.ndarray]], block_minutes: int
+) -> tuple[np.ndarray, ...]:
+    """Per-block means (one-block windows, the default): sums over whole blocks, then fixes.
+
+    Whole blocks divide by ``block_minutes``; blocks with a gap are redone from their own
+    count (0 / 0 = NaN where too few minutes were observed). A block without GPU utilization
+    gets no memory or CPU feature either: memory and CPU alone would be a guess.
+    """
+    means = np.multiply(sums, np.float32(1.0 / block_minutes), out=sums)
+    (gpu_index, gpu_observed), *others = gaps
+    means[0, gpu_index] = means[0, gpu_index] * block_minutes / gpu_observed
+    means[1, gpu_index] = means[1, gpu_index] * block_minutes / gpu_observed
+    for row, (index, observed) in zip((2, 3), others, strict=True):
+        means[row, index] = means[row, index] * block_minutes / observed
+    no_gpu = gpu_index[gpu_observed == 0]
+    means[2:, no_gpu] = np.nan
+    return tuple(means)
+
+
+def _window_means(
+    sums: np.ndarray,
+    gaps: list[tuple[np.ndarray, np.ndarray]],
+    block_minutes: int,
+    window_blocks: int,
+    instances: int,
+) -> tuple[np.ndarray, ...]:
+    """Means over centred windows of ``window_blocks`` blocks, each metric on its own minutes.
+
+    Windows stay within an instance's row (the flat sums are reshaped per instance).
+    """
+    counts = np.full((3, sums.shape[1]), np.float32(block_minutes), dtype=np.float32)
+    for row, (index, observed) in enumerate(gaps):
+        counts[row, index] = observed
+    windowed = _centred_window_sum(sums.reshape(4, instances, -1), window_blocks)
+    windowed_counts = _centred_window_sum(counts.reshape(3, instances, -1), window_blocks)
+    # A window without a single judged block of a metric has a count of 0 and sums of 0, so
+    # 0 x (1 / 0) = NaN: no feature of it.
+    inverse = np.divide(np.float32(1.0), windowed_counts)
+    # No GPU utilization in the window: 0 x inf makes the gate NaN there (and 0 elsewhere).
+    gate = np.multiply(inverse[0], np.float32(0.0))
+    inverse[1] += gate
+    inverse[2] += gate
+    return (
+        windowed[0] * inverse[0],
+        windowed[1] * inverse[0],
+        windowed[2] * inverse[1],
+        windowed[3] * inverse[2],
+    )
 
 
 def _row_sums(rows: np.ndarray) -> np.ndarray:

@@ -350,3 +350,16 @@ def test_it_classifies_fluctuating_high_utilization_with_high_memory_as_training
 def test_it_rejects_arrays_of_different_shapes() -> None:
     with pytest.raises(ValueError, match="one shape"):
         classify_phases(np.zeros(10), np.zeros(10), np.zeros(11))
+
+
+def test_it_keeps_wider_feature_windows_within_each_instance(
+    labelled_fleet: SyntheticTraces,
+) -> None:
+    fleet = labelled_fleet
+    thresholds = PhaseThresholds().with_overrides({"feature_window_minutes": 15})
+    whole = classify_phases(fleet.gpu_util[:4], fleet.gpu_mem[:4], fleet.cpu_util[:4], thresholds)
+    for row in range(4):
+        single = classify_phases(
+            fleet.gpu_util[row], fleet.gpu_mem[row], fleet.cpu_util[row], thresholds
+        )
+        np.testing.assert_array_equal(single, whole[row])
