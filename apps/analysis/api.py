@@ -20,15 +20,16 @@ from rest_framework.response import Response
 
 from apps.accounts.roles import MANAGER_ROLES
 from apps.analysis import pricing, selectors, services
-from apps.analysis.models import phase_key
 from apps.analysis.serializers import (
     AnalysisSettingsSerializer,
     AnalysisSummarySerializer,
     PeriodQuerySerializer,
     SummaryQuerySerializer,
+    evidence_summary_json,
     money,
     phase_figures_json,
     unallocated_by_reason_json,
+    segment_json,
     waste_totals_json,
 )
 from apps.api.views import OrganizationAPIView
@@ -87,16 +88,8 @@ class InstancePhasesView(AnalysisAPIView):
                 "idle_cost": money(figures.idle_cost) if priced else None,
                 "data_bound_cost": money(figures.data_bound_cost) if priced else None,
                 "totals": phase_figures_json(figures.by_phase, priced=priced),
-                "segments": [
-                    {
-                        "phase": phase_key(s.phase),
-                        "start_at": s.start_at,
-                        "end_at": s.end_at,
-                        "minutes": s.minutes,
-                        "mean_gpu_util_pct": s.mean_gpu_util_pct,
-                    }
-                    for s in segments
-                ],
+                "evidence": evidence_summary_json(segments),
+                "segments": [segment_json(s) for s in segments],
             }
         )
 
@@ -122,6 +115,7 @@ class InstanceProfileView(AnalysisAPIView):
                     "p95_pct": None,
                     "coverage": None,
                     "off_window": None,
+                    "low_around_the_clock": None,
                 }
             )
         return Response(
@@ -136,6 +130,8 @@ class InstanceProfileView(AnalysisAPIView):
                 "p95_pct": profile.p95_pct,
                 "coverage": profile.coverage,
                 "off_window": profile.off_window,
+                # Idle in every observed hour: a finding of its own, never a week-long window.
+                "low_around_the_clock": profile.low_around_the_clock_detail,
             }
         )
 

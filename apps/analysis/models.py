@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from django.db import models
 
-from apps.analysis.engine import DEFAULT_THRESHOLDS, Phase, PhaseThresholds
+from apps.analysis.engine import DEFAULT_THRESHOLDS, Evidence, Phase, PhaseThresholds
 from apps.core.models import OrganizationQuerySet, OrganizationScopedModel, TimestampedModel
 
 
@@ -89,6 +89,14 @@ class PhaseSegment(models.Model):
     end_at = models.DateTimeField()
     mean_gpu_util_pct = models.FloatField(
         null=True, blank=True, help_text="NULL for an unknown segment (nothing observed)."
+    )
+    evidence = models.PositiveSmallIntegerField(
+        default=int(Evidence.FULL),
+        help_text=(
+            "Metrics present in at least half of the segment's minutes, as engine.Evidence bits "
+            "(1 GPU utilization, 2 GPU memory, 4 CPU; 0 for an unknown segment). A missing "
+            "metric leaves some phases unseparated (engine.unseparated_phases)."
+        ),
     )
 
     objects = OrganizationQuerySet.as_manager()
@@ -212,6 +220,13 @@ class InstanceProfile(OrganizationScopedModel):
     off_window_supporting_weeks = models.PositiveSmallIntegerField(null=True, blank=True)
     off_window = models.JSONField(
         null=True, blank=True, help_text="Runs, cells and support of the off window, or NULL."
+    )
+    low_around_the_clock = models.BooleanField(
+        default=False,
+        help_text="Every observed hour of the week is low: an idle instance, never a window.",
+    )
+    low_around_the_clock_detail = models.JSONField(
+        null=True, blank=True, help_text="Observed hours and support of that finding, or NULL."
     )
 
     def __str__(self) -> str:

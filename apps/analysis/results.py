@@ -12,13 +12,17 @@ import json
 import numpy as np
 
 from apps.analysis.engine import (
+    Evidence,
     HourOfWeekProfile,
+    LowAroundTheClock,
     OffWindow,
     Phase,
     PhaseThresholds,
     describe,
+    find_low_around_the_clock,
     find_off_window,
     segment_table,
+    window_text,
 )
 from apps.core.timegrid import MINUTES_PER_DAY, MINUTES_PER_HOUR
 
@@ -39,16 +43,27 @@ class DaySegments:
     phase: np.ndarray
     mean_gpu_util_pct: np.ndarray
     """Rounded to 3 decimals (so a re-run compares equal); NaN for UNKNOWN segments."""
+    evidence: np.ndarray
+    """``Evidence`` bits: the metrics present in at least half of the segment's minutes."""
 
     def __len__(self) -> int:
         return int(self.row.size)
 
 
-def day_segments(labels: np.ndarray, gpu_util: np.ndarray, first_minute: int) -> DaySegments:
+def day_segments(
+    labels: np.ndarray,
+    gpu_util: np.ndarray,
+    first_minute: int,
+    *,
+    gpu_mem: np.ndarray | None = None,
+    cpu_util: np.ndarray | None = None,
+) -> DaySegments:
     """Phase segments of (instances, minutes) labels starting at ``first_minute`` (a midnight).
 
     The range is padded to whole days and cut into one row per instance-day, so no segment
-    crosses a UTC midnight; the padding is a label of its own and is dropped.
+    crosses a UTC midnight; the padding is a label of its own and is dropped. With the memory
+    and CPU inputs each segment gets its evidence (which metrics it had); without them every
+    known segment is taken to have had all three.
     """
     if first_minute % MINUTES_PER_DAY:
         raise ValueError("first_minute must be a UTC midnight")
@@ -56,23 +71,32 @@ def day_segments(labels: np.ndarray, gpu_util: np.ndarray, first_minute: int) ->
     days = max(1, -(-minutes // MINUTES_PER_DAY))
     padded = _pad(labels, days * MINUTES_PER_DAY, _PAD)
     util = _pad(gpu_util, days * MINUTES_PER_DAY, np.nan)
-    table = segment_table(
-        padded.reshape(instances * days, MINUTES_PER_DAY),
-        util.reshape(instances * days, MINUTES_PER_DAY),
-    )
+    grid = (instances * days, MINUTES_PER_DAY)
+    others = {}
+    if gpu_mem is not None and cpu_util is not None:
+        others = {
+            name: _pad(values, days * MINUTES_PER_DAY, np.nan).reshape(grid)
+            for name, values in (("gpu_mem", gpu_mem), ("cpu_util", cpu_util))
+        }
+    table = segment_table(padded.reshape(grid), util.reshape(grid), **others)
     keep = table.phase != _PAD
     day_row = table.instance[keep]
     day_offset = first_minute + (day_row % days) * MINUTES_PER_DAY
     phase = table.phase[keep]
     mean = np.round(table.mean_gpu_util_pct[keep], 3)
-    # An UNKNOWN minute may still have a GPU value (CPU missing): its mean says nothing.
+    # An UNKNOWN minute has no GPU value: its mean is NaN already; made explicit for safety.
     mean[phase == Phase.UNKNOWN] = np.nan
+    if table.evidence is None:
+        evidence = np.where(phase == Phase.UNKNOWN, Evidence.NONE, Evidence.FULL)
+    else:
+        evidence = table.evidence[keep]
     return DaySegments(
         row=day_row // days,
         start_minute=day_offset + table.start_minute[keep],
         end_minute=day_offset + table.end_minute[keep],
         phase=phase,
         mean_gpu_util_pct=mean,
+        evidence=evidence.astype(np.uint8),
     )
 
 
@@ -137,8 +161,10 @@ def hours_with_data(per_hour: np.ndarray, *metrics: np.ndarray) -> np.ndarray:
 def profile_fields(
     profile: HourOfWeekProfile, thresholds: PhaseThresholds
 ) -> tuple[dict[str, object], OffWindow | None]:
-    """Model fields of one instance's profile (7 x 24 JSON matrices and the off window)."""
+    """Model fields of one instance's profile (7 x 24 JSON matrices, the off window, or the
+    finding that it is low around the clock, which is never stored as a window)."""
     window = find_off_window(profile, thresholds)
+    low = find_low_around_the_clock(profile, thresholds)
     fields: dict[str, object] = {
         "tz": profile.tz,
         "median_pct": _matrix(profile.median_pct, 1),
@@ -148,8 +174,22 @@ def profile_fields(
         "off_window_weekly_hours": window.weekly_hours if window else None,
         "off_window_supporting_weeks": window.supporting_weeks if window else None,
         "off_window": off_window_json(window) if window else None,
+        "low_around_the_clock": low is not None,
+        "low_around_the_clock_detail": low_around_the_clock_json(low) if low else None,
     }
     return fields, window
+
+
+def low_around_the_clock_json(low: LowAroundTheClock) -> dict[str, object]:
+    """The stored (and served) form of a low-around-the-clock finding."""
+    return {
+        "observed_hours": low.observed_hours,
+        "supporting_weeks": low.supporting_weeks,
+        "observed_weeks": low.observed_weeks,
+        "p95_max_pct": low.p95_max_pct,
+        "text": window_text(low),
+        "description": describe(low),
+    }
 
 
 def off_window_json(window: OffWindow) -> dict[str, object]:
@@ -171,6 +211,7 @@ def off_window_json(window: OffWindow) -> dict[str, object]:
         "supporting_weeks": window.supporting_weeks,
         "observed_weeks": window.observed_weeks,
         "p95_max_pct": window.p95_max_pct,
+        "text": window_text(window),
         "description": describe(window),
     }
 

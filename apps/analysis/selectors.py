@@ -11,7 +11,7 @@ import numpy as np
 from django.db.models import F, Min, OuterRef, Q, QuerySet, Subquery
 
 from apps.accounts.models import Organization
-from apps.analysis.engine import DEFAULT_THRESHOLDS, Phase, PhaseThresholds
+from apps.analysis.engine import DEFAULT_THRESHOLDS, Evidence, Phase, PhaseThresholds
 from apps.analysis.models import (
     PHASE_DAY_SHAPE,
     PHASE_KEYS,
@@ -131,6 +131,8 @@ class MergedSegment:
     start_at: dt.datetime
     end_at: dt.datetime
     mean_gpu_util_pct: float | None
+    evidence: Evidence = Evidence.FULL
+    """Metrics the segment had (the weakest of its stored pieces): see ``unseparated_phases``."""
 
     @property
     def minutes(self) -> int:
@@ -143,16 +145,17 @@ def instance_segments(
     """Stored segments of one instance overlapping ``[start, end)``, clipped and merged.
 
     Adjacent segments of one phase (cut at a UTC midnight when stored) become one; the mean
-    utilization of the merged segment is weighted by minutes. Gaps that were never analysed are
-    not filled in: the caller counts them as unknown.
+    utilization of the merged segment is weighted by minutes, and its evidence is what all its
+    pieces had (a metric missing from one piece leaves its phases unseparated for the whole).
+    Gaps that were never analysed are not filled in: the caller counts them as unknown.
     """
     rows = (
         PhaseSegment.objects.filter(instance_id=instance_id, start_at__lt=end, end_at__gt=start)
         .order_by("start_at")
-        .values_list("phase", "start_at", "end_at", "mean_gpu_util_pct")
+        .values_list("phase", "start_at", "end_at", "mean_gpu_util_pct", "evidence")
     )
-    merged: list[list] = []  # [phase, start, end, util-minutes, observed minutes]
-    for phase, start_at, end_at, mean in rows:
+    merged: list[list] = []  # [phase, start, end, util-minutes, observed minutes, evidence]
+    for phase, start_at, end_at, mean, evidence in rows:
         first, last = max(start_at, start), min(end_at, end)
         minutes = (last - first) // dt.timedelta(minutes=1)
         weight = 0.0 if mean is None else mean * minutes
@@ -161,16 +164,18 @@ def instance_segments(
             merged[-1][2] = last
             merged[-1][3] += weight
             merged[-1][4] += counted
+            merged[-1][5] &= evidence
         else:
-            merged.append([phase, first, last, weight, counted])
+            merged.append([phase, first, last, weight, counted, evidence])
     return [
         MergedSegment(
             phase=Phase(phase),
             start_at=first,
             end_at=last,
             mean_gpu_util_pct=round(weight / counted, 2) if counted else None,
+            evidence=Evidence(evidence),
         )
-        for phase, first, last, weight, counted in merged
+        for phase, first, last, weight, counted, evidence in merged
     ]
 
 

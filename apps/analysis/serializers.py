@@ -15,9 +15,10 @@ from zoneinfo import ZoneInfo
 from django.utils.dateparse import parse_date, parse_datetime
 from rest_framework import serializers
 
-from apps.analysis.engine import Phase
+from apps.analysis.engine import Evidence, Phase, missing_metrics, unseparated_phases
 from apps.analysis.models import phase_key
 from apps.analysis.pricing import InstanceWaste, PhaseFigures
+from apps.analysis.selectors import MergedSegment
 from apps.api.serializers import StrictSerializer
 from apps.billing.selectors import UnallocatedReason
 from apps.core.timegrid import floor_hour, floor_minute
@@ -214,3 +215,46 @@ class AnalysisSummarySerializer(serializers.Serializer):
     groups = ProjectWasteSerializer(
         many=True, required=False, help_text="Only with group_by=project."
     )
+
+
+def segment_json(segment: MergedSegment) -> dict[str, Any]:
+    """One phase segment as served, with what its evidence could not tell apart.
+
+    ``missing_metrics`` are the classifier inputs absent from most of the segment's minutes;
+    ``unseparated_phases`` the pairs of phases they leave apart by weaker means only (e.g.
+    ``["idle", "data_processing"]`` without CPU). Both are empty for an unknown segment,
+    which has no phase to doubt.
+    """
+    known = segment.phase != Phase.UNKNOWN
+    return {
+        "phase": phase_key(segment.phase),
+        "start_at": segment.start_at,
+        "end_at": segment.end_at,
+        "minutes": segment.minutes,
+        "mean_gpu_util_pct": segment.mean_gpu_util_pct,
+        "missing_metrics": list(missing_metrics(segment.evidence)) if known else [],
+        "unseparated_phases": [
+            [phase_key(a), phase_key(b)] for a, b in unseparated_phases(segment.evidence)
+        ],
+    }
+
+
+def evidence_summary_json(segments: list[MergedSegment]) -> dict[str, Any]:
+    """What the period's phases rest on: minutes with all three metrics, and the unseparated
+    phase pairs with the minutes they concern."""
+    full_minutes = 0
+    unseparated: dict[tuple[Phase, Phase], int] = {}
+    for segment in segments:
+        if segment.phase == Phase.UNKNOWN:
+            continue
+        if segment.evidence == Evidence.FULL:
+            full_minutes += segment.minutes
+        for pair in unseparated_phases(segment.evidence):
+            unseparated[pair] = unseparated.get(pair, 0) + segment.minutes
+    return {
+        "full_evidence_minutes": full_minutes,
+        "unseparated_phases": [
+            {"phases": [phase_key(a), phase_key(b)], "minutes": minutes}
+            for (a, b), minutes in sorted(unseparated.items())
+        ],
+    }

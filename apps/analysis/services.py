@@ -204,7 +204,8 @@ def _analyse_chunk(
         gpu_util=arrays.gpu_util,
         profile=profile,
         thresholds=thresholds,
-        other_metrics=(arrays.gpu_mem, arrays.cpu_util),
+        gpu_mem=arrays.gpu_mem,
+        cpu_util=arrays.cpu_util,
     )
     return functools.partial(
         analysis_store,
@@ -284,23 +285,29 @@ def analysis_results(
     gpu_util: np.ndarray,
     profile: HourOfWeekProfile,
     thresholds: PhaseThresholds,
-    other_metrics: Sequence[np.ndarray] = (),
+    gpu_mem: np.ndarray | None = None,
+    cpu_util: np.ndarray | None = None,
 ) -> ChunkResults:
     """Segments, per-hour phase minutes and profile fields of one analysed chunk.
 
-    ``other_metrics`` are the chunk's other input arrays (same grid as ``gpu_util``): an hour
-    whose minutes are all unknown still gets its counts in ``PhaseDay`` when any of them
-    observed something in it. Kept apart from the writes so that, pipelined, this CPU work runs in the
-    analysing thread and the writer thread only talks to the database.
+    ``gpu_mem`` and ``cpu_util`` are the chunk's other input arrays (same grid as
+    ``gpu_util``): they give each segment its evidence (which metrics it had, so which phases
+    could not be told apart), and an hour whose minutes are all unknown still gets its counts
+    in ``PhaseDay`` when any of them observed something in it. Kept apart from the writes so
+    that, pipelined, this CPU work runs in the analysing thread and the writer thread only
+    talks to the database.
     """
     first_minute = datetime_to_epoch_minute(start)
     per_hour = results.phase_minutes_per_hour(labels)
+    other_metrics = [values for values in (gpu_mem, cpu_util) if values is not None]
     keep = results.hours_with_data(per_hour, gpu_util, *other_metrics)
     day_ids, day_starts, day_minutes = results.phase_minutes_per_day(
         per_hour, keep, first_minute, np.asarray(instance_ids, dtype=np.int64)
     )
     return ChunkResults(
-        segments=results.day_segments(labels, gpu_util, first_minute),
+        segments=results.day_segments(
+            labels, gpu_util, first_minute, gpu_mem=gpu_mem, cpu_util=cpu_util
+        ),
         day_instance_ids=day_ids,
         day_starts=day_starts,
         day_minutes=day_minutes,

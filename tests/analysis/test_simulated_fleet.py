@@ -89,6 +89,24 @@ def test_it_finds_weeknights_and_weekends_off_for_a_day_only_instance(synced) ->
     assert not {cell(2, 14), cell(0, 10), cell(4, 16)} & cells
     assert window["supporting_weeks"] >= 2
     assert "Asia/Shanghai" in window["description"]
+    assert window["text"] == "weekdays 19:00–09:00 and weekends"
+    assert not profile.low_around_the_clock
+
+
+def test_it_calls_idle_instances_low_around_the_clock_never_a_week_long_window(synced) -> None:
+    """The instance page used to show them as "Recurring low window: Mon 00:00-Mon 00:00"."""
+    account, simulator = synced
+    _store_metrics(account, simulator, days=METRIC_DAYS, patterns=["idle"])
+    services.analysis_full_run(as_of=SIM_NOW)
+    instances = _with_pattern(simulator, "idle")
+    assert instances
+    for instance in instances:
+        profile = InstanceProfile.objects.get(instance=instance)
+        assert profile.low_around_the_clock, instance.name
+        assert not profile.has_off_window
+        assert profile.off_window is None
+        assert profile.low_around_the_clock_detail is not None
+        assert profile.low_around_the_clock_detail["text"] == "around the clock"
 
 
 def test_it_finds_no_off_window_for_a_round_the_clock_inference_instance(synced) -> None:
@@ -101,6 +119,7 @@ def test_it_finds_no_off_window_for_a_round_the_clock_inference_instance(synced)
         profile = InstanceProfile.objects.get(instance=instance)
         assert not profile.has_off_window, instance.name
         assert profile.off_window is None
+        assert not profile.low_around_the_clock
 
 
 def test_it_splits_the_billed_cost_of_an_instance_exactly_over_its_phases(

@@ -11,6 +11,9 @@ from .thresholds import DEFAULT_THRESHOLDS, REAL_PHASES, PhaseThresholds
 
 # A threshold times a float32 scale factor is a numpy scalar, not a Python float.
 Limit = float | np.floating
+# Penalty units charged to data processing in a block without CPU data: half the cost of a GPU
+# 2.5 points above the idle level, so idle wins below that and data processing above.
+_NO_CPU_DATA_COST = np.float32(0.5)
 
 
 def classify_phases(
@@ -25,10 +28,14 @@ def classify_phases(
     float32 or float64, NaN for a missing sample; ``gpu_mem`` is GPU memory used as a percentage
     of the card's memory. Returns a ``uint8`` array of the same shape.
 
-    A minute where any of the three metrics is missing is ``Phase.UNKNOWN``; it is never guessed.
-    Every other minute gets the phase of the smoothed path through the rolling-window evidence, so
-    an observed minute is never UNKNOWN and no reported phase is shorter than
-    ``thresholds.min_phase_minutes`` unless a gap of missing data cuts it.
+    A minute without GPU utilization is ``Phase.UNKNOWN``; it is never guessed. Every other minute
+    gets the phase of the smoothed path through the evidence the metrics present support: GPU
+    utilization alone separates idle from busy; without CPU, idle and data processing cannot be
+    told apart, and without GPU memory evaluation and training are told apart by the variability
+    alone (``evidence.unseparated_phases`` says which, per minute). A block is decided on the
+    minutes it has (at least ``thresholds.block_min_observed_minutes`` of a metric's minutes, or
+    that metric says nothing about it). No reported phase is shorter than
+    ``thresholds.min_phase_minutes`` unless a gap in the GPU data cuts it.
     """
     gpu = as_fleet("gpu_util", gpu_util)
     mem = as_fleet("gpu_mem", gpu_mem)
@@ -56,6 +63,8 @@ def classify_phases(
             cpu[rows],
             block_minutes=block,
             window_minutes=thresholds.feature_window_minutes,
+            min_observed_minutes=min(thresholds.block_min_observed_minutes, block),
+            context_minutes=thresholds.memory_context_minutes,
         )
         # (instances, blocks) -> (blocks, instances), one phase at a time: twice as fast as one
         # three-dimensional strided copy.
@@ -72,8 +81,8 @@ def classify_phases(
     # the enum's numbering.
     lookup = np.array([int(phase) for phase in REAL_PHASES], dtype=np.uint8)
     padded = decode_runs(starts, lookup[states], instances * blocks, repeat=block)
-    # UNKNOWN is 0, so the product masks every minute with a missing metric; only blocks with a
-    # missing minute need it.
+    # UNKNOWN is 0, so the product masks every minute without GPU utilization; only blocks with
+    # such a minute need it.
     by_block = padded.reshape(instances * blocks, block)
     index = np.concatenate(partial_index)
     by_block[index] *= np.concatenate(partial_observed)
@@ -102,6 +111,8 @@ def phase_costs(features: BlockFeatures, thresholds: PhaseThresholds) -> np.ndar
     sd = np.multiply(features.gpu_util_sd_pct, sd_scale)
     mem = np.multiply(features.gpu_mem_pct, mem_scale)
     cpu = np.multiply(features.cpu_pct, cpu_scale)
+    drop_scale = np.float32(1.0 / t.gpu_mem_drop_scale_pct)
+    drop = np.multiply(features.gpu_mem_drop_pct, drop_scale)
     out = np.empty((len(REAL_PHASES), *level.shape), dtype=np.float32)
     idle, data, evaluation, training = out
     scratch = np.empty_like(level)
@@ -123,15 +134,24 @@ def phase_costs(features: BlockFeatures, thresholds: PhaseThresholds) -> np.ndar
     add(idle, cpu, t.cpu_busy_min_pct * cpu_scale, above=True)
 
     violation(data, level, t.data_gpu_util_max_pct * level_scale, above=True)
-    add(data, cpu, t.cpu_busy_min_pct * cpu_scale, above=False)
+    # Data-bound needs a busy CPU. Without CPU data, a near-idle GPU is read as idle (a small
+    # cost tips the tie) and only a GPU clearly above idle as data processing: both are
+    # reported as not separated (see evidence.py).
+    violation(scratch, cpu, t.cpu_busy_min_pct * cpu_scale, above=False)
+    np.copyto(scratch, _NO_CPU_DATA_COST, where=np.isnan(cpu))
+    data += scratch
     add(data, mem, t.gpu_mem_allocated_min_pct * mem_scale, above=False)
 
     violation(evaluation, level, t.eval_gpu_util_min_pct * level_scale, above=False)
     add(evaluation, level, t.eval_gpu_util_max_pct * level_scale, above=True)
     add(evaluation, sd, t.steady_gpu_util_sd_max_pct * sd_scale, above=True)
+    # Evaluation holds far less GPU memory than the training around it: a steady stretch that
+    # keeps the memory of the surrounding hour is a quiet spell of training, not evaluation.
+    add(evaluation, drop, t.eval_gpu_mem_drop_min_pct * drop_scale, above=False)
 
     violation(training, level, t.train_gpu_util_min_pct * level_scale, above=False)
     add(training, level, t.train_gpu_util_max_pct * level_scale, above=True)
     add(training, sd, t.steady_gpu_util_sd_max_pct * sd_scale, above=False)
     add(training, mem, t.train_gpu_mem_min_pct * mem_scale, above=False)
+    add(training, drop, t.train_gpu_mem_drop_max_pct * drop_scale, above=True)
     return out

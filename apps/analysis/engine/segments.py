@@ -8,6 +8,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from .evidence import Evidence, segment_evidence
 from .features import as_fleet
 from .thresholds import Phase
 
@@ -21,6 +22,8 @@ class Segment:
     phase: Phase
     mean_gpu_util_pct: float | None
     """Mean GPU utilization over the segment; None for an UNKNOWN segment (nothing observed)."""
+    evidence: Evidence | None = None
+    """Metrics present in at least half of the segment's minutes; None when not computed."""
 
     @property
     def minutes(self) -> int:
@@ -42,6 +45,8 @@ class SegmentTable:
     phase: np.ndarray
     mean_gpu_util_pct: np.ndarray
     """float64; NaN where the segment has no observed minute (UNKNOWN)."""
+    evidence: np.ndarray | None = None
+    """uint8 :class:`Evidence` bits per segment (0 for UNKNOWN) when memory and CPU were given."""
 
     def __len__(self) -> int:
         return int(self.instance.size)
@@ -55,16 +60,25 @@ class SegmentTable:
                 end_minute=int(self.end_minute[i]),
                 phase=Phase(int(self.phase[i])),
                 mean_gpu_util_pct=_optional(float(self.mean_gpu_util_pct[i])),
+                evidence=None if self.evidence is None else Evidence(int(self.evidence[i])),
             )
             for i in range(first, last)
         ]
 
 
-def segment_table(labels: npt.ArrayLike, gpu_util: npt.ArrayLike) -> SegmentTable:
+def segment_table(
+    labels: npt.ArrayLike,
+    gpu_util: npt.ArrayLike,
+    *,
+    gpu_mem: npt.ArrayLike | None = None,
+    cpu_util: npt.ArrayLike | None = None,
+) -> SegmentTable:
     """Merge labels of shape (minutes,) or (instances, minutes) into segments of equal phase.
 
     ``gpu_util`` has the labels' shape; a segment's mean utilization is the mean over its minutes
-    (all observed, for labels from :func:`classify_phases`). Runs never cross instances.
+    (all observed, for labels from :func:`classify_phases`). Runs never cross instances. Given
+    the memory and CPU inputs too, each segment gets its :class:`Evidence` (which metrics were
+    present in at least half of its minutes; see ``evidence.unseparated_phases``).
     """
     label_rows = np.asarray(labels)
     if label_rows.ndim == 1:
@@ -90,24 +104,40 @@ def segment_table(labels: npt.ArrayLike, gpu_util: npt.ArrayLike) -> SegmentTabl
     # float64 accumulation: a float32 running sum over a month of minutes loses ~0.1 points.
     sums = np.add.reduceat(flat_util, starts, dtype=np.float64)
     lengths = ends - starts
+    phase = label_rows.reshape(-1)[starts].astype(np.uint8)
+    evidence = None
+    if gpu_mem is not None and cpu_util is not None:
+        mem_rows, cpu_rows = as_fleet("gpu_mem", gpu_mem), as_fleet("cpu_util", cpu_util)
+        if not mem_rows.shape == cpu_rows.shape == label_rows.shape:
+            raise ValueError("gpu_mem and cpu_util must have the labels' shape")
+        evidence = segment_evidence(starts, lengths, phase != Phase.UNKNOWN, mem_rows, cpu_rows)
     return SegmentTable(
         instance=starts // minutes,
         start_minute=starts % minutes,
         end_minute=(starts % minutes) + lengths,
-        phase=label_rows.reshape(-1)[starts].astype(np.uint8),
+        phase=phase,
         mean_gpu_util_pct=sums / lengths,
+        evidence=evidence,
     )
 
 
-def segments(labels: npt.ArrayLike, gpu_util: npt.ArrayLike) -> list[Segment]:
-    """Phase segments of one instance: labels and utilization of shape (minutes,).
+def segments(
+    labels: npt.ArrayLike,
+    gpu_util: npt.ArrayLike,
+    *,
+    gpu_mem: npt.ArrayLike | None = None,
+    cpu_util: npt.ArrayLike | None = None,
+) -> list[Segment]:
+    """Phase segments of one instance: labels and metrics of shape (minutes,).
 
-    Each segment is ``[start_minute, end_minute)`` with its phase and mean GPU utilization; the
-    segments tile the period, UNKNOWN stretches included.
+    Each segment is ``[start_minute, end_minute)`` with its phase and mean GPU utilization (and
+    its evidence when memory and CPU are given); the segments tile the period, UNKNOWN
+    stretches included.
     """
     if np.ndim(labels) != 1:
         raise ValueError("segments() takes one instance's (minutes,) labels; use segment_table()")
-    return segment_table(labels, gpu_util).for_instance(0)
+    table = segment_table(labels, gpu_util, gpu_mem=gpu_mem, cpu_util=cpu_util)
+    return table.for_instance(0)
 
 
 def _optional(value: float) -> float | None:

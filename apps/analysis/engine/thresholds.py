@@ -23,7 +23,7 @@ class Phase(IntEnum):
     """
 
     UNKNOWN = 0
-    """No data for the minute (any of GPU utilization, GPU memory, CPU missing). Never guessed."""
+    """No GPU utilization for the minute. Never guessed (the other metrics alone cannot say)."""
     IDLE = 1
     """GPU ~0-5 % and CPU low. Memory that is still allocated does not make a card busy."""
     DATA_PROCESSING = 2
@@ -75,12 +75,17 @@ class PhaseThresholds:
     # Rolling standard deviation of per-minute GPU utilization separating "steady" (evaluation)
     # from "fluctuating" (training).
     steady_gpu_util_sd_max_pct: float = 6.0
+    # Evaluation releases memory: it sits at least this far below the most GPU memory held in
+    # the surrounding ``memory_context_minutes``; training sits at most this far below it.
+    eval_gpu_mem_drop_min_pct: float = 10.0
+    train_gpu_mem_drop_max_pct: float = 10.0
 
     # How hard a feature outside a phase's range counts: one unit of penalty per this many points.
     gpu_util_scale_pct: float = 5.0
     gpu_util_sd_scale_pct: float = 2.0
     gpu_mem_scale_pct: float = 10.0
     cpu_scale_pct: float = 10.0
+    gpu_mem_drop_scale_pct: float = 7.5
 
     # Smoothing: a phase shorter than this is merged into a neighbour and never reported.
     min_phase_minutes: int = 10
@@ -90,6 +95,13 @@ class PhaseThresholds:
     feature_window_minutes: int = 5
     # The classifier decides on blocks of this many minutes; it must divide the feature window.
     block_minutes: int = 5
+    # A block is decided on the minutes it has: a metric with fewer observed minutes in a block
+    # than this says nothing about the block (the smoothing bridges it from its neighbours).
+    # Capped at block_minutes, so an organization's shorter blocks stay valid.
+    block_min_observed_minutes: int = 3
+    # Width of the centred window in which evaluation's memory is compared with the most memory
+    # held (evaluation comes in short runs between training stretches); 0 turns it off.
+    memory_context_minutes: int = 60
     # Penalty (in the same units as feature penalties) for switching phase between two blocks.
     switch_penalty: float = 2.0
 
@@ -97,6 +109,9 @@ class PhaseThresholds:
     off_window_p95_max_pct: float = 15.0
     off_window_min_hours: int = 2
     off_window_min_weeks: int = 2
+    # Observed hours of the week (cells with enough coverage) needed before an instance whose
+    # every observed hour is low is called low around the clock (half the week).
+    low_around_the_clock_min_hours: int = 84
     # A local hour cell with less than this fraction of its minutes observed says nothing.
     profile_min_coverage: float = 0.5
 
@@ -152,8 +167,11 @@ _INT_FIELDS = {
     "min_phase_minutes": (1, 24 * 60),
     "feature_window_minutes": (1, 24 * 60),
     "block_minutes": (1, 60),
+    "block_min_observed_minutes": (1, 60),
+    "memory_context_minutes": (0, 24 * 60),
     "off_window_min_hours": (1, 168),
     "off_window_min_weeks": (1, 520),
+    "low_around_the_clock_min_hours": (1, 168),
 }
 _FRACTION_FIELDS = {"profile_min_coverage"}
 _POSITIVE_FIELDS = {
@@ -161,6 +179,7 @@ _POSITIVE_FIELDS = {
     "gpu_util_sd_scale_pct",
     "gpu_mem_scale_pct",
     "cpu_scale_pct",
+    "gpu_mem_drop_scale_pct",
 }
 
 

@@ -24,6 +24,8 @@ _PROFILE_FIELDS = (
     "off_window_weekly_hours",
     "off_window_supporting_weeks",
     "off_window",
+    "low_around_the_clock",
+    "low_around_the_clock_detail",
 )
 
 
@@ -55,7 +57,8 @@ def profiles_store(
             )
         elif any(
             results.canonical_json(getattr(existing, k)) != results.canonical_json(v)
-            if k in ("median_pct", "p95_pct", "coverage", "off_window")
+            if k
+            in ("median_pct", "p95_pct", "coverage", "off_window", "low_around_the_clock_detail")
             else getattr(existing, k) != v
             for k, v in fields.items()
         ):

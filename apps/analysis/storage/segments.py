@@ -20,7 +20,7 @@ from apps.core.timegrid import datetime_to_epoch_minute, epoch_minute_to_datetim
 
 _SQLITE_BATCH_ROWS = 500
 SegmentKey = tuple[int, int]  # (instance id, start epoch minute)
-SegmentValue = tuple[int, int, float | None]  # (end epoch minute, phase, mean)
+SegmentValue = tuple[int, int, float | None, int]  # (end epoch minute, phase, mean, evidence)
 
 
 def segments_replace(
@@ -42,7 +42,9 @@ def segments_replace(
     stored = list(
         PhaseSegment.objects.filter(
             instance_id__in=list(instance_ids), start_at__gte=start, start_at__lt=end
-        ).values_list("id", "instance_id", "start_at", "end_at", "phase", "mean_gpu_util_pct")
+        ).values_list(
+            "id", "instance_id", "start_at", "end_at", "phase", "mean_gpu_util_pct", "evidence"
+        )
     )
     if not stored:
         # The common case of a new range (and the whole of a first analysis): no diff needed.
@@ -51,19 +53,20 @@ def segments_replace(
 
     end_minute = datetime_to_epoch_minute(end)
     wanted: dict[SegmentKey, SegmentValue] = {}
-    for instance_id, first, last, phase, mean in zip(
+    for instance_id, first, last, phase, mean, evidence in zip(
         ids.tolist(),
         segments.start_minute.tolist(),
         segments.end_minute.tolist(),
         segments.phase.tolist(),
         segments.mean_gpu_util_pct.tolist(),
+        segments.evidence.tolist(),
         strict=True,
     ):
-        wanted[(instance_id, first)] = (last, phase, None if math.isnan(mean) else mean)
+        wanted[(instance_id, first)] = (last, phase, None if math.isnan(mean) else mean, evidence)
     doomed: list[int] = []
-    for row_id, instance_id, start_at, end_at, phase, mean in stored:
+    for row_id, instance_id, start_at, end_at, phase, mean, evidence in stored:
         key = (instance_id, datetime_to_epoch_minute(start_at))
-        value = (datetime_to_epoch_minute(end_at), phase, mean)
+        value = (datetime_to_epoch_minute(end_at), phase, mean, evidence)
         if wanted.get(key) == value:
             del wanted[key]  # already stored exactly like this
             continue
@@ -86,12 +89,16 @@ def segments_replace(
             mean_gpu_util_pct=np.array(
                 [np.nan if v[2] is None else v[2] for v in values], dtype=np.float64
             ),
+            evidence=np.array([v[3] for v in values], dtype=np.uint8),
         ),
     )
     return len(keys), len(doomed)
 
 
-_SEGMENT_COLUMNS = "organization_id, instance_id, phase, start_at, end_at, mean_gpu_util_pct"
+# The nullable mean goes last: rows without one are written with a trailing NULL.
+_SEGMENT_COLUMNS = (
+    "organization_id, instance_id, phase, start_at, end_at, evidence, mean_gpu_util_pct"
+)
 
 
 def _pg_segments_replace(
@@ -123,7 +130,8 @@ def _pg_segments_replace(
         cursor.execute(f"DROP TABLE IF EXISTS {scratch}")
         cursor.execute(
             f"CREATE TEMP TABLE {scratch} (organization_id int8, instance_id int8, phase int2,"
-            " start_at timestamptz, end_at timestamptz, mean_gpu_util_pct float8) ON COMMIT DROP"
+            " start_at timestamptz, end_at timestamptz, evidence int2, mean_gpu_util_pct float8)"
+            " ON COMMIT DROP"
         )
         if len(segments):
             pgcopy.send(
@@ -138,11 +146,12 @@ def _pg_segments_replace(
             " AND t.start_at >= %s AND t.start_at < %s AND NOT EXISTS ("
             f"SELECT 1 FROM {scratch} AS s WHERE s.instance_id = t.instance_id"
             " AND s.start_at = t.start_at AND s.end_at = t.end_at AND s.phase = t.phase"
+            " AND s.evidence = t.evidence"
             " AND s.mean_gpu_util_pct IS NOT DISTINCT FROM t.mean_gpu_util_pct)"
-            " RETURNING t.instance_id, t.phase, t.end_at, t.mean_gpu_util_pct),"
+            " RETURNING t.instance_id, t.phase, t.end_at, t.evidence, t.mean_gpu_util_pct),"
             # The tail after the analysed range was not re-analysed: keep it.
             f" tails AS (INSERT INTO {scratch} ({_SEGMENT_COLUMNS})"
-            " SELECT %s, instance_id, phase, %s, end_at, mean_gpu_util_pct FROM doomed"
+            " SELECT %s, instance_id, phase, %s, end_at, evidence, mean_gpu_util_pct FROM doomed"
             " WHERE end_at > %s RETURNING 1)"
             " SELECT (SELECT count(*) FROM doomed), (SELECT count(*) FROM tails)",
             [id_list, start, end, organization_id, end, end],
@@ -169,6 +178,7 @@ def _segment_records(organization_id: int, ids: np.ndarray, segments: DaySegment
             ("int2", segments.phase[rows]),
             ("timestamptz", pgcopy.epoch_minutes_to_pg_timestamps(segments.start_minute[rows])),
             ("timestamptz", pgcopy.epoch_minutes_to_pg_timestamps(segments.end_minute[rows])),
+            ("int2", segments.evidence[rows]),
         ]
         if with_mean:
             fields.append(("float8", segments.mean_gpu_util_pct[rows]))
@@ -198,13 +208,15 @@ def _insert_segments(organization_id: int, ids: np.ndarray, segments: DaySegment
                 start_at=epoch_minute_to_datetime(first),
                 end_at=epoch_minute_to_datetime(last),
                 mean_gpu_util_pct=None if math.isnan(mean) else mean,
+                evidence=evidence,
             )
-            for instance_id, first, last, phase, mean in zip(
+            for instance_id, first, last, phase, mean, evidence in zip(
                 ids.tolist(),
                 segments.start_minute.tolist(),
                 segments.end_minute.tolist(),
                 segments.phase.tolist(),
                 means,
+                segments.evidence.tolist(),
                 strict=True,
             )
         ),

@@ -21,3 +21,15 @@ def labelled_fleet() -> SyntheticTraces:
         days=ACCURACY_DAYS,
         missing_fraction=0.10,
     )
+
+
+@pytest.fixture(scope="session")
+def noisy_training_fleet() -> SyntheticTraces:
+    """The noisy-training case: training drifting through evaluation's band with 6-point noise."""
+    return generate_traces(
+        np.random.default_rng(20260502),
+        instances=ACCURACY_INSTANCES,
+        days=ACCURACY_DAYS,
+        missing_fraction=0.10,
+        noisy_training=True,
+    )

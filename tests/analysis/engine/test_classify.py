@@ -105,9 +105,37 @@ def test_it_meets_the_accuracy_targets_on_the_labelled_synthetic_set(
 
     assert instance_days >= 200
     assert all(matrix[phase].sum() > 1000 for phase in REAL_PHASES)
-    assert accuracy >= 0.92
-    assert f1 >= 0.88
+    # 0.977 is what the classifier reached before the memory-drop evidence was added; the
+    # noisy-training fix must not cost accuracy on this set.
+    assert accuracy >= 0.977
+    assert f1 >= 0.94
     assert recall >= 0.90
+
+
+def test_it_does_not_read_noisy_training_as_evaluation(
+    noisy_training_fleet: SyntheticTraces,
+) -> None:
+    """Training drifting through 40-60 % with 6 points of noise, as on the fleet that found it.
+
+    The classifier before the memory evidence labelled 32 % of these training minutes
+    evaluation (accuracy 0.795); evaluation releases the GPU memory training holds, and that is
+    what now tells them apart.
+    """
+    fleet = noisy_training_fleet
+    predicted = classify_phases(fleet.gpu_util, fleet.gpu_mem, fleet.cpu_util)
+    observed = fleet.labels != Phase.UNKNOWN
+    matrix = confusion_matrix(fleet.labels[observed], predicted[observed])
+    accuracy = np.trace(matrix) / matrix.sum()
+    f1, per_phase = macro_f1(matrix)
+    training_as_evaluation = matrix[Phase.TRAINING, Phase.EVALUATION] / matrix[Phase.TRAINING].sum()
+    print(format_confusion(matrix))
+    print(f"accuracy {accuracy:.4f}  macro F1 {f1:.4f}  per phase {per_phase}")
+    print(f"training minutes labelled evaluation: {training_as_evaluation:.2%}")
+
+    assert training_as_evaluation <= 0.03
+    assert accuracy >= 0.97
+    assert f1 >= 0.93
+    assert matrix[Phase.EVALUATION, Phase.EVALUATION] / matrix[Phase.EVALUATION].sum() >= 0.9
 
 
 def test_it_marks_exactly_the_missing_minutes_unknown(labelled_fleet: SyntheticTraces) -> None:
@@ -116,13 +144,121 @@ def test_it_marks_exactly_the_missing_minutes_unknown(labelled_fleet: SyntheticT
     np.testing.assert_array_equal(predicted == Phase.UNKNOWN, fleet.labels == Phase.UNKNOWN)
 
 
-def test_it_treats_a_minute_with_any_metric_missing_as_unknown() -> None:
+def test_it_labels_a_minute_without_cpu_or_memory_and_not_one_without_gpu_utilization() -> None:
     fleet = generate_traces(np.random.default_rng(1), instances=1, days=1, missing_fraction=0)
-    cpu = fleet.cpu_util.copy()
+    gpu, mem, cpu = fleet.gpu_util.copy(), fleet.gpu_mem.copy(), fleet.cpu_util.copy()
     cpu[0, 100:103] = np.nan
-    predicted = classify_phases(fleet.gpu_util, fleet.gpu_mem, cpu)
-    assert (predicted[0, 100:103] == Phase.UNKNOWN).all()
-    assert (predicted[0, :100] != Phase.UNKNOWN).all()
+    mem[0, 200:230] = np.nan
+    gpu[0, 300:302] = np.nan
+
+    predicted = classify_phases(gpu, mem, cpu)
+
+    assert (predicted[0, 300:302] == Phase.UNKNOWN).all()
+    assert (np.delete(predicted[0], [300, 301]) != Phase.UNKNOWN).all()
+    assert (predicted[0, 100:103] == fleet.labels[0, 100:103]).all()
+
+
+def only_gpu_and(
+    fleet: SyntheticTraces, *, mem: bool, cpu: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The fleet's inputs with GPU memory and/or CPU missing throughout (NaN)."""
+    missing = np.full_like(fleet.cpu_util, np.nan)
+    return (
+        fleet.gpu_util,
+        fleet.gpu_mem if mem else missing,
+        fleet.cpu_util if cpu else missing,
+    )
+
+
+@pytest.mark.parametrize(
+    ("mem", "cpu"), [(True, False), (False, True), (False, False)], ids=["no-cpu", "no-mem", "gpu"]
+)
+def test_it_separates_idle_from_busy_on_a_fleet_missing_a_metric(
+    labelled_fleet: SyntheticTraces, mem: bool, cpu: bool
+) -> None:
+    """A source without CPU (or GPU memory) still gets phases: GPU utilization alone separates
+    idle from busy (training and evaluation); before, every such minute was UNKNOWN."""
+    fleet = labelled_fleet
+    predicted = classify_phases(*only_gpu_and(fleet, mem=mem, cpu=cpu))
+    observed = fleet.labels != Phase.UNKNOWN
+    truth, guess = fleet.labels[observed], predicted[observed]
+    busy = np.isin(truth, [Phase.EVALUATION, Phase.TRAINING])
+    guessed_busy = np.isin(guess, [Phase.EVALUATION, Phase.TRAINING])
+
+    assert (guess != Phase.UNKNOWN).all()
+    assert np.mean(busy == guessed_busy) >= 0.98
+    assert np.mean(guess[truth == Phase.IDLE] == Phase.IDLE) >= 0.95
+    assert np.mean(guess[truth == Phase.TRAINING] == Phase.TRAINING) >= 0.98
+
+
+def test_it_still_tells_data_processing_from_idle_without_gpu_memory(
+    labelled_fleet: SyntheticTraces,
+) -> None:
+    fleet = labelled_fleet
+    predicted = classify_phases(*only_gpu_and(fleet, mem=False, cpu=True))
+    observed = fleet.labels != Phase.UNKNOWN
+    data = fleet.labels[observed] == Phase.DATA_PROCESSING
+
+    assert np.mean(predicted[observed][data] == Phase.DATA_PROCESSING) >= 0.9
+
+
+def stretch(minutes: int, gpu: float, mem: float, cpu: float) -> np.ndarray:
+    """(3, minutes) steady metrics with a little noise."""
+    noise = np.random.default_rng(minutes).normal(0.0, 0.3, (3, minutes))
+    return np.clip(np.array([gpu, mem, cpu])[:, np.newaxis] + noise, 0, 100)
+
+
+def test_it_decides_blocks_with_a_missing_minute_on_the_minutes_they_have() -> None:
+    """15 minutes of data processing between idle hours, one minute missing in each 5-minute
+    block: before, each block was discarded and the stretch bridged over as idle."""
+    metrics = np.concatenate(
+        [stretch(60, 1, 40, 3), stretch(15, 12, 40, 85), stretch(60, 1, 40, 3)], axis=1
+    )
+    metrics[:, [62, 67, 72]] = np.nan
+
+    predicted = classify_phases(metrics[0], metrics[1], metrics[2])
+
+    assert (predicted[[62, 67, 72]] == Phase.UNKNOWN).all()
+    data = np.delete(np.arange(60, 75), [2, 7, 12])
+    assert (predicted[data] == Phase.DATA_PROCESSING).all()
+    assert (predicted[:60] == Phase.IDLE).all()
+    assert (predicted[75:] == Phase.IDLE).all()
+
+
+def test_it_leaves_blocks_with_too_few_minutes_to_their_neighbours() -> None:
+    """Two GPU minutes of each 5-minute block (under the minimum of 3) do not decide it."""
+    metrics = np.concatenate(
+        [stretch(30, 1, 0, 3), stretch(15, 50, 60, 30), stretch(30, 1, 0, 3)], axis=1
+    )
+    gaps = [m for block in (30, 35, 40) for m in range(block, block + 3)]
+    metrics[0, gaps] = np.nan
+    seen = [33, 34, 38, 39, 43, 44]
+
+    predicted = classify_phases(metrics[0], metrics[1], metrics[2])
+    with_any_minute = classify_phases(
+        metrics[0],
+        metrics[1],
+        metrics[2],
+        PhaseThresholds().with_overrides({"block_min_observed_minutes": 1}),
+    )
+
+    assert (predicted[gaps] == Phase.UNKNOWN).all()
+    assert (predicted[seen] == Phase.IDLE).all()
+    assert (with_any_minute[seen] == Phase.EVALUATION).all()
+
+
+def test_it_caps_the_minimum_observed_minutes_at_the_block_length() -> None:
+    """An organization that chose 2-minute blocks keeps working: uncapped, the minimum of 3
+    observed minutes would discard every 2-minute block."""
+    metrics = np.concatenate(
+        [stretch(30, 1, 0, 3), stretch(20, 12, 40, 85), stretch(30, 1, 0, 3)], axis=1
+    )
+    thresholds = PhaseThresholds().with_overrides({"block_minutes": 2, "feature_window_minutes": 2})
+
+    predicted = classify_phases(metrics[0], metrics[1], metrics[2], thresholds)
+
+    assert (predicted[32:48] == Phase.DATA_PROCESSING).all()
+    assert (predicted[:28] == Phase.IDLE).all()
 
 
 def test_it_does_not_report_phases_shorter_than_the_minimum(
@@ -214,3 +350,16 @@ def test_it_classifies_fluctuating_high_utilization_with_high_memory_as_training
 def test_it_rejects_arrays_of_different_shapes() -> None:
     with pytest.raises(ValueError, match="one shape"):
         classify_phases(np.zeros(10), np.zeros(10), np.zeros(11))
+
+
+def test_it_keeps_wider_feature_windows_within_each_instance(
+    labelled_fleet: SyntheticTraces,
+) -> None:
+    fleet = labelled_fleet
+    thresholds = PhaseThresholds().with_overrides({"feature_window_minutes": 15})
+    whole = classify_phases(fleet.gpu_util[:4], fleet.gpu_mem[:4], fleet.cpu_util[:4], thresholds)
+    for row in range(4):
+        single = classify_phases(
+            fleet.gpu_util[row], fleet.gpu_mem[row], fleet.cpu_util[row], thresholds
+        )
+        np.testing.assert_array_equal(single, whole[row])
