@@ -28,8 +28,8 @@ from apps.analysis.serializers import (
     evidence_summary_json,
     money,
     phase_figures_json,
-    unallocated_by_reason_json,
     segment_json,
+    unallocated_by_reason_json,
     waste_totals_json,
 )
 from apps.api.views import OrganizationAPIView
