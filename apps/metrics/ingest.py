@@ -14,7 +14,7 @@ ceil(N / max_instances) * M * ceil(P / max_points), the minimum the API allows.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -102,7 +102,8 @@ def sync_metrics(
     for instance in _instances_to_sync(account, horizon):
         watermark = instance.metrics_synced_until
         start = horizon if watermark is None else max(horizon, floor_minute(watermark) - REFETCH)
-        if start < end:
+        # A caught-up instance has nothing new: re-reading only its last minutes is waste.
+        if start < end and (watermark is None or watermark < end):
             groups[(instance.region, start)].append(instance)
 
     planned = sum(
@@ -123,20 +124,35 @@ def sync_metrics(
     ]
     result = MetricsResult()
     # The rate limit, not this process, should be the bottleneck: the metrics of the next
-    # window are fetched by a few threads while this thread stores the current one.
+    # windows are fetched by a few threads while this thread stores the current one. More than
+    # one window ahead, so a request that is retrying (backing off) does not idle the others.
     with ThreadPoolExecutor(max_workers=FETCH_THREADS, thread_name_prefix="monitor") as pool:
-        pending = _fetch_window(pool, client, windows[0]) if windows else []
-        for index, window in enumerate(windows):
-            fetched = [future.result() for future in pending]
-            if index + 1 < len(windows):
-                pending = _fetch_window(pool, client, windows[index + 1])
-            _store_window(window, fetched, result)
-            if progress:
-                progress(result.requests, planned)
+        in_flight: deque[list[Future[Fetched]]] = deque()
+        upcoming = iter(windows)
+
+        def fill() -> None:
+            while len(in_flight) < FETCH_AHEAD_WINDOWS and (window := next(upcoming, None)):
+                in_flight.append(_fetch_window(pool, client, window))
+
+        try:
+            for window in windows:
+                fill()
+                fetched = [future.result() for future in in_flight.popleft()]
+                fill()
+                _store_window(window, fetched, result)
+                if progress:
+                    progress(result.requests, planned)
+        except BaseException:
+            # Stopping (a permanent error, a deadline): do not send what nobody will store.
+            for futures in in_flight:
+                for future in futures:
+                    future.cancel()
+            raise
     return result
 
 
 FETCH_THREADS = 4
+FETCH_AHEAD_WINDOWS = 2
 Fetched = tuple[Metric, list[dict[str, Any]]]
 
 
