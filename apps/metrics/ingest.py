@@ -129,10 +129,11 @@ def sync_metrics(
     with ThreadPoolExecutor(max_workers=FETCH_THREADS, thread_name_prefix="monitor") as pool:
         in_flight: deque[list[Future[Fetched]]] = deque()
         upcoming = iter(windows)
+        failures: list[BaseException] = []
 
         def fill() -> None:
             while len(in_flight) < FETCH_AHEAD_WINDOWS and (window := next(upcoming, None)):
-                in_flight.append(_fetch_window(pool, client, window))
+                in_flight.append(_fetch_window(pool, client, window, failures))
 
         try:
             for window in windows:
@@ -173,17 +174,27 @@ def _window_starts(start: datetime, end: datetime, step: timedelta) -> list[date
 
 
 def _fetch_window(
-    pool: ThreadPoolExecutor, client: TencentClient, window: Window
+    pool: ThreadPoolExecutor, client: TencentClient, window: Window, failures: list[BaseException]
 ) -> list[Future[Fetched]]:
-    """Start fetching every metric of the window's instances; no database access here."""
+    """Start fetching every metric of the window's instances; no database access here.
+
+    Once one fetch has failed (a permanent error, or a retry budget spent) the sync stops, so
+    the fetches not yet sent re-raise that error instead of asking the cloud again.
+    """
     ids = [instance.provider_id for instance in window.batch]
     # StartTime and EndTime are both inclusive: the last minute asked for is end - 1 minute.
     last_minute = window.end - timedelta(minutes=1)
 
     def fetch(monitor_name: str, metric: Metric) -> Fetched:
-        points = client.get_monitor_data(
-            window.region, monitor_name, ids, window.start, last_minute, PERIOD_SECONDS
-        )
+        if failures:
+            raise failures[0]
+        try:
+            points = client.get_monitor_data(
+                window.region, monitor_name, ids, window.start, last_minute, PERIOD_SECONDS
+            )
+        except BaseException as error:
+            failures.append(error)
+            raise
         return metric, points
 
     return [pool.submit(fetch, name, metric) for name, metric in MONITOR_METRICS.items()]
