@@ -20,6 +20,7 @@ import os
 import socket
 import time
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from io import StringIO
 from typing import Any
 
@@ -130,6 +131,7 @@ def _backfill(
         "points": points,
         "bill_lines": lines.count(),
         "bill_totals": cost_totals(lines, "month"),
+        "currency": account.currency,
     }
     return wall, requests, answered, stored
 
@@ -141,7 +143,7 @@ def run(days: int) -> list[tuple[str, str, str, str]]:
     bad_wall, bad_requests, bad_answered, bad = _backfill("bad-day", BAD_DAY, frozen, days)
     ratio = bad_wall / good_wall
     same = good == bad
-    total = sum(good["bill_totals"].values())
+    total = sum(good["bill_totals"].values()).quantize(Decimal("0.01"))
     return [
         (
             f"Backfill wall time, {len(good['instances'])} instances x {days} days "
@@ -160,7 +162,7 @@ def run(days: int) -> list[tuple[str, str, str, str]]:
         (
             "Stored data, bad day vs good day",
             f"{'identical' if same else 'DIFFERENT'}: {len(bad['instances'])} instances, "
-            f"{bad['points']:,} points, {bad['bill_lines']:,} bill lines, {total:,} in bills",
+            f"{bad['points']:,} points, {bad['bill_lines']:,} bill lines, {total:,} {good['currency']} in bills",
             "identical",
             "pass" if same else "FAIL",
         ),
