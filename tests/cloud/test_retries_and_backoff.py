@@ -11,17 +11,19 @@ import pytest
 from django.conf import settings
 
 from apps.cloud import ratelimit
-from apps.cloud.models import CloudAccount
-from apps.cloud.providers.tencent.client import RetryPolicy, TencentClient
+from apps.cloud.providers.tencent.client import AccountConfig, RetryPolicy, TencentClient
 from apps.cloud.providers.tencent.errors import CloudError, ErrorKind
-from apps.cloud.providers.tencent.simulator import SimulatorServer
+from apps.cloud.providers.tencent.simulator import (
+    DEFAULT_SECRET_ID,
+    DEFAULT_SECRET_KEY,
+    SimulatorServer,
+)
 from apps.cloud.providers.tencent.simulator.faults import (
     HTTP_500,
     INTERNAL_ERROR,
     THROTTLE,
     FaultInjector,
 )
-from apps.cloud.services import cloud_account_client
 
 # A cheap action to call many times (the simulator computes the balance from every bill line).
 ACTION = "DescribeInstanceTypeConfigs"
@@ -75,24 +77,28 @@ def test_it_jitters_each_wait_fully_up_to_the_exponential_ceiling() -> None:
 
 
 @pytest.fixture
-def account_without_rate_limits(
-    acme, make_simulator: Callable[..., SimulatorServer]
-) -> tuple[CloudAccount, SimulatorServer]:
-    from tests.cloud.conftest import connect
-
-    simulator = make_simulator(rate_limits={})
-    return connect(acme, simulator), simulator
+def simulator_without_rate_limits(
+    make_simulator: Callable[..., SimulatorServer],
+) -> SimulatorServer:
+    return make_simulator(rate_limits={})
 
 
-def fast_client(account: CloudAccount, policy: RetryPolicy) -> TencentClient:
-    return cloud_account_client(account, retry=policy, rate_limits={ACTION: 1e4})
+def fast_client(simulator: SimulatorServer, policy: RetryPolicy | None = None) -> TencentClient:
+    """A client of its own rate-limiter key (parallel test workers share Redis), at 10,000/s."""
+    config = AccountConfig(
+        secret_id=DEFAULT_SECRET_ID,
+        secret_key=DEFAULT_SECRET_KEY,
+        endpoint=simulator.endpoint,
+        scheme="http",
+        rate_key=f"test-{uuid.uuid4().hex}",
+    )
+    return TencentClient(config, retry=policy, rate_limits={ACTION: 1e4})
 
 
-@pytest.mark.django_db
 def test_it_retries_transient_errors_for_a_time_budget_not_a_count(
-    account_without_rate_limits: tuple[CloudAccount, SimulatorServer],
+    simulator_without_rate_limits: SimulatorServer,
 ) -> None:
-    account, simulator = account_without_rate_limits
+    simulator = simulator_without_rate_limits
     simulator.faults.configure(internal_error_every=1, max_in_a_row=10**6)  # an outage
     clock = FakeClock()
     policy = RetryPolicy(
@@ -103,7 +109,7 @@ def test_it_retries_transient_errors_for_a_time_budget_not_a_count(
         sleep=clock.sleep,
     )
     with pytest.raises(CloudError) as raised:
-        fast_client(account, policy).describe_instance_type_configs(REGION)
+        fast_client(simulator, policy).describe_instance_type_configs(REGION)
     assert raised.value.code == "InternalError"
     requests = simulator.request_log.count(ACTION)
     # Waits of at most 2 ms within a 50 ms budget: far more tries than any fixed count.
@@ -112,15 +118,14 @@ def test_it_retries_transient_errors_for_a_time_budget_not_a_count(
     assert sum(clock.sleeps) <= 0.05
 
 
-@pytest.mark.django_db
 def test_it_succeeds_after_faults_and_stops_retrying_at_the_callers_deadline(
-    account_without_rate_limits: tuple[CloudAccount, SimulatorServer],
+    simulator_without_rate_limits: SimulatorServer,
 ) -> None:
-    account, simulator = account_without_rate_limits
+    simulator = simulator_without_rate_limits
     simulator.faults.configure(http_500_every=1)  # two bare HTTP 500s, then an answer
     clock = FakeClock()
     policy = RetryPolicy(base_delay_seconds=0.01, clock=clock, sleep=clock.sleep)
-    assert fast_client(account, policy).describe_instance_type_configs(REGION)
+    assert fast_client(simulator, policy).describe_instance_type_configs(REGION)
     assert simulator.request_log.count(ACTION) == 3
 
     simulator.faults.configure(http_500_every=1, max_in_a_row=10**6)
@@ -134,16 +139,15 @@ def test_it_succeeds_after_faults_and_stops_retrying_at_the_callers_deadline(
         sleep=clock.sleep,
     )
     with pytest.raises(CloudError, match="temporarily unavailable"):
-        fast_client(account, policy).describe_instance_type_configs(REGION)
+        fast_client(simulator, policy).describe_instance_type_configs(REGION)
     assert sum(clock.sleeps[2:]) <= 0.5
 
 
-@pytest.mark.django_db
 def test_it_sends_a_permanent_error_once(
-    account_without_rate_limits: tuple[CloudAccount, SimulatorServer],
+    simulator_without_rate_limits: SimulatorServer,
 ) -> None:
-    account, simulator = account_without_rate_limits
-    client = cloud_account_client(account)
+    simulator = simulator_without_rate_limits
+    client = fast_client(simulator)
     with pytest.raises(CloudError) as raised:
         client.call("cvm", "DescribeInstances", {"Limit": 1000}, region="ap-guangzhou")
     assert raised.value.kind == ErrorKind.INVALID
@@ -151,17 +155,15 @@ def test_it_sends_a_permanent_error_once(
     assert simulator.request_log.count() == 1
 
 
-@pytest.mark.django_db
 def test_it_slows_the_shared_limiter_when_throttled(
-    account_without_rate_limits: tuple[CloudAccount, SimulatorServer],
+    simulator_without_rate_limits: SimulatorServer,
 ) -> None:
-    account, simulator = account_without_rate_limits
+    simulator = simulator_without_rate_limits
     simulator.faults.configure(throttle_every=1)
-    key = f"tencent:{account.pk}:{ACTION}"
+    client = fast_client(simulator, RetryPolicy(base_delay_seconds=0.001))
+    key = f"tencent:{client.config.rate_key}:{ACTION}"
     assert ratelimit.shared_limiter().factor(key) == 1.0
-    fast_client(account, RetryPolicy(base_delay_seconds=0.001)).describe_instance_type_configs(
-        REGION
-    )
+    client.describe_instance_type_configs(REGION)
     # Two throttled answers: every user of the key is down to about 0.8 x 0.8 of its limit
     # (the rate limit of this action was switched off above, so it is the only slow-down).
     assert 0.6 < ratelimit.shared_limiter().factor(key) < 0.7
