@@ -152,8 +152,11 @@ def sync_metrics(
     return result
 
 
-FETCH_THREADS = 4
-FETCH_AHEAD_WINDOWS = 2
+# Threads mostly wait (on the rate limiter, the network, a retry's backoff), so there are more
+# of them than cores, with several windows queued: on a bad day a window waiting for one call
+# that is backing off must not leave the others idle (bench/backfill_faults.py).
+FETCH_THREADS = 8
+FETCH_AHEAD_WINDOWS = 4
 Fetched = tuple[Metric, list[dict[str, Any]]]
 
 
