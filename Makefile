@@ -20,7 +20,7 @@ DEMO := set -a && source $(DEMO_ENV) && set +a &&
 SERVICES := VAR=$(VAR) PORT=$(PORT) SIMULATOR_PORT=$(SIMULATOR_PORT) VENV_BIN=$(abspath $(VENV))/bin \
   workers/demo-services.sh
 
-.PHONY: help install frontend migrate demo stop dev test test-python test-frontend lint bench bench-metrics bench-analysis bench-sync clean
+.PHONY: help install frontend migrate demo stop dev test test-python test-frontend lint bench bench-metrics bench-analysis bench-sync bench-backfill-faults clean
 
 help:
 	@echo "make demo    - install everything, start GPU Ledger with demo data on http://localhost:$(PORT)"
@@ -112,7 +112,7 @@ types: install
 	PYTHON=$(PY) frontend/scripts/generate-api-types.sh
 
 # --- benchmarks (not part of the test run) --------------------------------------------------
-bench: bench-metrics bench-analysis bench-sync
+bench: bench-metrics bench-analysis bench-sync bench-backfill-faults
 
 bench-metrics: install
 	DATABASE_URL=$${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpu_ledger_bench} $(PY) -m bench.metrics_store
@@ -126,6 +126,11 @@ bench-analysis: install
 bench-sync: install
 	DATABASE_URL=$${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpu_ledger_bench_sync} \
 	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} $(PY) -m bench.sync_backfill
+
+# manage.py backfill with about half of all requests failing vs none: same fleet, one run each.
+bench-backfill-faults: install
+	DATABASE_URL=$${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpu_ledger_bench_faults} \
+	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} $(PY) -m bench.backfill_faults
 
 clean: stop
 	rm -rf $(VAR)/run $(VAR)/log $(VAR)/test frontend/dist

@@ -275,6 +275,20 @@ SYNC_BACKFILL_DAYS = env_int("SYNC_BACKFILL_DAYS", 30)
 SYNC_LEASE_SECONDS = env_int("SYNC_LEASE_SECONDS", 900)
 MONITOR_MAX_INSTANCES = env_int("MONITOR_MAX_INSTANCES", 10)
 MONITOR_MAX_POINTS = env_int("MONITOR_MAX_POINTS", 1440)
+# Each Tencent Cloud call retries transient errors (throttled, InternalError, HTTP 5xx,
+# network) with exponential backoff and full jitter from the base, each wait at most the max,
+# for at most the budget: a time, because threads sharing an account's requests can see many
+# faults in a row on a bad day. A throttled answer cuts the account's rate for that API to
+# SLOWDOWN of its current value for every worker; it doubles back every RECOVERY seconds.
+TENCENT_RETRY_BUDGET_SECONDS = float(env_int("TENCENT_RETRY_BUDGET_SECONDS", 120))
+TENCENT_RETRY_BASE_SECONDS = env_int("TENCENT_RETRY_BASE_MS", 200) / 1000
+TENCENT_RETRY_MAX_DELAY_SECONDS = env_int("TENCENT_RETRY_MAX_DELAY_MS", 8000) / 1000
+TENCENT_THROTTLE_SLOWDOWN = env_int("TENCENT_THROTTLE_SLOWDOWN_PCT", 80) / 100
+TENCENT_THROTTLE_RECOVERY_SECONDS = env_int("TENCENT_THROTTLE_RECOVERY_MS", 1000) / 1000
+if not 0 < TENCENT_THROTTLE_SLOWDOWN <= 1 or TENCENT_THROTTLE_RECOVERY_SECONDS <= 0:
+    raise ImproperlyConfigured(
+        "TENCENT_THROTTLE_SLOWDOWN_PCT must be 1-100 and TENCENT_THROTTLE_RECOVERY_MS positive"
+    )
 
 # --- Metric storage -------------------------------------------------------------------------
 # Raw per-minute days are kept this long (Cloud Monitor keeps minute data ~31 days); the

@@ -10,6 +10,9 @@ os.environ.setdefault("SECRET_KEY", "test-only-secret-key-0123456789-abcdefghijk
 os.environ.setdefault("FIELD_ENCRYPTION_KEY", "8V9nXU6Wr3m3wq9GxYqCMyn3tqm2lH4Ccv0ghiEhUFs=")
 # The live server of the browser tests speaks plain HTTP.
 os.environ.setdefault("HTTPS", "0")
+# Cloud calls retry with waits from a few milliseconds, so fault-injection tests stay fast.
+os.environ.setdefault("TENCENT_RETRY_BASE_MS", "5")
+os.environ.setdefault("TENCENT_RETRY_MAX_DELAY_MS", "100")
 _worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
 os.environ.setdefault(
     "VAR_DIR", os.path.join(os.path.dirname(os.path.dirname(__file__)), "var", "test", _worker)

@@ -10,6 +10,12 @@ the cloud under the limit:
 With Redis both live in keys updated by one Lua script, so any number of worker processes
 share them, and Redis's own clock orders them. Without Redis (the embedded default) the limit
 holds per process.
+
+When the cloud throttles anyway (another client spends the same account's quota, or the
+documented limit is wrong), ``throttled(key)`` cuts the key's rate for everyone sharing it
+to ``TENCENT_THROTTLE_SLOWDOWN`` of what it was; the rate then doubles back every
+``TENCENT_THROTTLE_RECOVERY_SECONDS`` until it is full again. A throttle now and then costs a
+short dip; a sustained stream of them holds the rate down where the cloud stops throttling.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ import threading
 import time
 import uuid
 from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from typing import Protocol
 
@@ -27,15 +35,34 @@ from django.conf import settings
 # can bunch them up on the way to the cloud.
 HEADROOM = 0.9
 WINDOW_SECONDS = 1.0
+# The slowest a throttled key goes, as a fraction of its limit: it must still make progress.
+MIN_FACTOR = 0.1
 
-# Atomically: wait out the spacing since the last grant; drop log entries older than the
-# window; if fewer than `limit` remain, record this grant and answer 0; otherwise answer how
-# many microseconds until a grant may be possible.
-_LIMITER_LUA = """
-local key, last_key = KEYS[1], KEYS[2]
+# The current slow-down factor of a key: the factor last set, doubled per recovery period
+# since, at most 1. Shared by both scripts below (ARGV[...] positions differ, so a function).
+_FACTOR_LUA = """
+local function current_factor(slow_key, now_us, recovery_us)
+  local f = redis.call('HGET', slow_key, 'f')
+  if not f then return 1.0 end
+  local at = tonumber(redis.call('HGET', slow_key, 'at') or '0')
+  local factor = tonumber(f) * math.pow(2, (now_us - at) / recovery_us)
+  if factor > 1.0 then return 1.0 end
+  return factor
+end
+"""
+
+# Atomically: apply the key's slow-down to the limit; wait out the spacing since the last
+# grant; drop log entries older than the window; if fewer than `limit` remain, record this
+# grant and answer 0; otherwise answer how many microseconds until a grant may be possible.
+_LIMITER_LUA = (
+    _FACTOR_LUA
+    + """
+local key, last_key, slow_key = KEYS[1], KEYS[2], KEYS[3]
 local limit, window_us, member = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local recovery_us = tonumber(ARGV[4])
 local t = redis.call('TIME')
 local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+limit = math.max(1, math.floor(limit * current_factor(slow_key, now_us, recovery_us)))
 local spacing_us = math.floor(window_us / limit)
 local last = tonumber(redis.call('GET', last_key) or '0')
 if now_us < last + spacing_us then
@@ -51,36 +78,121 @@ end
 local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
 return math.max(1, tonumber(oldest[2]) + window_us - now_us)
 """
+)
+
+# Atomically: multiply the key's current factor by the slow-down (not below the minimum) and
+# restart its recovery from now; the hash expires once the rate would be back to full.
+_THROTTLED_LUA = (
+    _FACTOR_LUA
+    + """
+local slow_key = KEYS[1]
+local slowdown, min_factor, recovery_us = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local t = redis.call('TIME')
+local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local factor = math.max(min_factor, current_factor(slow_key, now_us, recovery_us) * slowdown)
+redis.call('HSET', slow_key, 'f', tostring(factor), 'at', tostring(now_us))
+local full_after_ms = math.ceil(recovery_us / 1000 * math.log(1 / factor) / math.log(2))
+redis.call('PEXPIRE', slow_key, full_after_ms + 1000)
+return tostring(factor)
+"""
+)
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """How the shared limiter reacts to a throttled answer (see the module docstring)."""
+
+    slowdown: float = 0.8
+    recovery_seconds: float = 1.0
+
+    @classmethod
+    def from_settings(cls) -> Backoff:
+        return cls(
+            slowdown=settings.TENCENT_THROTTLE_SLOWDOWN,
+            recovery_seconds=settings.TENCENT_THROTTLE_RECOVERY_SECONDS,
+        )
 
 
 class Limiter(Protocol):
     def try_acquire(self, key: str, limit: int) -> float:
         """Take a slot now and return 0, or return the seconds to wait before trying again."""
 
+    def throttled(self, key: str) -> float:
+        """Slow ``key`` down after a throttled answer; returns its new factor (0 to 1]."""
+
+    def factor(self, key: str) -> float:
+        """The fraction of its limit ``key`` may use now (1 when not slowed down)."""
+
 
 class RedisLimiter:
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, backoff: Backoff) -> None:
         import redis
 
         self._client = redis.Redis.from_url(url)
         self._script = self._client.register_script(_LIMITER_LUA)
+        self._throttled = self._client.register_script(_THROTTLED_LUA)
+        self._factor = self._client.register_script(
+            _FACTOR_LUA
+            + """
+local t = redis.call('TIME')
+return tostring(current_factor(KEYS[1], tonumber(t[1]) * 1000000 + tonumber(t[2]),
+                               tonumber(ARGV[1])))
+"""
+        )
+        self.backoff = backoff
+
+    @property
+    def _recovery_us(self) -> int:
+        return max(1, int(self.backoff.recovery_seconds * 1e6))
 
     def try_acquire(self, key: str, limit: int) -> float:
         wait_us = self._script(
-            keys=[f"ratelimit:{key}", f"ratelimit:{key}:last"],
-            args=[limit, int(WINDOW_SECONDS * 1e6), uuid.uuid4().hex],
+            keys=[f"ratelimit:{key}", f"ratelimit:{key}:last", f"ratelimit:{key}:slow"],
+            args=[limit, int(WINDOW_SECONDS * 1e6), uuid.uuid4().hex, self._recovery_us],
         )
         return int(wait_us) / 1e6
 
+    def throttled(self, key: str) -> float:
+        factor = self._throttled(
+            keys=[f"ratelimit:{key}:slow"],
+            args=[self.backoff.slowdown, MIN_FACTOR, self._recovery_us],
+        )
+        return float(factor)
+
+    def factor(self, key: str) -> float:
+        return float(self._factor(keys=[f"ratelimit:{key}:slow"], args=[self._recovery_us]))
+
 
 class LocalLimiter:
-    def __init__(self) -> None:
+    def __init__(self, backoff: Backoff, clock: Callable[[], float] = time.monotonic) -> None:
         self._lock = threading.Lock()
         self._logs: dict[str, deque[float]] = {}
+        # key -> (factor set, when), as in Redis.
+        self._slow: dict[str, tuple[float, float]] = {}
+        self.backoff = backoff
+        self._clock = clock
+
+    def _factor(self, key: str, now: float) -> float:
+        if key not in self._slow:
+            return 1.0
+        factor, at = self._slow[key]
+        return min(1.0, factor * 2 ** ((now - at) / self.backoff.recovery_seconds))
+
+    def factor(self, key: str) -> float:
+        with self._lock:
+            return self._factor(key, self._clock())
+
+    def throttled(self, key: str) -> float:
+        with self._lock:
+            now = self._clock()
+            factor = max(MIN_FACTOR, self._factor(key, now) * self.backoff.slowdown)
+            self._slow[key] = (factor, now)
+            return factor
 
     def try_acquire(self, key: str, limit: int) -> float:
         with self._lock:
-            now = time.monotonic()
+            now = self._clock()
+            limit = max(1, int(limit * self._factor(key, now)))
             log = self._logs.setdefault(key, deque())
             spacing = WINDOW_SECONDS / limit
             if log and now < log[-1] + spacing:
@@ -94,8 +206,18 @@ class LocalLimiter:
 
 
 @cache
-def _limiter(redis_url: str) -> Limiter:
-    return RedisLimiter(redis_url) if redis_url else LocalLimiter()
+def _limiter(redis_url: str, backoff: Backoff) -> Limiter:
+    return RedisLimiter(redis_url, backoff) if redis_url else LocalLimiter(backoff)
+
+
+def shared_limiter() -> Limiter:
+    """The limiter every client of this process uses (Redis-backed when REDIS_URL is set)."""
+    return _limiter(settings.REDIS_URL, Backoff.from_settings())
+
+
+def throttled(key: str) -> float:
+    """The cloud throttled a request under ``key``: slow every user of the key down."""
+    return shared_limiter().throttled(key)
 
 
 def effective_limit(documented_per_second: float) -> int:
@@ -104,7 +226,7 @@ def effective_limit(documented_per_second: float) -> int:
 
 def acquire(key: str, per_second: float, *, timeout: float = 120.0) -> None:
     """Block until a request under ``key`` may go out at ``per_second`` (documented) rate."""
-    limiter = _limiter(settings.REDIS_URL)
+    limiter = shared_limiter()
     limit = effective_limit(per_second)
     deadline = time.monotonic() + timeout
     while (wait := limiter.try_acquire(key, limit)) > 0:

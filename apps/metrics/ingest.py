@@ -14,7 +14,7 @@ ceil(N / max_instances) * M * ceil(P / max_points), the minimum the API allows.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -104,8 +104,10 @@ def _instance_window(
         stop = min(end, _ceil_minute(instance.terminated_at))
         if watermark is None and instance.launched_at is not None:
             start = max(start, floor_minute(instance.launched_at))
-        if watermark is not None and watermark >= stop:
-            return None
+    # A caught-up instance has nothing new (a live one: re-reading only its last minutes is
+    # waste; a terminated one: it has ended), so it costs no request at all.
+    if watermark is not None and watermark >= stop:
+        return None
     return (start, stop) if start < stop else None
 
 
@@ -151,20 +153,39 @@ def sync_metrics(
     ]
     result = MetricsResult()
     # The rate limit, not this process, should be the bottleneck: the metrics of the next
-    # window are fetched by a few threads while this thread stores the current one.
+    # windows are fetched by a few threads while this thread stores the current one. More than
+    # one window ahead, so a request that is retrying (backing off) does not idle the others.
     with ThreadPoolExecutor(max_workers=FETCH_THREADS, thread_name_prefix="monitor") as pool:
-        pending = _fetch_window(pool, client, windows[0]) if windows else []
-        for index, window in enumerate(windows):
-            fetched = [future.result() for future in pending]
-            if index + 1 < len(windows):
-                pending = _fetch_window(pool, client, windows[index + 1])
-            _store_window(window, fetched, result)
-            if progress:
-                progress(result.requests, planned)
+        in_flight: deque[list[Future[Fetched]]] = deque()
+        upcoming = iter(windows)
+        failures: list[BaseException] = []
+
+        def fill() -> None:
+            while len(in_flight) < FETCH_AHEAD_WINDOWS and (window := next(upcoming, None)):
+                in_flight.append(_fetch_window(pool, client, window, failures))
+
+        try:
+            for window in windows:
+                fill()
+                fetched = [future.result() for future in in_flight.popleft()]
+                fill()
+                _store_window(window, fetched, result)
+                if progress:
+                    progress(result.requests, planned)
+        except BaseException:
+            # Stopping (a permanent error, a deadline): do not send what nobody will store.
+            for futures in in_flight:
+                for future in futures:
+                    future.cancel()
+            raise
     return result
 
 
-FETCH_THREADS = 4
+# Threads mostly wait (on the rate limiter, the network, a retry's backoff), so there are more
+# of them than cores, with several windows queued: on a bad day a window waiting for one call
+# that is backing off must not leave the others idle (bench/backfill_faults.py).
+FETCH_THREADS = 8
+FETCH_AHEAD_WINDOWS = 4
 Fetched = tuple[Metric, list[dict[str, Any]]]
 
 
@@ -185,17 +206,27 @@ def _window_starts(start: datetime, end: datetime, step: timedelta) -> list[date
 
 
 def _fetch_window(
-    pool: ThreadPoolExecutor, client: TencentClient, window: Window
+    pool: ThreadPoolExecutor, client: TencentClient, window: Window, failures: list[BaseException]
 ) -> list[Future[Fetched]]:
-    """Start fetching every metric of the window's instances; no database access here."""
+    """Start fetching every metric of the window's instances; no database access here.
+
+    Once one fetch has failed (a permanent error, or a retry budget spent) the sync stops, so
+    the fetches not yet sent re-raise that error instead of asking the cloud again.
+    """
     ids = [instance.provider_id for instance in window.batch]
     # StartTime and EndTime are both inclusive: the last minute asked for is end - 1 minute.
     last_minute = window.end - timedelta(minutes=1)
 
     def fetch(monitor_name: str, metric: Metric) -> Fetched:
-        points = client.get_monitor_data(
-            window.region, monitor_name, ids, window.start, last_minute, PERIOD_SECONDS
-        )
+        if failures:
+            raise failures[0]
+        try:
+            points = client.get_monitor_data(
+                window.region, monitor_name, ids, window.start, last_minute, PERIOD_SECONDS
+            )
+        except BaseException as error:
+            failures.append(error)
+            raise
         return metric, points
 
     return [pool.submit(fetch, name, metric) for name, metric in MONITOR_METRICS.items()]

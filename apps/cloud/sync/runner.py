@@ -60,6 +60,19 @@ def sync_extend_lease(account_id: int, kind: str) -> None:
     )
 
 
+def synced_within_interval(account_id: int, kind: str, *, now: datetime) -> datetime | None:
+    """When (account, kind) last succeeded, if that is less than its interval before ``now``
+    (the real clock): a rerun of a backfill has nothing to gain from running it again."""
+    last = (
+        SyncState.objects.filter(account_id=account_id, kind=kind)
+        .values_list("last_success_at", flat=True)
+        .first()
+    )
+    if last is not None and now - last < INTERVALS[SyncKind(kind)]:
+        return last
+    return None
+
+
 def sync_release(
     account_id: int,
     kind: str,

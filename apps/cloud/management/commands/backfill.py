@@ -3,18 +3,55 @@
 Resumable: metrics are stored window by window with a per-instance watermark, and each bill
 month is replaced atomically, so an interrupted backfill continues where it stopped when run
 again. Runs in this process (no worker needed) through the same sync code as the workers.
+
+A bad day does not stop it: each call retries transient errors for its retry budget (see
+apps/cloud/providers/tencent/client.py), and a kind whose call still fails is run again, from
+where it stopped, after a backoff. Only a permanent error (wrong key, missing permission, a
+request the cloud rejects) or the ``--deadline`` stops it, with a summary of what is done and
+what is left per kind. A rerun skips what is complete: a kind that succeeded within its
+interval is not run again, and metrics read only what is newer than each instance's watermark.
 """
 
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 from tqdm import tqdm
 
 from apps.cloud import services
 from apps.cloud.models import CloudAccount, SyncKind
+from apps.cloud.providers.tencent.client import RetryPolicy
 from apps.cloud.providers.tencent.errors import CloudError
 from apps.cloud.sync import runner
+
+DEFAULT_DEADLINE_SECONDS = 6 * 3600
+
+
+class DeadlineReached(Exception):
+    """The ``--deadline`` passed; raised between units of work, never half-way through one."""
+
+
+@dataclass
+class KindOutcome:
+    """What happened to one kind, for the summary."""
+
+    kind: str
+    state: str = "left"  # done, skipped, left
+    detail: str = "not started"
+    attempts: int = 0
+    progress: tuple[int, int] | None = field(default=None)  # (requests done, planned) of metrics
+
+    def line(self) -> str:
+        text = f"{self.kind}: {self.state}: {self.detail}"
+        if self.attempts > 1:
+            text += f" (run {self.attempts} times through transient errors)"
+        return text
 
 
 class Command(BaseCommand):
@@ -24,6 +61,24 @@ class Command(BaseCommand):
         parser.add_argument("--account", type=int, required=True, help="CloudAccount id")
         parser.add_argument("--days", type=int, default=30)
         parser.add_argument("--no-progress", action="store_true", help="no progress bar (logs, CI)")
+        parser.add_argument(
+            "--deadline",
+            type=float,
+            default=DEFAULT_DEADLINE_SECONDS,
+            help="stop after this many seconds, with a summary of what is left "
+            f"(default {DEFAULT_DEADLINE_SECONDS})",
+        )
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="run inventory, prices, bills and balance even if they succeeded within "
+            "their interval",
+        )
+        parser.add_argument(
+            "--as-of",
+            default=None,
+            help="ISO 8601 moment to sync up to (default: now), for replays",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         account = (
@@ -38,7 +93,14 @@ class Command(BaseCommand):
             raise CommandError(
                 "--days must be between 1 and 186 (Cloud Monitor keeps minute data for 31 days)."
             )
-        now = timezone.now()
+        if options["deadline"] <= 0:
+            raise CommandError("--deadline must be a positive number of seconds.")
+        now = _as_of(options["as_of"])
+        deadline_at = time.monotonic() + options["deadline"]
+        # Every call's retries end at the deadline too, so a stalled call cannot outlive it.
+        policy = RetryPolicy.from_settings(deadline=deadline_at)
+        client = services.cloud_account_client(account, retry=policy)
+        outcomes: dict[str, KindOutcome] = {kind: KindOutcome(kind) for kind in runner.ORDER}
         bar = tqdm(
             total=0,
             unit="req",
@@ -48,32 +110,120 @@ class Command(BaseCommand):
         )
 
         def progress(done: int, planned: int) -> None:
+            outcomes[SyncKind.METRICS].progress = (done, planned)
             bar.total = planned
             bar.n = done
             bar.refresh()
+            # Between windows (each stored atomically): the one safe place to stop in metrics.
+            if time.monotonic() >= deadline_at:
+                raise DeadlineReached
 
         try:
             for kind in runner.ORDER:
-                result = runner.run_kind(
+                outcome = outcomes[kind]
+                last = (
+                    None
+                    if options["force"] or kind == SyncKind.METRICS
+                    else runner.synced_within_interval(account.pk, kind, now=timezone.now())
+                )
+                if last is not None:
+                    outcome.state = "skipped"
+                    outcome.detail = f"synced at {last:%Y-%m-%d %H:%M} UTC, within its interval"
+                    self.stdout.write(outcome.line())
+                    continue
+                self._run_until_done(
                     account,
                     kind,
+                    outcome,
                     now=now,
+                    client=client,
+                    policy=policy,
+                    days=days,
+                    deadline_at=deadline_at,
                     progress=progress if kind == SyncKind.METRICS else None,
-                    backfill_days=days,
                 )
-                runner.sync_release(
-                    account.pk,
-                    kind,
-                    next_run_at=now + runner.INTERVALS[kind],
-                    success_at=timezone.now(),
-                )
-                shown = ", ".join(map(str, result)) if isinstance(result, list) else result
-                self.stdout.write(f"{kind}: {shown}")
+                self.stdout.write(outcome.line())
         except CloudError as error:
-            if not error.is_transient:
-                services.cloud_account_mark_failing(account_id=account.pk, message=str(error))
+            # Permanent: a person has to act (new key, a CAM permission); retrying cannot help.
+            services.cloud_account_mark_failing(account_id=account.pk, message=str(error))
+            self._summary(outcomes)
             raise CommandError(f"{kind} failed: {error}") from error
+        except DeadlineReached:
+            self._summary(outcomes)
+            raise CommandError(
+                f"Deadline of {options['deadline']:g} s reached; run the backfill again to "
+                "continue where it stopped."
+            ) from None
         finally:
             bar.close()
         services.cloud_account_mark_ok(account_id=account.pk)
+        self._summary(outcomes)
         self.stdout.write(self.style.SUCCESS(f"Backfilled {account} ({days} days)."))
+
+    def _run_until_done(
+        self,
+        account: CloudAccount,
+        kind: str,
+        outcome: KindOutcome,
+        *,
+        now: datetime,
+        client: Any,
+        policy: RetryPolicy,
+        days: int,
+        deadline_at: float,
+        progress: Any,
+    ) -> None:
+        """Run one kind until it succeeds; transient failures run it again (it resumes)."""
+        while True:
+            if time.monotonic() >= deadline_at:
+                raise DeadlineReached
+            outcome.attempts += 1
+            try:
+                result = runner.run_kind(
+                    account, kind, now=now, client=client, progress=progress, backfill_days=days
+                )
+            except CloudError as error:
+                # The lease the heartbeat took must not block the workers after we stop.
+                runner.sync_release(account.pk, kind, next_run_at=now, error=str(error))
+                outcome.detail = f"stopped at {error.code}: {error}"
+                if not error.is_transient:
+                    raise
+                wait_seconds = policy.delay(outcome.attempts - 1)
+                if time.monotonic() + wait_seconds >= deadline_at:
+                    raise DeadlineReached from None
+                self.stderr.write(f"{kind}: {error} Running it again in {wait_seconds:.1f} s.")
+                time.sleep(wait_seconds)
+                continue
+            except DeadlineReached:
+                runner.sync_release(account.pk, kind, next_run_at=now, error="")
+                outcome.detail = "stopped at the deadline"
+                raise
+            runner.sync_release(
+                account.pk,
+                kind,
+                next_run_at=timezone.now() + runner.INTERVALS[SyncKind(kind)],
+                success_at=timezone.now(),
+            )
+            outcome.state = "done"
+            outcome.detail = (
+                ", ".join(map(str, result)) if isinstance(result, list) else str(result)
+            )
+            return
+
+    def _summary(self, outcomes: dict[str, KindOutcome]) -> None:
+        self.stdout.write("Summary:")
+        for outcome in outcomes.values():
+            line = outcome.line()
+            if outcome.state == "left" and outcome.progress is not None:
+                done, planned = outcome.progress
+                line += f"; {planned - done} of {planned} requests of this run left"
+            self.stdout.write(f"  {line}")
+
+
+def _as_of(value: str | None) -> datetime:
+    if not value:
+        return timezone.now()
+    moment = parse_datetime(value)
+    if moment is None or moment.tzinfo is None:
+        raise CommandError("--as-of must be an ISO 8601 time with a zone, e.g. 2026-11-03T04:30Z.")
+    return moment

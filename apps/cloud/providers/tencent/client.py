@@ -1,10 +1,13 @@
 """The one way GPU Ledger talks to Tencent Cloud: the official SDK, rate-limited and retried.
 
 ``TencentClient`` wraps the slim per-product SDK clients (cvm, monitor, billing) for one cloud
-account. Every call goes through ``call``: it waits for the shared rate limiter, sends the typed
-request, retries transient errors a few times with exponential backoff and jitter (the SDK's
-own StandardRetryer is not used: it re-raises the first error even when a retry succeeds), and
-turns SDK exceptions into ``CloudError``. Paging helpers yield plain dicts.
+account. Every call goes through ``call``: it waits for the shared rate limiter, sends the
+request, retries transient errors with exponential backoff and full jitter for as long as its
+retry budget (a time, not a count) lasts, and turns SDK exceptions into ``CloudError``; a
+permanent error (wrong key, missing permission, invalid parameter) is raised at once. A
+throttled answer also slows the shared limiter down for every thread and process of the
+account (apps/cloud/ratelimit.py). The SDK's own StandardRetryer is not used: it re-raises the
+first error even when a retry succeeds. Paging helpers yield plain dicts.
 
 An endpoint override (``host:port`` plus scheme) points every service at one host: that is how
 the built-in simulator is reached, through exactly the same code as the real cloud.
@@ -73,16 +76,41 @@ class AccountConfig:
 
 @dataclass
 class RetryPolicy:
-    # Throttling is routine at the documented limits: a call gets a few tries in place; the
-    # task's own retries (with longer backoff) cover longer outages.
-    attempts: int = 5
-    base_delay_seconds: float = 0.5
+    """How long one call keeps retrying transient errors.
+
+    The budget is a time, not a count: several threads share the account's requests, so one
+    call can meet many faults in a row on a bad day although the cloud never fails more than
+    a few times in a row. A call gives up when the next wait would end after its budget (or
+    after ``deadline``, the caller's own hard stop, a ``time.monotonic()`` value).
+    """
+
+    budget_seconds: float = 120.0
+    base_delay_seconds: float = 0.2
     max_delay_seconds: float = 8.0
+    deadline: float | None = None
     sleep: Callable[[float], None] = time.sleep
+    clock: Callable[[], float] = time.monotonic
+
+    @classmethod
+    def from_settings(cls, **overrides: Any) -> RetryPolicy:
+        from django.conf import settings
+
+        values: dict[str, Any] = {
+            "budget_seconds": settings.TENCENT_RETRY_BUDGET_SECONDS,
+            "base_delay_seconds": settings.TENCENT_RETRY_BASE_SECONDS,
+            "max_delay_seconds": settings.TENCENT_RETRY_MAX_DELAY_SECONDS,
+        }
+        return cls(**{**values, **overrides})
 
     def delay(self, attempt: int) -> float:
-        # Full jitter: spreads workers that failed together so they do not retry together.
-        return random.uniform(0, min(self.max_delay_seconds, self.base_delay_seconds * 2**attempt))
+        # Full jitter: spreads threads and workers that failed together so they do not retry
+        # together. The exponent is capped so a long outage cannot overflow the float.
+        ceiling = self.base_delay_seconds * 2 ** min(attempt, 30)
+        return random.uniform(0, min(self.max_delay_seconds, ceiling))
+
+    def give_up_at(self, started: float) -> float:
+        end = started + self.budget_seconds
+        return end if self.deadline is None else min(end, self.deadline)
 
 
 class TencentClient:
@@ -103,7 +131,7 @@ class TencentClient:
             ) from exc
         self.config = config
         self.rate_limits = {**DEFAULT_RATE_LIMITS, **(rate_limits or {})}
-        self.retry = retry or RetryPolicy()
+        self.retry = retry or RetryPolicy.from_settings()
         # SDK clients keep per-request state, so each thread gets its own (see
         # apps/metrics/ingest.py, which fetches several metrics at once).
         self._clients: dict[tuple[int, str, str], AbstractClient] = {}
@@ -128,11 +156,19 @@ class TencentClient:
     def call(
         self, service: str, action: str, params: dict[str, Any], *, region: str = ""
     ) -> dict[str, Any]:
-        """One API call with rate limiting and transient retries; returns the Response dict."""
+        """One API call with rate limiting and transient retries; returns the Response dict.
+
+        Raises the last CloudError when the error is permanent, or when the retry budget would
+        run out before the next attempt.
+        """
         client = self._client(service, region)
         limit = self.rate_limits.get(action, 10)
-        for attempt in range(self.retry.attempts):
-            ratelimit.acquire(f"tencent:{self.config.rate_key}:{action}", limit)
+        key = f"tencent:{self.config.rate_key}:{action}"
+        policy = self.retry
+        give_up_at = policy.give_up_at(policy.clock())
+        attempt = 0
+        while True:
+            ratelimit.acquire(key, limit)
             with self._lock:
                 self.requests_made[action] = self.requests_made.get(action, 0) + 1
             try:
@@ -141,13 +177,20 @@ class TencentClient:
                 response = client.call_json(action, params)
             except TencentCloudSDKException as exc:
                 error = classify(exc, action=action)
-                if not error.is_transient or attempt == self.retry.attempts - 1:
+                if error.code.startswith("RequestLimitExceeded"):
+                    # Every thread and worker of this account slows down, not only this call.
+                    ratelimit.throttled(key)
+                if not error.is_transient:
                     raise error from None
-                logger.info("%s %s: %s, retry %d", action, region or "-", error.code, attempt + 1)
-                self.retry.sleep(self.retry.delay(attempt))
+                wait_seconds = policy.delay(attempt)
+                if policy.clock() + wait_seconds > give_up_at:
+                    logger.info("%s %s: %s, retry budget spent", action, region or "-", error.code)
+                    raise error from None
+                attempt += 1
+                logger.info("%s %s: %s, retry %d", action, region or "-", error.code, attempt)
+                policy.sleep(wait_seconds)
                 continue
             return response["Response"]
-        raise AssertionError("unreachable")
 
     # --- CVM ------------------------------------------------------------------------------
     def describe_instances(self, region: str) -> Iterator[dict[str, Any]]:

@@ -1,7 +1,10 @@
 """Fault injection, per-(SecretId, action) rate limits, and the request log.
 
 Faults count the requests they apply to (all actions, or only those named in ``actions``) and
-strike every Nth one, so a test knows exactly which calls fail. Rate limits use a sliding
+strike every Nth one, N per fault kind (when two kinds fall on the same request, HTTP 500
+wins, then throttling), so a test knows exactly which calls fail. However the Ns combine, the
+server never fails more than ``max_in_a_row`` requests in a row (default 2): a bad day, not
+an outage. Rate limits use a sliding
 one-second window per (SecretId, action), as Tencent's documented "N requests per second" do.
 """
 
@@ -28,6 +31,7 @@ class FaultSettings:
     http_500_every: int = 0
     delay_ms: int = 0
     actions: frozenset[str] | None = None  # None: every action is eligible
+    max_in_a_row: int = 2
 
 
 @dataclass
@@ -36,6 +40,7 @@ class FaultInjector:
 
     settings: FaultSettings = field(default_factory=FaultSettings)
     _count: int = 0
+    _streak: int = 0  # faults injected in a row just now
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def configure(
@@ -45,6 +50,7 @@ class FaultInjector:
         http_500_every: int | None = None,
         delay_ms: int | None = None,
         actions: Iterable[str] | None = None,
+        max_in_a_row: int | None = None,
         reset_count: bool = True,
     ) -> None:
         """Change the switches given (others keep their value) and restart the count."""
@@ -60,14 +66,18 @@ class FaultInjector:
                 s.delay_ms = delay_ms
             if actions is not None:
                 s.actions = frozenset(actions) or None
+            if max_in_a_row is not None:
+                s.max_in_a_row = max_in_a_row
             if reset_count:
                 self._count = 0
+                self._streak = 0
 
     def clear(self) -> None:
         """Switch every fault off."""
         with self._lock:
             self.settings = FaultSettings()
             self._count = 0
+            self._streak = 0
 
     def pick(self, action: str) -> tuple[str | None, float]:
         """(fault to inject or None, delay in seconds) for the next request of ``action``."""
@@ -78,13 +88,17 @@ class FaultInjector:
             self._count += 1
             n = self._count
             delay = s.delay_ms / 1000.0
+            fault: str | None = None
             if s.http_500_every and n % s.http_500_every == 0:
-                return HTTP_500, delay
-            if s.throttle_every and n % s.throttle_every == 0:
-                return THROTTLE, delay
-            if s.internal_error_every and n % s.internal_error_every == 0:
-                return INTERNAL_ERROR, delay
-            return None, delay
+                fault = HTTP_500
+            elif s.throttle_every and n % s.throttle_every == 0:
+                fault = THROTTLE
+            elif s.internal_error_every and n % s.internal_error_every == 0:
+                fault = INTERNAL_ERROR
+            if fault is not None and self._streak >= s.max_in_a_row:
+                fault = None
+            self._streak = self._streak + 1 if fault is not None else 0
+            return fault, delay
 
 
 class RateLimiter:

@@ -47,7 +47,8 @@ class SimulatorServer:
     ``rate_limits=None`` applies the documented per-second limits (DEFAULT_RATE_LIMITS);
     pass ``{}`` to switch rate limiting off. ``now`` is the simulation clock; ``auth_clock``
     (unix seconds) is only for the signature's 300-second window, so a test can freeze the
-    simulated time while the SDK keeps signing with the real one.
+    simulated time while the SDK keeps signing with the real one. ``denied_actions`` are
+    answered ``UnauthorizedOperation.CamNoAuth``, as for a key without that CAM permission.
     """
 
     def __init__(
@@ -64,6 +65,7 @@ class SimulatorServer:
         internal_error_every: int = 0,
         http_500_every: int = 0,
         delay_ms: int = 0,
+        denied_actions: frozenset[str] = frozenset(),
         monitor_max_instances: int | None = None,
         monitor_max_points: int | None = None,
         monitor_lag_seconds: int | None = None,
@@ -86,6 +88,7 @@ class SimulatorServer:
             http_500_every=http_500_every,
             delay_ms=delay_ms,
         )
+        self.denied_actions = frozenset(denied_actions)
         self.request_log = RequestLog()
         self.auth_clock = auth_clock
         self._httpd = ThreadingHTTPServer((host, port), _Handler)
@@ -239,6 +242,11 @@ class SimulatorServer:
                 )
             if region not in self.cloud.fleet.regions:
                 raise ApiError("UnsupportedRegion", f"The region `{region}` is not supported.")
+        if action in self.denied_actions:
+            raise ApiError(
+                "UnauthorizedOperation.CamNoAuth",
+                f"The current user is not authorized to call `{action}` (CAM).",
+            )
         if not self.rate_limiter.allow(scope.secret_id, action):
             limit = self.rate_limiter.limits[action]
             raise ApiError(

@@ -1,0 +1,212 @@
+"""Retries of one call (a time budget, exponential backoff, full jitter), the shared back-off of
+the rate limiter after a throttled answer, and the simulator's fault pattern."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+
+import pytest
+from django.conf import settings
+
+from apps.cloud import ratelimit
+from apps.cloud.providers.tencent.client import AccountConfig, RetryPolicy, TencentClient
+from apps.cloud.providers.tencent.errors import CloudError, ErrorKind
+from apps.cloud.providers.tencent.simulator import (
+    DEFAULT_SECRET_ID,
+    DEFAULT_SECRET_KEY,
+    SimulatorServer,
+)
+from apps.cloud.providers.tencent.simulator.faults import (
+    HTTP_500,
+    INTERNAL_ERROR,
+    THROTTLE,
+    FaultInjector,
+)
+
+# A cheap action to call many times (the simulator computes the balance from every bill line).
+ACTION = "DescribeInstanceTypeConfigs"
+REGION = "ap-guangzhou"
+
+
+class FakeClock:
+    """A monotonic clock that only moves when the code under test sleeps."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.sleeps: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+# --- the simulator's faults -------------------------------------------------------------------
+
+
+def test_it_injects_every_nth_request_per_fault_kind() -> None:
+    faults = FaultInjector()
+    faults.configure(throttle_every=3, internal_error_every=4, http_500_every=6)
+    picked = [faults.pick("GetMonitorData")[0] for _ in range(12)]
+    t, i, h = THROTTLE, INTERNAL_ERROR, HTTP_500
+    assert picked == [None, None, t, i, None, h, None, i, t, None, None, h]
+
+
+def test_it_never_fails_more_than_two_requests_in_a_row() -> None:
+    faults = FaultInjector()
+    faults.configure(throttle_every=1)
+    picked = [faults.pick("DescribeInstances")[0] for _ in range(6)]
+    assert picked == [THROTTLE, THROTTLE, None, THROTTLE, THROTTLE, None]
+    faults.configure(max_in_a_row=5)
+    assert [faults.pick("DescribeInstances")[0] for _ in range(6)] == [THROTTLE] * 5 + [None]
+
+
+# --- one call's retries -----------------------------------------------------------------------
+
+
+def test_it_jitters_each_wait_fully_up_to_the_exponential_ceiling() -> None:
+    policy = RetryPolicy(base_delay_seconds=0.1, max_delay_seconds=1.0)
+    for attempt, ceiling in [(0, 0.1), (2, 0.4), (3, 0.8), (4, 1.0), (60, 1.0)]:
+        waits = [policy.delay(attempt) for _ in range(500)]
+        assert 0 <= min(waits) < ceiling * 0.1, attempt
+        assert ceiling * 0.9 < max(waits) <= ceiling, attempt
+
+
+@pytest.fixture
+def simulator_without_rate_limits(
+    make_simulator: Callable[..., SimulatorServer],
+) -> SimulatorServer:
+    return make_simulator(rate_limits={})
+
+
+def fast_client(simulator: SimulatorServer, policy: RetryPolicy | None = None) -> TencentClient:
+    """A client of its own rate-limiter key (parallel test workers share Redis), at 10,000/s."""
+    config = AccountConfig(
+        secret_id=DEFAULT_SECRET_ID,
+        secret_key=DEFAULT_SECRET_KEY,
+        endpoint=simulator.endpoint,
+        scheme="http",
+        rate_key=f"test-{uuid.uuid4().hex}",
+    )
+    return TencentClient(config, retry=policy, rate_limits={ACTION: 1e4})
+
+
+def test_it_retries_transient_errors_for_a_time_budget_not_a_count(
+    simulator_without_rate_limits: SimulatorServer,
+) -> None:
+    simulator = simulator_without_rate_limits
+    simulator.faults.configure(internal_error_every=1, max_in_a_row=10**6)  # an outage
+    clock = FakeClock()
+    policy = RetryPolicy(
+        budget_seconds=0.05,
+        base_delay_seconds=0.001,
+        max_delay_seconds=0.002,
+        clock=clock,
+        sleep=clock.sleep,
+    )
+    with pytest.raises(CloudError) as raised:
+        fast_client(simulator, policy).describe_instance_type_configs(REGION)
+    assert raised.value.code == "InternalError"
+    requests = simulator.request_log.count(ACTION)
+    # Waits of at most 2 ms within a 50 ms budget: far more tries than any fixed count.
+    assert requests >= 25
+    assert requests == len(clock.sleeps) + 1
+    assert sum(clock.sleeps) <= 0.05
+
+
+def test_it_succeeds_after_faults_and_stops_retrying_at_the_callers_deadline(
+    simulator_without_rate_limits: SimulatorServer,
+) -> None:
+    simulator = simulator_without_rate_limits
+    simulator.faults.configure(http_500_every=1)  # two bare HTTP 500s, then an answer
+    clock = FakeClock()
+    policy = RetryPolicy(base_delay_seconds=0.01, clock=clock, sleep=clock.sleep)
+    assert fast_client(simulator, policy).describe_instance_type_configs(REGION)
+    assert simulator.request_log.count(ACTION) == 3
+
+    simulator.faults.configure(http_500_every=1, max_in_a_row=10**6)
+    simulator.request_log.clear()
+    policy = RetryPolicy(
+        budget_seconds=3600,
+        base_delay_seconds=1.0,
+        max_delay_seconds=1.0,
+        deadline=clock.now + 0.5,
+        clock=clock,
+        sleep=clock.sleep,
+    )
+    with pytest.raises(CloudError, match="temporarily unavailable"):
+        fast_client(simulator, policy).describe_instance_type_configs(REGION)
+    assert sum(clock.sleeps[2:]) <= 0.5
+
+
+def test_it_sends_a_permanent_error_once(
+    simulator_without_rate_limits: SimulatorServer,
+) -> None:
+    simulator = simulator_without_rate_limits
+    client = fast_client(simulator)
+    with pytest.raises(CloudError) as raised:
+        client.call("cvm", "DescribeInstances", {"Limit": 1000}, region="ap-guangzhou")
+    assert raised.value.kind == ErrorKind.INVALID
+    assert "Tencent Cloud rejected DescribeInstances" in str(raised.value)
+    assert simulator.request_log.count() == 1
+
+
+def test_it_slows_the_shared_limiter_when_throttled(
+    simulator_without_rate_limits: SimulatorServer,
+) -> None:
+    simulator = simulator_without_rate_limits
+    simulator.faults.configure(throttle_every=1)
+    client = fast_client(simulator, RetryPolicy(base_delay_seconds=0.001))
+    key = f"tencent:{client.config.rate_key}:{ACTION}"
+    assert ratelimit.shared_limiter().factor(key) == 1.0
+    client.describe_instance_type_configs(REGION)
+    # Two throttled answers: every user of the key is down to about 0.8 x 0.8 of its limit
+    # (the rate limit of this action was switched off above, so it is the only slow-down).
+    assert 0.6 < ratelimit.shared_limiter().factor(key) < 0.7
+
+
+# --- the limiter's shared back-off ------------------------------------------------------------
+
+
+def test_it_slows_a_throttled_key_down_and_recovers() -> None:
+    clock = FakeClock()
+    limiter = ratelimit.LocalLimiter(
+        ratelimit.Backoff(slowdown=0.5, recovery_seconds=1.0), clock=clock
+    )
+    assert limiter.try_acquire("k", 10) == 0
+    clock.sleep(0.1)
+    assert limiter.try_acquire("k", 10) == 0  # 10/s: 0.1 s apart
+    assert limiter.throttled("k") == 0.5
+    assert limiter.throttled("other") == 0.5
+    assert limiter.factor("k") == 0.5
+    clock.sleep(0.1)
+    # 5/s now: the next grant is 0.2 s after the last one.
+    assert limiter.try_acquire("k", 10) == pytest.approx(0.1)
+    clock.sleep(0.5)
+    assert limiter.factor("k") == pytest.approx(0.5 * 2**0.6)
+    clock.sleep(0.5)
+    assert limiter.factor("k") == 1.0
+    for _ in range(50):
+        limiter.throttled("k")
+    assert limiter.factor("k") == ratelimit.MIN_FACTOR
+    assert limiter.try_acquire("unthrottled", 10) == 0
+
+
+@pytest.mark.skipif(not settings.REDIS_URL, reason="the shared limiter is in Redis only with it")
+def test_it_shares_the_back_off_between_processes_through_redis() -> None:
+    key = f"test:{uuid.uuid4().hex}"
+    backoff = ratelimit.Backoff(slowdown=0.5, recovery_seconds=1.0)
+    # Two limiters as two worker processes would have, on the same Redis.
+    one = ratelimit.RedisLimiter(settings.REDIS_URL, backoff)
+    other = ratelimit.RedisLimiter(settings.REDIS_URL, backoff)
+    assert other.try_acquire(key, 10) == 0
+    assert one.throttled(key) == 0.5
+    assert 0.5 <= other.factor(key) < 0.75
+    # At 5/s instead of 10/s, the next grant waits most of 0.2 s instead of 0.1 s.
+    assert other.try_acquire(key, 10) > 0.1
+    time.sleep(1.2)  # 0.5 doubles back to 1 within one recovery period
+    assert other.factor(key) == 1.0
