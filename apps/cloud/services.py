@@ -147,8 +147,9 @@ class ConnectionTest:
 
 # One call per product GPU Ledger reads, each the cheapest of its kind: a one-instance page of
 # DescribeInstances per region (the key, CVM permission, and that each region answers) and
-# DescribeAccountBalance (billing permission). Few tries: a person waits for the answer.
-CONNECTION_TEST_ATTEMPTS = 2
+# DescribeAccountBalance (billing permission). A short retry budget: a person waits for the
+# answer, and a throttled or flaky API should say so in seconds, not minutes.
+CONNECTION_TEST_RETRY_SECONDS = 5.0
 
 
 def cloud_account_test_connection(
@@ -186,7 +187,9 @@ def cloud_account_test_connection(
     )
     checked: list[str] = []
     try:
-        client = TencentClient(config, retry=RetryPolicy(attempts=CONNECTION_TEST_ATTEMPTS))
+        client = TencentClient(
+            config, retry=RetryPolicy.from_settings(budget_seconds=CONNECTION_TEST_RETRY_SECONDS)
+        )
         for region in regions:
             checked.append(f"DescribeInstances {region}")
             client.call("cvm", "DescribeInstances", {"Offset": 0, "Limit": 1}, region=region)
