@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "apps.billing",
     "apps.metrics",
     "apps.analysis",
+    "apps.recommendations",
 ]
 
 MIDDLEWARE = [

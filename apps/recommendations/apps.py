@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class RecommendationsConfig(AppConfig):
+    name = "apps.recommendations"
+    label = "recommendations"
+    verbose_name = "Recommendations"
