@@ -68,6 +68,7 @@ demo: install frontend migrate stop
 	@# 30 days of history through the real sync code (SDK -> simulator), before the browser opens.
 	$(DEMO) $(PY) manage.py backfill --days 30 --account $$(sed -n 's/^cloud-account-id=//p' $(RUN)/setup_demo.out)
 	$(DEMO) $(PY) manage.py analyse --organization demo
+	$(DEMO) $(PY) manage.py recommend --organization demo
 	$(DEMO) $(PY) manage.py collectstatic --noinput --verbosity 0
 	$(DEMO) $(SERVICES) start web worker beat
 	@echo
