@@ -156,7 +156,7 @@ def test_it_gives_well_used_training_instances_nothing(fleet) -> None:
 
 
 def test_it_recomputes_each_saving_from_the_bills_and_the_window(fleet) -> None:
-    account, simulator = fleet
+    _account, simulator = fleet
     (instance,) = _instances(simulator, sim.IDLE, zone="ap-guangzhou-4")
     row = Recommendation.objects.get(instance=instance, kind="stop_idle")
     end = dt.datetime(2026, 11, 3, 4, tzinfo=dt.UTC)
