@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from apps.core.models import OrganizationQuerySet, OrganizationScopedModel, TimestampedModel
+from apps.core.models import OrganizationScopedModel, TimestampedModel
 from apps.recommendations.rules import KINDS
 
 
@@ -79,8 +79,6 @@ class Recommendation(OrganizationScopedModel):
     first_seen_at = models.DateTimeField()
     last_seen_at = models.DateTimeField(help_text="as_of of the last run that found it.")
     resolved_at = models.DateTimeField(null=True, blank=True)
-
-    objects = OrganizationQuerySet.as_manager()
 
     class Meta:
         ordering = ["-monthly_saving", "id"]

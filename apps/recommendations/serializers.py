@@ -88,7 +88,8 @@ class WindowRunSerializer(serializers.Serializer):
     end_weekday = serializers.IntegerField()
     end_hour = serializers.IntegerField()
     hours = serializers.IntegerField()
-    label = serializers.CharField()
+    # A field named like DRF's Field.label attribute; the stubs type that attribute as text.
+    label = serializers.CharField()  # type: ignore[assignment]
 
 
 class WindowSerializer(serializers.Serializer):
@@ -276,7 +277,7 @@ class RecommendationDetailSerializer(RecommendationSerializer):
 
 class TotalSerializer(serializers.Serializer):
     key = serializers.CharField(allow_null=True, help_text="The kind, or the project id.")
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]
     count = serializers.IntegerField()
     monthly_saving = serializers.DecimalField(max_digits=16, decimal_places=2)
     currency = serializers.CharField()

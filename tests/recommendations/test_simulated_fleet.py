@@ -172,8 +172,10 @@ def test_it_recomputes_each_saving_from_the_bills_and_the_window(fleet) -> None:
         (e + dt.timedelta(seconds=1) - b).total_seconds()
         for b, e in lines.values_list("fee_begin_at", "fee_end_at")
     )
-    hourly = (cost / (Decimal(seconds) / 3600)).quantize(Decimal("0.0001"), ROUND_HALF_UP)
-    hours = (Decimal(seconds) / 3600).quantize(Decimal("0.1")) * 30 / Decimal("14.0")
+    # The evidence shows the billed hours to the thousandth and the price to 4 places.
+    billed = (Decimal(int(seconds)) / 3600).quantize(Decimal("0.001"))
+    hourly = (cost / billed).quantize(Decimal("0.0001"), ROUND_HALF_UP)
+    hours = billed.quantize(Decimal("0.1"), ROUND_HALF_UP) * 30 / Decimal("14.0")
     hours = min(hours.quantize(Decimal("0.1"), ROUND_HALF_UP), Decimal(720))
     assert row.monthly_saving == (hourly * hours).quantize(Decimal("0.01"), ROUND_HALF_UP)
     assert f"= {hourly} CNY/h" in row.saving_formula
@@ -188,10 +190,11 @@ def test_it_recomputes_each_saving_from_the_bills_and_the_window(fleet) -> None:
         fee_begin_at__lt=end,
     )
     day_cost = sum(day_lines.values_list("cost", flat=True), Decimal(0))
-    day_hours = sum(
+    day_seconds = sum(
         (e + dt.timedelta(seconds=1) - b).total_seconds()
         for b, e in day_lines.values_list("fee_begin_at", "fee_end_at")
-    ) / Decimal(3600)
+    )
+    day_hours = (Decimal(int(day_seconds)) / 3600).quantize(Decimal("0.001"))
     day_hourly = (day_cost / day_hours).quantize(Decimal("0.0001"), ROUND_HALF_UP)
     month_hours = (running * 30 / 7).quantize(Decimal("0.1"), ROUND_HALF_UP)
     assert schedule.monthly_saving == (day_hourly * month_hours).quantize(

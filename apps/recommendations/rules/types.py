@@ -11,6 +11,7 @@ import dataclasses
 import datetime as dt
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
+from typing import Any
 
 import numpy as np
 
@@ -162,8 +163,8 @@ class Finding:
     saving: Saving
     confidence: Confidence
     risk: Risk
-    evidence: Mapping[str, object]
-    action: Mapping[str, object]
+    evidence: Mapping[str, Any]
+    action: Mapping[str, Any]
 
     @property
     def target(self) -> str:
