@@ -18,6 +18,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 
 from apps.accounts.models import Organization, User
 from apps.recommendations import rules
@@ -49,6 +50,14 @@ _FIGURE_FIELDS = (
     "evidence",
     "action",
     "project_id",
+)
+_STORED_FIELDS = (
+    *_FIGURE_FIELDS,
+    "status",
+    "status_reason",
+    "snoozed_until",
+    "resolved_at",
+    "last_seen_at",
 )
 
 
@@ -117,54 +126,73 @@ def recommendations_run(*, organization: Organization, as_of: dt.datetime) -> Ru
             .filter(status=Status.RESOLVED, fingerprint__in=list(set(findings) - set(rows)))
             .order_by("fingerprint", "-resolved_at", "-id")
         }
+        events: list[RecommendationEvent] = []
+        created: list[Recommendation] = []
+        changed_rows: list[Recommendation] = []
         for key, finding in findings.items():
             row = rows.get(key)
             reopened = False
             if row is None and key in returning:
                 row = returning[key]
-                _change(row, Status.OPEN, as_of, "The finding came back.", None)
+                events.append(_change(row, Status.OPEN, as_of, "The finding came back.", None))
                 row.resolved_at = None
                 reopened = True
                 result.reopened += 1
             if row is None:
-                row = Recommendation(
-                    organization=organization,
-                    kind=finding.kind,
-                    fingerprint=key,
-                    instance_id=finding.instance_id,
-                    parameters=json.loads(json.dumps(finding.parameters)),
-                    first_seen_at=as_of,
-                    last_seen_at=as_of,
-                    status=Status.OPEN,
-                    **_figures(finding),
-                )
-                row.save()
-                RecommendationEvent.objects.create(
-                    recommendation=row, at=as_of, to_status=Status.OPEN, reason="Found."
+                created.append(
+                    Recommendation(
+                        organization=organization,
+                        kind=finding.kind,
+                        fingerprint=key,
+                        instance_id=finding.instance_id,
+                        parameters=json.loads(json.dumps(finding.parameters)),
+                        first_seen_at=as_of,
+                        last_seen_at=as_of,
+                        status=Status.OPEN,
+                        status_reason="Found.",
+                        **_figures(finding),
+                    )
                 )
                 result.created += 1
                 continue
             changed = _apply_figures(row, finding)
             if row.status == Status.SNOOZED and row.snoozed_until and row.snoozed_until <= as_of:
-                _change(row, Status.OPEN, as_of, "Snooze ended.", None)
+                events.append(_change(row, Status.OPEN, as_of, "Snooze ended.", None))
                 row.snoozed_until = None
                 changed = True
             if row.last_seen_at < as_of:
                 row.last_seen_at = as_of
                 changed = True
             if changed or reopened:
-                row.save()
+                changed_rows.append(row)
                 result.updated += 1
             else:
                 result.unchanged += 1
         for key, row in rows.items():
             if key in findings:
                 continue
-            _change(row, Status.RESOLVED, as_of, "The finding is gone.", None)
+            events.append(_change(row, Status.RESOLVED, as_of, "The finding is gone.", None))
             row.resolved_at = as_of
             row.snoozed_until = None
-            row.save()
+            changed_rows.append(row)
             result.resolved += 1
+        # Bulk writes: a first run over a large fleet creates a row and an event per finding.
+        # Updates first: a reopened row must leave "resolved" before nothing else can clash.
+        if changed_rows:
+            stamp = timezone.now()
+            for row in changed_rows:
+                row.updated_at = stamp  # bulk_update does not apply auto_now
+            Recommendation.objects.bulk_update(
+                changed_rows, [*_STORED_FIELDS, "updated_at"], batch_size=500
+            )
+        Recommendation.objects.bulk_create(created, batch_size=500)
+        events += [
+            RecommendationEvent(
+                recommendation=row, at=as_of, to_status=Status.OPEN, reason="Found."
+            )
+            for row in created
+        ]
+        RecommendationEvent.objects.bulk_create(events, batch_size=1000)
     return result
 
 
@@ -177,19 +205,16 @@ def _apply_figures(row: Recommendation, finding: rules.Finding) -> bool:
     return changed
 
 
-def _change(row: Recommendation, to: str, at: dt.datetime, reason: str, actor: User | None) -> None:
-    """Record a status change (the caller saves the row)."""
-    if row.pk is not None:
-        RecommendationEvent.objects.create(
-            recommendation=row,
-            actor=actor,
-            at=at,
-            from_status=row.status,
-            to_status=to,
-            reason=reason,
-        )
+def _change(
+    row: Recommendation, to: str, at: dt.datetime, reason: str, actor: User | None
+) -> RecommendationEvent:
+    """Change the status (the caller saves the row) and return the event recording it."""
+    event = RecommendationEvent(
+        recommendation=row, actor=actor, at=at, from_status=row.status, to_status=to, reason=reason
+    )
     row.status = to
     row.status_reason = reason
+    return event
 
 
 # --- decisions ---------------------------------------------------------------------------------
@@ -217,7 +242,7 @@ def _decide(
             raise ValidationError(
                 {"status": [f"A {row.status} recommendation cannot be {action}ed."]}
             )
-        _change(row, to, now, reason, actor)
+        event = _change(row, to, now, reason, actor)
         if to == Status.ACCEPTED:
             row.accepted_at = now
         if to != Status.SNOOZED:
@@ -225,6 +250,7 @@ def _decide(
         if to == Status.OPEN:
             row.accepted_at = None
         row.save()
+        event.save()
     return row
 
 
