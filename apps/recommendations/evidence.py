@@ -13,6 +13,7 @@ from collections import defaultdict
 from decimal import Decimal, InvalidOperation
 
 import numpy as np
+from django.db import connection
 
 from apps.accounts.models import Organization
 from apps.analysis.models import PHASE_DAY_SHAPE, PHASE_KEYS, InstanceProfile, PhaseDay
@@ -163,6 +164,9 @@ def _hourly_arrays(
     row_of = {instance_id: row for row, instance_id in enumerate(ids)}
     arrays = {name: np.full((len(ids), hours), np.nan) for name in _HOURLY_COLUMNS}
     arrays["gpu_util_pct_minutes"][:] = 0.0
+    if connection.vendor == "postgresql":
+        _hourly_arrays_postgresql(arrays, row_of, start, end)
+        return arrays
     rows = InstanceHourRollup.objects.filter(
         instance_id__in=ids, hour_start__gte=start, hour_start__lt=end
     ).values_list("instance_id", "hour_start", *_HOURLY_COLUMNS)
@@ -174,6 +178,32 @@ def _hourly_arrays(
             if value is not None:
                 arrays[name][row, column] = value
     return arrays
+
+
+def _hourly_arrays_postgresql(
+    arrays: dict[str, np.ndarray], row_of: dict[int, int], start: dt.datetime, end: dt.datetime
+) -> None:
+    # One row per instance with each column packed as big-endian float8 bytes in hour order:
+    # 1,000 rows for a fleet instead of 336,000, decoded by numpy (a Python loop over the
+    # rollup rows costs ten times the analysis' own reads).
+    packed = ", ".join(
+        f"string_agg(float8send(coalesce({column}::float8, 'NaN')), '' ORDER BY hour_start)"
+        for column in _HOURLY_COLUMNS
+    )
+    sql = (
+        "SELECT instance_id, string_agg(int4send(((extract(epoch FROM hour_start) - %s) / 3600)"
+        f"::int), '' ORDER BY hour_start), {packed} FROM {InstanceHourRollup._meta.db_table} "
+        "WHERE instance_id = ANY(%s) AND hour_start >= %s AND hour_start < %s GROUP BY instance_id"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [start.timestamp(), list(row_of), start, end])
+        for instance_id, hour_bytes, *columns in cursor.fetchall():
+            row = row_of[instance_id]
+            index = np.frombuffer(bytes(hour_bytes), dtype=">i4")
+            for name, raw in zip(_HOURLY_COLUMNS, columns, strict=True):
+                arrays[name][row, index] = np.frombuffer(bytes(raw), dtype=">f8")
+    minutes = arrays["gpu_util_pct_minutes"]
+    minutes[np.isnan(minutes)] = 0.0
 
 
 def _phase_minutes(
@@ -226,6 +256,8 @@ def _billed(
     A line covers ``fee_begin_at`` .. ``fee_end_at`` inclusive of its last second (10:00:00 -
     10:59:59 is one hour); lines longer than an hour (subscriptions) are not hours of use.
     """
+    if connection.vendor == "postgresql":
+        return _billed_postgresql(ids, start, end)
     lines = BillLine.objects.filter(
         instance_id__in=ids,
         component_code__in=COMPUTE_COMPONENTS,
@@ -251,6 +283,32 @@ def _billed(
         )
         for instance_id in cost
     }
+
+
+def _billed_postgresql(
+    ids: list[int], start: dt.datetime, end: dt.datetime
+) -> dict[int, tuple[Decimal, Decimal, str]]:
+    """``_billed`` summed by PostgreSQL: exact NUMERIC sums, one row per instance."""
+    sql = f"""
+        SELECT instance_id, currency, sum(cost),
+               sum(extract(epoch FROM fee_end_at - fee_begin_at)::bigint
+                   + CASE WHEN floor(extract(second FROM fee_end_at)) = 59 THEN 1 ELSE 0 END)
+        FROM {BillLine._meta.db_table}
+        WHERE instance_id = ANY(%s) AND component_code = ANY(%s)
+          AND fee_begin_at >= %s AND fee_begin_at < %s
+          AND fee_end_at - fee_begin_at <= interval '1 hour 1 second'
+        GROUP BY instance_id, currency
+    """
+    out: dict[int, tuple[Decimal, Decimal, str]] = {}
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [ids, list(COMPUTE_COMPONENTS), start, end])
+        for instance_id, currency, cost, seconds in cursor.fetchall():
+            out[instance_id] = (
+                Decimal(cost),
+                (Decimal(int(seconds)) / 3600).quantize(Decimal("0.001")),
+                currency,
+            )
+    return out
 
 
 def _offers(instances: list[Instance]) -> dict[tuple[int | None, str], tuple[TypeOffer, ...]]:
