@@ -107,6 +107,7 @@ def organization_evidence(
     profiles = _profiles(ids)
     billed = _billed([i.pk for i in instances if i.charge_type != ChargeType.PREPAID], start, end)
     offers = _offers(instances)
+    families = {offer.instance_type: offer.family for group in offers.values() for offer in group}
     out = []
     for row, instance in enumerate(instances):
         lo = max(start, instance.launched_at or start)
@@ -119,7 +120,7 @@ def organization_evidence(
                 region=instance.region,
                 zone=instance.zone,
                 instance_type=instance.instance_type,
-                family=_family(instance.instance_type, offers),
+                family=families.get(instance.instance_type) or instance.instance_type.split(".")[0],
                 gpu_model=instance.gpu_model,
                 gpu_count=instance.gpu_count,
                 gpu_memory_gb=instance.gpu_memory_gb,
@@ -342,11 +343,3 @@ def _offers(instances: list[Instance]) -> dict[tuple[int | None, str], tuple[Typ
             )
         )
     return {key: tuple(sorted(v, key=lambda o: o.instance_type)) for key, v in out.items()}
-
-
-def _family(instance_type: str, offers: dict) -> str:
-    for group in offers.values():
-        for offer in group:
-            if offer.instance_type == instance_type:
-                return offer.family
-    return instance_type.split(".")[0]
