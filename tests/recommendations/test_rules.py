@@ -271,3 +271,13 @@ def test_it_finds_windows_that_wrap_from_sunday_into_monday() -> None:
     (run,) = circular_runs(cells, 6)
     assert (run.start_weekday, run.start_hour, run.hours) == (6, 20, 10)
     assert run.label() == "Sun 20:00-Mon 06:00"
+
+
+def test_it_writes_cron_day_lists_with_sunday_as_zero() -> None:
+    from apps.recommendations.rules.weekly import cron_lines
+
+    assert cron_lines([(0, 19), (1, 19), (2, 19), (4, 19), (6, 7)], "stop") == [
+        "0 7 * * 0 stop",
+        "0 19 * * 1-3,5 stop",
+    ]
+    assert cron_lines([(day, 9) for day in range(7)], "start") == ["0 9 * * * start"]
