@@ -28,11 +28,19 @@ from collections import Counter
 from decimal import Decimal
 from typing import Any
 
-from bench.analysis_end_to_end import FIRST_DAY, end_to_end, generate
+from bench.analysis_end_to_end import FIRST_DAY, clear_results, end_to_end, generate
 from bench.harness import machine, record, setup_django, teardown
 from bench.metrics_store import create_fleet
 
 HOURLY_CNY = Decimal("5.20")
+RUNS = 2
+
+
+def clear_recommendations() -> None:
+    from apps.recommendations.models import Recommendation, RecommendationEvent
+
+    RecommendationEvent.objects.all().delete()
+    Recommendation.objects.all().delete()
 
 
 def add_accounts_prices_and_bills(ids: list[int], start: dt.datetime, end: dt.datetime) -> int:
@@ -141,15 +149,33 @@ def run(instances: int, days: int) -> tuple[list[tuple[str, str, str, str]], str
 
     # The analysis alone: its run would otherwise queue the recommendations task.
     analysis_completed.disconnect(dispatch_uid="recommendations.after_analysis")
-    analysis, _stages, analysed = end_to_end(ids, start, end)
-    first, stages, result, kinds = recommendations(end)
+    # Best of RUNS on each side: the machine is shared and noisy, and the same statistic on
+    # both sides keeps the ratio fair. Each first run starts from empty result tables.
+    analyses = []
+    for attempt in range(RUNS):
+        if attempt:
+            clear_results()
+        analyses.append(end_to_end(ids, start, end)[0])
+    analysis = min(analyses)
+    firsts = []
+    for attempt in range(RUNS):
+        if attempt:
+            clear_recommendations()
+        firsts.append(recommendations(end))
+    first, stages, result, kinds = min(firsts, key=lambda run: run[0])
     again, _again_stages, repeat, _kinds = recommendations(end)
     ratio = first / analysis
     rows = [
-        ("analysis_run (first run), the reference", f"{analysis:.2f} s", "", ""),
         (
-            "recommendations_run, first run (every finding created)",
-            f"{first:.2f} s = {ratio:.2f}x the analysis",
+            f"analysis_run (first run), the reference, best of {RUNS}",
+            f"{analysis:.2f} s; all: {', '.join(f'{a:.2f}' for a in analyses)}",
+            "",
+            "",
+        ),
+        (
+            f"recommendations_run, first run (every finding created), best of {RUNS}",
+            f"{first:.2f} s = {ratio:.2f}x the analysis; all: "
+            + ", ".join(f"{run[0]:.2f}" for run in firsts),
             "<= 0.5x",
             "pass" if ratio <= 0.5 else "FAIL",
         ),
@@ -170,7 +196,6 @@ def run(instances: int, days: int) -> tuple[list[tuple[str, str, str, str]], str
     ]
     for row in rows:
         print(f"{row[0]:60s} {row[1]} {row[3]}")
-    del analysed
     return rows, f"{instances} instances x {days} days, {lines} bill lines"
 
 
