@@ -184,16 +184,18 @@ def _hourly_arrays(
 def _hourly_arrays_postgresql(
     arrays: dict[str, np.ndarray], row_of: dict[int, int], start: dt.datetime, end: dt.datetime
 ) -> None:
-    # One row per instance with each column packed as big-endian float8 bytes in hour order:
-    # 1,000 rows for a fleet instead of 336,000, decoded by numpy (a Python loop over the
-    # rollup rows costs ten times the analysis' own reads).
+    # One row per instance with each column packed as big-endian float8 bytes: 1,000 rows for
+    # a fleet instead of 336,000, decoded by numpy (a Python loop over the rollup rows costs
+    # ten times the analysis' own reads). No ORDER BY: the hour index is packed beside the
+    # values, and every aggregate of a group consumes its rows in the same order, so the
+    # arrays line up without sorting each of them.
     packed = ", ".join(
-        f"string_agg(float8send(coalesce({column}::float8, 'NaN')), '' ORDER BY hour_start)"
+        f"string_agg(float8send(coalesce({column}::float8, 'NaN')), '')"
         for column in _HOURLY_COLUMNS
     )
     sql = (
         "SELECT instance_id, string_agg(int4send(((extract(epoch FROM hour_start) - %s) / 3600)"
-        f"::int), '' ORDER BY hour_start), {packed} FROM {InstanceHourRollup._meta.db_table} "
+        f"::int), ''), {packed} FROM {InstanceHourRollup._meta.db_table} "
         "WHERE instance_id = ANY(%s) AND hour_start >= %s AND hour_start < %s GROUP BY instance_id"
     )
     with connection.cursor() as cursor:
