@@ -177,7 +177,8 @@ def recommendations_run(*, organization: Organization, as_of: dt.datetime) -> Ru
             changed_rows.append(row)
             result.resolved += 1
         # Bulk writes: a first run over a large fleet creates a row and an event per finding.
-        # Updates first: a reopened row must leave "resolved" before nothing else can clash.
+        # Updates go first so that rows leaving "resolved" are counted by the partial unique
+        # constraint before any new row could be inserted beside them.
         if changed_rows:
             stamp = timezone.now()
             for row in changed_rows:
