@@ -246,6 +246,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Several models have a "kind" or "status": the recommendations' get names of their own.
+    "ENUM_NAME_OVERRIDES": {
+        "RecommendationKindEnum": "apps.recommendations.rules.KINDS",
+        "RecommendationStatusEnum": "apps.recommendations.models.Status",
+    },
 }
 
 # --- Logging --------------------------------------------------------------------------------
