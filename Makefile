@@ -20,7 +20,7 @@ DEMO := set -a && source $(DEMO_ENV) && set +a &&
 SERVICES := VAR=$(VAR) PORT=$(PORT) SIMULATOR_PORT=$(SIMULATOR_PORT) VENV_BIN=$(abspath $(VENV))/bin \
   workers/demo-services.sh
 
-.PHONY: help install frontend migrate demo stop dev test test-python test-frontend lint bench bench-metrics bench-analysis bench-sync bench-backfill-faults clean
+.PHONY: help install frontend migrate demo stop dev test test-python test-frontend lint bench bench-metrics bench-analysis bench-sync bench-backfill-faults bench-recommendations clean
 
 help:
 	@echo "make demo    - install everything, start GPU Ledger with demo data on http://localhost:$(PORT)"
@@ -68,6 +68,7 @@ demo: install frontend migrate stop
 	@# 30 days of history through the real sync code (SDK -> simulator), before the browser opens.
 	$(DEMO) $(PY) manage.py backfill --days 30 --account $$(sed -n 's/^cloud-account-id=//p' $(RUN)/setup_demo.out)
 	$(DEMO) $(PY) manage.py analyse --organization demo
+	$(DEMO) $(PY) manage.py recommend --organization demo
 	$(DEMO) $(PY) manage.py collectstatic --noinput --verbosity 0
 	$(DEMO) $(SERVICES) start web worker beat
 	@echo
@@ -112,7 +113,7 @@ types: install
 	PYTHON=$(PY) frontend/scripts/generate-api-types.sh
 
 # --- benchmarks (not part of the test run) --------------------------------------------------
-bench: bench-metrics bench-analysis bench-sync bench-backfill-faults
+bench: bench-metrics bench-analysis bench-sync bench-backfill-faults bench-recommendations
 
 bench-metrics: install
 	DATABASE_URL=$${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpu_ledger_bench} $(PY) -m bench.metrics_store
@@ -123,6 +124,10 @@ bench-analysis: install
 	$(PY) -m bench.analysis_end_to_end
 
 # Uses Redis for the shared rate limiter when it answers, like production.
+bench-recommendations: install
+	DATABASE_URL=$${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpu_ledger_bench_recommendations} \
+	$(PY) -m bench.recommendations_rules
+
 bench-sync: install
 	DATABASE_URL=$${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpu_ledger_bench_sync} \
 	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} $(PY) -m bench.sync_backfill

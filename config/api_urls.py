@@ -12,6 +12,7 @@ from apps.accounts import api as accounts_api
 from apps.accounts import signup as accounts_signup
 from apps.analysis import api as analysis_api
 from apps.cloud import api as cloud_api
+from apps.recommendations import api as recommendations_api
 
 router = DefaultRouter(trailing_slash=False)
 router.register("organizations", accounts_api.OrganizationViewSet, basename="organization")
@@ -22,6 +23,9 @@ router.register("cloud-accounts", cloud_api.CloudAccountViewSet, basename="cloud
 router.register("projects", cloud_api.ProjectViewSet, basename="project")
 router.register("project-tag-keys", cloud_api.ProjectTagKeyViewSet, basename="project-tag-key")
 router.register("instances", cloud_api.InstanceViewSet, basename="instance")
+router.register(
+    "recommendations", recommendations_api.RecommendationViewSet, basename="recommendation"
+)
 
 v1: list[URLPattern | URLResolver] = [
     path("auth/csrf", accounts_api.CsrfView.as_view(), name="auth-csrf"),
@@ -54,6 +58,11 @@ v1: list[URLPattern | URLResolver] = [
     path("analysis/summary", analysis_api.AnalysisSummaryView.as_view(), name="analysis-summary"),
     path(
         "analysis/settings", analysis_api.AnalysisSettingsView.as_view(), name="analysis-settings"
+    ),
+    path(
+        "recommendations/settings",
+        recommendations_api.RecommendationSettingsView.as_view(),
+        name="recommendation-settings",
     ),
     path("", include(router.urls)),
 ]

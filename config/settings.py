@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "apps.billing",
     "apps.metrics",
     "apps.analysis",
+    "apps.recommendations",
 ]
 
 MIDDLEWARE = [
@@ -248,6 +249,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Several models have a "kind" or "status": the recommendations' get names of their own.
+    "ENUM_NAME_OVERRIDES": {
+        "RecommendationKindEnum": "apps.recommendations.rules.KINDS",
+        "RecommendationStatusEnum": "apps.recommendations.models.Status",
+    },
 }
 
 # --- Logging --------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ STATED_RETRIES: dict[str, tuple[type[BaseException], ...]] = {
     "cloud.run_sync": (CloudError,),
     "analysis.analyse_recent": (OperationalError,),
     "analysis.analyse_full": (OperationalError,),
+    "recommendations.recommend": (OperationalError,),
     "metrics.prune_raw": NEVER_RETRY,
     "metrics.compact_recent": (OperationalError,),
     "metrics.rebuild_rollups": (OperationalError,),

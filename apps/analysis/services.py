@@ -34,6 +34,7 @@ from apps.analysis.engine import (
     hour_of_week_profile,
 )
 from apps.analysis.models import AnalysisSettings
+from apps.analysis.signals import analysis_completed
 from apps.cloud.models import Instance
 from apps.core.timegrid import datetime_to_epoch_minute, floor_day, floor_hour, floor_minute
 from apps.metrics.constants import Metric
@@ -139,7 +140,7 @@ def analysis_run(
     if not pipeline or len(chunks) < 2:
         for analyse in chunks:
             total.add(_store_chunk(analyse()))
-        return total
+        return _completed(total, list(by_organization), as_of)
     # Pipelined: while a writer thread stores chunk i (mostly waiting on PostgreSQL's inserts
     # and index updates, GIL released), this thread reads and classifies chunk i + 1.
     with concurrent.futures.ThreadPoolExecutor(
@@ -157,6 +158,16 @@ def analysis_run(
         finally:
             # Runs after the pending write (one worker, in order): the thread's connection.
             writer.submit(db.connections.close_all).result()
+    return _completed(total, list(by_organization), as_of)
+
+
+def _completed(
+    total: AnalysisRunResult, organization_ids: list[int], as_of: dt.datetime
+) -> AnalysisRunResult:
+    """Tell later apps (recommendations) that these organizations' results are stored."""
+    analysis_completed.send(
+        sender=AnalysisRunResult, organization_ids=organization_ids, as_of=as_of
+    )
     return total
 
 

@@ -127,6 +127,23 @@ PROBES: dict[str, Probe] = {
         identify=lambda settings: canonical_json(settings.thresholds),  # type: ignore[attr-defined]
         payload=lambda world: {"thresholds": {"idle_gpu_util_max_pct": 4.0}},
     ),
+    "/api/v1/recommendations": Probe("recommendation"),
+    "/api/v1/recommendations/{id}": Probe("recommendation"),
+    "/api/v1/recommendations/{id}/actions": Probe(
+        "recommendation", payload=lambda world: {"action": "dismiss", "reason": "pwned"}
+    ),
+    # Totals by project: Globex's recommendation would show up as its project's id.
+    "/api/v1/recommendations/totals": Probe(
+        "project",
+        exposed=lambda body: {total["key"] for total in body["by_project"]},
+        identify=lambda project: str(project.pk),
+    ),
+    "/api/v1/recommendations/settings": Probe(
+        "recommendation_settings",
+        exposed=lambda body: {canonical_json(body["thresholds"])},
+        identify=lambda settings: canonical_json(settings.thresholds),  # type: ignore[attr-defined]
+        payload=lambda world: {"thresholds": {"idle_min_share": 0.5}},
+    ),
 }
 
 NOT_ORGANIZATION_SCOPED: dict[str, str] = {

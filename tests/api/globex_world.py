@@ -30,6 +30,7 @@ from apps.billing.models import BalanceSnapshot, BillLine
 from apps.cloud.models import Instance, Project, ProjectTagKey, SyncState
 from apps.cloud.services import cloud_account_create
 from apps.metrics.models import InstanceDayRollup, InstanceHourRollup, ProjectDayRollup
+from apps.recommendations.models import Recommendation, RecommendationSettings
 
 DAY = dt.date(2026, 11, 2)
 MIDNIGHT = dt.datetime(2026, 11, 2, tzinfo=dt.UTC)
@@ -152,6 +153,29 @@ def globex_world(globex: Organization, bob: User) -> GlobexWorld:
         ),
         "analysis_settings": AnalysisSettings.objects.create(
             organization=globex, thresholds=GLOBEX_THRESHOLDS
+        ),
+        "recommendation": Recommendation.objects.create(
+            organization=globex,
+            kind="stop_idle",
+            fingerprint="globex-stop-idle",
+            instance=instance,
+            project=project,
+            title="Stop idle globex-train",
+            explanation="Idle.",
+            monthly_saving=Decimal("3600.00"),
+            currency="USD",
+            saving_formula="5 USD/h x 720 h",
+            price_source="bills",
+            confidence="high",
+            evidence_days=14.0,
+            coverage_pct=100.0,
+            risk_level=1,
+            risk_reason="Low.",
+            first_seen_at=MIDNIGHT,
+            last_seen_at=MIDNIGHT,
+        ),
+        "recommendation_settings": RecommendationSettings.objects.create(
+            organization=globex, thresholds={"idle_min_share": 0.77}
         ),
     }
     return GlobexWorld(organization=globex, objects=objects)

@@ -1,0 +1,119 @@
+"""Stored recommendations, their history and an organization's rule settings.
+
+A recommendation is identified by its fingerprint (kind + target + parameters): each run
+updates the figures of the row with the same fingerprint in place, so one finding is one row
+however often the rules run. At most one row per fingerprint is not resolved (a partial unique
+constraint); a resolved row that comes back is reopened rather than duplicated.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from apps.core.models import OrganizationScopedModel, TimestampedModel
+from apps.recommendations.rules import KINDS
+
+
+class RecommendationSettings(TimestampedModel):
+    """An organization's overrides of ``RuleThresholds`` and its reserved-instance prices.
+
+    ``reserved_prices`` is data the organization edits (RI prices are not in the CVM price
+    APIs): a list of ``{"region", "instance_type", "hourly", "term_years", "currency"}``.
+    """
+
+    organization = models.OneToOneField(
+        "accounts.Organization", on_delete=models.CASCADE, related_name="recommendation_settings"
+    )
+    thresholds = models.JSONField(default=dict, blank=True)
+    reserved_prices = models.JSONField(default=list, blank=True)
+
+    def __str__(self) -> str:
+        return f"recommendation settings of {self.organization_id}"
+
+
+class Status(models.TextChoices):
+    OPEN = "open", "Open"
+    ACCEPTED = "accepted", "Accepted"
+    DISMISSED = "dismissed", "Dismissed"
+    SNOOZED = "snoozed", "Snoozed"
+    RESOLVED = "resolved", "Resolved"
+
+
+class Recommendation(OrganizationScopedModel):
+    kind = models.CharField(max_length=32, choices=KINDS)
+    fingerprint = models.CharField(max_length=64)
+    instance = models.ForeignKey(
+        "cloud.Instance",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="recommendations",
+    )
+    project = models.ForeignKey(
+        "cloud.Project",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="recommendations",
+    )
+    parameters = models.JSONField(default=dict, blank=True)
+    title = models.CharField(max_length=300)
+    explanation = models.TextField()
+    monthly_saving = models.DecimalField(max_digits=16, decimal_places=2)
+    currency = models.CharField(max_length=3)
+    saving_formula = models.TextField()
+    price_source = models.CharField(max_length=16)
+    confidence = models.CharField(max_length=8)
+    evidence_days = models.FloatField()
+    coverage_pct = models.FloatField()
+    risk_level = models.PositiveSmallIntegerField()
+    risk_reason = models.TextField()
+    evidence = models.JSONField(default=dict)
+    action = models.JSONField(default=dict)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    status_reason = models.TextField(blank=True)
+    snoozed_until = models.DateTimeField(null=True, blank=True)
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    first_seen_at = models.DateTimeField()
+    last_seen_at = models.DateTimeField(help_text="as_of of the last run that found it.")
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-monthly_saving", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["organization", "fingerprint"],
+                condition=~Q(status="resolved"),
+                name="recommendation_one_unresolved_per_fingerprint",
+            )
+        ]
+        indexes = [
+            models.Index(fields=["organization", "status"], name="recommendation_org_status"),
+            models.Index(fields=["organization", "fingerprint"], name="recommendation_org_fp"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.title} ({self.status})"
+
+
+class RecommendationEvent(models.Model):
+    """One change of a recommendation: who (None: the rules run), when, from -> to, why."""
+
+    recommendation = models.ForeignKey(
+        Recommendation, on_delete=models.CASCADE, related_name="events"
+    )
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    at = models.DateTimeField()
+    from_status = models.CharField(max_length=10, blank=True)
+    to_status = models.CharField(max_length=10)
+    reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.recommendation_id} {self.from_status or '-'} -> {self.to_status}"

@@ -1,0 +1,88 @@
+"""GPU Ledger's recommendation rules: PURE (no Django, no I/O, no clock).
+
+Engine outputs, hourly metric summaries, bills and the price catalog of one instance come in as
+an :class:`InstanceEvidence`; priced :class:`Finding` objects come out. One module per kind;
+every threshold is in :class:`RuleThresholds`. :func:`evaluate` applies them all in the order
+that keeps findings from contradicting each other: an instance idle around the clock gets
+"stop idle" and nothing about schedules, sizes or commitments.
+"""
+
+from __future__ import annotations
+
+from .commitment import RESERVED_INSTANCE, SUBSCRIPTION, commitment
+from .downshift import DOWNSHIFT, night_downshift
+from .idle import IDLE_HELD, STOP_IDLE, stop_idle
+from .operations import PIPELINE, SPOT, THERMAL, data_pipeline, spot, thermal
+from .schedule import SCHEDULE, schedule
+from .sizing import DOWNSIZE, UPSIZE, downsize, upsize
+from .thresholds import DEFAULT_RULE_THRESHOLDS, RuleThresholds
+from .throughput import BERT_BASE_SAMPLES_PER_S, samples_per_second
+from .types import (
+    PRICE_FROM_BILLS,
+    PRICE_FROM_CATALOG,
+    Confidence,
+    Finding,
+    InstanceEvidence,
+    Profile,
+    ReservedPrice,
+    Risk,
+    Saving,
+    TypeOffer,
+)
+
+KINDS: tuple[tuple[str, str], ...] = (
+    (STOP_IDLE, "Stop idle"),
+    (IDLE_HELD, "Idle, GPU memory held"),
+    (SCHEDULE, "Day/night schedule"),
+    (DOWNSHIFT, "Night downshift"),
+    (SUBSCRIPTION, "Switch to monthly subscription"),
+    (RESERVED_INSTANCE, "Reserved-instance voucher"),
+    (SPOT, "Move to spot"),
+    (DOWNSIZE, "Downsize"),
+    (UPSIZE, "Upsize (memory pressure)"),
+    (PIPELINE, "Fix the data pipeline"),
+    (THERMAL, "Thermal alert"),
+)
+
+
+def evaluate(
+    evidence: InstanceEvidence, thresholds: RuleThresholds = DEFAULT_RULE_THRESHOLDS
+) -> list[Finding]:
+    """Every finding for one instance, in ``KINDS`` order."""
+    idle = stop_idle(evidence, thresholds)
+    if idle:
+        # Idle around the clock: stopping it makes schedules, sizes and commitments moot.
+        return idle + thermal(evidence, thresholds)
+    out = schedule(evidence, thresholds)
+    saving_schedule = any(f.saving.monthly_amount > 0 for f in out)
+    if not out:
+        out += night_downshift(evidence, thresholds)
+    if not saving_schedule:
+        # A schedule changes the uptime a commitment is priced on: it comes first.
+        out += commitment(evidence, thresholds)
+    out += spot(evidence, thresholds)
+    out += downsize(evidence, thresholds)
+    out += upsize(evidence, thresholds)
+    out += data_pipeline(evidence, thresholds)
+    out += thermal(evidence, thresholds)
+    return out
+
+
+__all__ = [
+    "BERT_BASE_SAMPLES_PER_S",
+    "DEFAULT_RULE_THRESHOLDS",
+    "KINDS",
+    "PRICE_FROM_BILLS",
+    "PRICE_FROM_CATALOG",
+    "Confidence",
+    "Finding",
+    "InstanceEvidence",
+    "Profile",
+    "ReservedPrice",
+    "Risk",
+    "RuleThresholds",
+    "Saving",
+    "TypeOffer",
+    "evaluate",
+    "samples_per_second",
+]

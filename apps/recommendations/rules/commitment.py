@@ -1,0 +1,143 @@
+"""Pay-as-you-go -> monthly subscription, or pay-as-you-go + reserved-instance voucher.
+
+Both are priced against what the instance costs at its observed uptime; the cheaper one is
+recommended and the other shown beside it. Break-even uptime: the share of a month's hours
+above which the commitment is cheaper than paying by the hour.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+
+from .common import (
+    cents,
+    chart_range,
+    confidence,
+    existed_days,
+    is_payg,
+    label,
+    month_hours,
+    paid_price,
+    running_hours_per_month,
+)
+from .thresholds import RuleThresholds
+from .types import Finding, InstanceEvidence, Risk, Saving
+
+SUBSCRIPTION = "subscription"
+RESERVED_INSTANCE = "reserved_instance"
+PCT = Decimal("0.1")
+
+
+def commitment(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
+    """Subscription or reserved instance for a pay-as-you-go instance up most of the time."""
+    if not is_payg(ev) or existed_days(ev) < th.subscription_min_evidence_days:
+        return []
+    price = paid_price(ev, th)
+    if price is None or price.hourly <= 0:
+        return []
+    hours, hours_text = running_hours_per_month(ev, th)
+    full = Decimal(month_hours(th))
+    uptime = hours / full
+    payg_monthly = cents(price.hourly * hours)
+    options: list[tuple[str, Decimal, str]] = []
+    offer = ev.offer()
+    if offer is not None and offer.monthly_prepaid is not None:
+        options.append((SUBSCRIPTION, offer.monthly_prepaid, "monthly subscription"))
+    reserved = next(
+        (
+            r
+            for r in ev.reserved_prices
+            if r.region == ev.region and r.instance_type == ev.instance_type
+        ),
+        None,
+    )
+    if reserved is not None:
+        options.append(
+            (
+                RESERVED_INSTANCE,
+                cents(reserved.hourly * full),
+                f"{reserved.term_years}-year reserved instance",
+            )
+        )
+    if not options:
+        return []
+    kind, commit_monthly, what = min(options, key=lambda option: option[1])
+    break_even = commit_monthly / (price.hourly * full)
+    if uptime < break_even + Decimal(str(th.subscription_uptime_margin)):
+        return []
+    amount = payg_monthly - commit_monthly
+    currency = ev.currency
+    break_even_pct = (100 * break_even).quantize(PCT, rounding=ROUND_HALF_UP)
+    uptime_pct = (100 * uptime).quantize(PCT, rounding=ROUND_HALF_UP)
+    others = {
+        name: {
+            "monthly": str(monthly),
+            "break_even_uptime_pct": str(
+                (100 * monthly / (price.hourly * full)).quantize(PCT, rounding=ROUND_HALF_UP)
+            ),
+        }
+        for name, monthly, _ in options
+    }
+    name = label(ev)
+    formula = (
+        f"{price.hourly} {currency}/h x {hours} h/month = {payg_monthly} {currency}/month "
+        f"pay-as-you-go - {commit_monthly} {currency}/month {what} = {amount} {currency}/month "
+        f"(break-even uptime {commit_monthly} / ({price.hourly} x {full} h) = {break_even_pct} %;"
+        f" hours: {hours_text}; price: {price.text})"
+    )
+    if kind == SUBSCRIPTION:
+        title = f"Switch {name} to a monthly subscription"
+        steps = [
+            "Console: CVM > Instances > More > Instance Settings > Switch to Monthly "
+            "Subscription, 1 month, auto-renew.",
+            "Or the API command below; the subscription starts at once and bills a month ahead.",
+        ]
+        commands = [
+            f"tccli cvm ModifyInstancesChargeType --region {ev.region} "
+            f"--InstanceIds '[\"{ev.provider_id}\"]' --InstanceChargeType PREPAID "
+            '--InstanceChargePrepaid \'{"Period":1,"RenewFlag":"NOTIFY_AND_AUTO_RENEW"}\''
+        ]
+        reason = "A month is paid ahead: if the work ends early, the rest of the month is lost."
+    else:
+        assert reserved is not None
+        title = f"Cover {name} with a reserved-instance voucher"
+        steps = [
+            f"Console: CVM > Reserved Instances > Purchase: {ev.instance_type} in {ev.region}, "
+            f"{reserved.term_years} year(s).",
+            "It matches this running pay-as-you-go instance automatically; keep it running as is.",
+        ]
+        commands = []
+        reason = (
+            f"The voucher bills for {reserved.term_years} year(s) whether or not anything "
+            "matches it."
+        )
+    explanation = (
+        f"{name} is pay-as-you-go and was up {uptime_pct} % of the time over the last "
+        f"{th.lookback_days} days; a {what} is cheaper above {break_even_pct} % uptime, so at "
+        f"this uptime it saves {amount} {currency} a month."
+    )
+    return [
+        Finding(
+            kind=kind,
+            instance_id=ev.instance_id,
+            project_id=ev.project_id,
+            parameters={"to": kind},
+            title=title,
+            explanation=explanation,
+            saving=Saving(amount, currency, formula, price.source),
+            confidence=confidence(ev, th, th.subscription_min_evidence_days),
+            risk=Risk(1, reason),
+            evidence={
+                "uptime_pct": str(uptime_pct),
+                "hours_per_month": str(hours),
+                "hourly_price": str(price.hourly),
+                "payg_monthly": str(payg_monthly),
+                "commitment_monthly": str(commit_monthly),
+                "break_even_uptime_pct": str(break_even_pct),
+                "options": others,
+                "chart": "cost",
+                "chart_range": chart_range(ev),
+            },
+            action={"steps": steps, "commands": commands},
+        )
+    ]

@@ -1,0 +1,157 @@
+"""Helpers every rule shares: the price actually paid, monthly hours, confidence, commands."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from decimal import ROUND_HALF_UP, Decimal
+
+import numpy as np
+
+from .thresholds import RuleThresholds
+from .types import (
+    POSTPAID,
+    PREPAID,
+    PRICE_FROM_BILLS,
+    PRICE_FROM_CATALOG,
+    SPOT,
+    Confidence,
+    InstanceEvidence,
+    TypeOffer,
+)
+
+CENT = Decimal("0.01")
+HOURLY = Decimal("0.0001")
+TENTH = Decimal("0.1")
+
+
+def cents(amount: Decimal) -> Decimal:
+    return amount.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def hourly_rounded(amount: Decimal) -> Decimal:
+    return amount.quantize(HOURLY, rounding=ROUND_HALF_UP)
+
+
+@dataclasses.dataclass(frozen=True)
+class PaidPrice:
+    """The hourly compute price of an instance: what the bills say, else the catalog."""
+
+    hourly: Decimal
+    source: str
+    text: str
+    """How it was obtained, e.g. ``1234.56 CNY billed / 240.0 h = 5.1440 CNY/h``."""
+
+
+def offer_hourly(offer: TypeOffer, charge_type: str, hours_per_month: int) -> Decimal | None:
+    """The catalog's hourly price of a type for a charge type (a subscription spread over hours)."""
+    if charge_type == SPOT:
+        return offer.hourly_spot
+    if charge_type == PREPAID:
+        if offer.monthly_prepaid is None:
+            return None
+        return hourly_rounded(offer.monthly_prepaid / hours_per_month)
+    return offer.hourly_postpaid
+
+
+def paid_price(ev: InstanceEvidence, th: RuleThresholds) -> PaidPrice | None:
+    """Discounted hourly price paid: billed compute cost / billed hours, else the catalog's."""
+    if ev.charge_type != PREPAID and ev.billed_hours > 0:
+        hourly = hourly_rounded(ev.billed_compute_cost / ev.billed_hours)
+        return PaidPrice(
+            hourly,
+            PRICE_FROM_BILLS,
+            f"{cents(ev.billed_compute_cost)} {ev.currency} compute billed / "
+            f"{ev.billed_hours.quantize(TENTH)} h billed = {hourly} {ev.currency}/h",
+        )
+    offer = ev.offer()
+    if offer is None:
+        return None
+    hourly_or_none = offer_hourly(offer, ev.charge_type, month_hours(th))
+    if hourly_or_none is None:
+        return None
+    if ev.charge_type == PREPAID and offer.monthly_prepaid is not None:
+        text = (
+            f"catalog subscription {offer.monthly_prepaid} {offer.currency}/month / "
+            f"{month_hours(th)} h = {hourly_or_none} {offer.currency}/h"
+        )
+    else:
+        text = f"catalog price {hourly_or_none} {offer.currency}/h"
+    return PaidPrice(hourly_or_none, PRICE_FROM_CATALOG, text)
+
+
+def month_hours(th: RuleThresholds) -> int:
+    return th.days_per_month * 24
+
+
+def existed_days(ev: InstanceEvidence) -> float:
+    return max(ev.existed_hours, 0.0) / 24.0
+
+
+def running_hours_per_month(ev: InstanceEvidence, th: RuleThresholds) -> tuple[Decimal, str]:
+    """Hours a month the instance is paid for at today's pattern, and how that was computed.
+
+    From the billed hours where there are bills (a KEEP_CHARGING stop is billed without
+    running), else from the observed hours; scaled from the days it existed in the lookback.
+    """
+    days = Decimal(str(round(existed_days(ev), 2)))
+    if days <= 0:
+        return Decimal(0), "no days in the lookback"
+    if ev.charge_type != PREPAID and ev.billed_hours > 0:
+        basis, what = ev.billed_hours.quantize(TENTH), "h billed"
+    else:
+        basis, what = Decimal(ev.observed_hours), "h observed running"
+    hours = (basis * th.days_per_month / days).quantize(TENTH, rounding=ROUND_HALF_UP)
+    hours = min(hours, Decimal(month_hours(th)))
+    return hours, f"{basis} {what} in {days} days x {th.days_per_month}/{days} = {hours} h/month"
+
+
+def confidence(ev: InstanceEvidence, th: RuleThresholds, min_days: float) -> Confidence:
+    """High with the whole lookback observed, medium with twice the minimum, low otherwise."""
+    expected = max(ev.existed_hours, 0.0) * 60.0
+    observed = float(ev.observed_minutes.sum())
+    coverage = round(100.0 * observed / expected, 1) if expected else 0.0
+    days = ev.evidence_days
+    if days >= 0.8 * th.lookback_days and coverage >= 80:
+        level = "high"
+    elif days >= 2 * min_days:
+        level = "medium"
+    else:
+        level = "low"
+    return Confidence(evidence_days=days, coverage_pct=min(coverage, 100.0), level=level)
+
+
+def chart_range(ev: InstanceEvidence) -> dict[str, str]:
+    return {"start": iso(ev.start), "end": iso(ev.end)}
+
+
+def iso(moment: dt.datetime) -> str:
+    return moment.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+
+
+def instance_ids_arg(ev: InstanceEvidence) -> str:
+    return f"--InstanceIds '[\"{ev.provider_id}\"]'"
+
+
+def stop_command(ev: InstanceEvidence) -> str:
+    return (
+        f"tccli cvm StopInstances --region {ev.region} {instance_ids_arg(ev)} "
+        "--StoppedMode STOP_CHARGING"
+    )
+
+
+def start_command(ev: InstanceEvidence) -> str:
+    return f"tccli cvm StartInstances --region {ev.region} {instance_ids_arg(ev)}"
+
+
+def hourly_share(mask: np.ndarray, of: np.ndarray) -> float:
+    total = int(np.count_nonzero(of))
+    return float(np.count_nonzero(mask & of)) / total if total else 0.0
+
+
+def label(ev: InstanceEvidence) -> str:
+    return f"{ev.name or ev.provider_id} ({ev.instance_type})"
+
+
+def is_payg(ev: InstanceEvidence) -> bool:
+    return ev.charge_type == POSTPAID

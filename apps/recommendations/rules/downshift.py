@@ -1,0 +1,132 @@
+"""Night downshift: a smaller type (fewer cards) in the hours where load is low but not zero.
+
+The "day mid/high spec, night low-spec baseline" pattern: inference or interactive fleets that
+still serve something at night, so they cannot stop, but need far fewer cards.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+
+import numpy as np
+
+from .common import TENTH, cents, confidence, existed_days, is_payg, label, paid_price
+from .thresholds import RuleThresholds
+from .types import Finding, InstanceEvidence, Risk, Saving
+from .weekly import circular_runs, cron_lines, run_mask
+
+DOWNSHIFT = "night_downshift"
+
+
+def night_downshift(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
+    profile = ev.profile
+    if not is_payg(ev) or profile is None or ev.gpu_count <= 1:
+        return []
+    if existed_days(ev) < th.schedule_min_evidence_days:
+        return []
+    coverage = np.nan_to_num(np.asarray(profile.coverage, dtype=np.float64), nan=0.0)
+    p95 = np.asarray(profile.p95_pct, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        low = (
+            (coverage >= th.schedule_min_coverage)
+            & (p95 > th.idle_gpu_util_p95_max_pct)
+            & (p95 <= th.downshift_p95_max_pct)
+        )
+        busy = (coverage >= th.schedule_min_coverage) & (p95 > th.downshift_p95_max_pct)
+    if not busy.any():
+        return []
+    runs = circular_runs(low, th.downshift_min_run_hours)
+    if not runs:
+        return []
+    mask = run_mask(runs)
+    night_peak = float(np.nanmax(p95[mask]))
+    current = ev.offer()
+    if current is None or current.hourly_postpaid is None:
+        return []
+    candidates = [
+        offer
+        for offer in ev.offers
+        if offer.family == ev.family
+        and offer.gpu_model == ev.gpu_model
+        and 0 < offer.gpu_count < ev.gpu_count
+        and offer.hourly_postpaid is not None
+        and offer.hourly_postpaid < current.hourly_postpaid
+        and night_peak * ev.gpu_count / offer.gpu_count <= th.downshift_target_load_max_pct
+    ]
+    price = paid_price(ev, th)
+    if not candidates or price is None:
+        return []
+    target = min(candidates, key=lambda offer: offer.hourly_postpaid or Decimal(0))
+    assert target.hourly_postpaid is not None
+    ratio = target.hourly_postpaid / current.hourly_postpaid
+    target_hourly = (price.hourly * ratio).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
+    running_weekly = Decimal(str(round(float(coverage[mask].sum()), 1)))
+    hours = (running_weekly * th.days_per_month / 7).quantize(TENTH, rounding=ROUND_HALF_UP)
+    amount = cents((price.hourly - target_hourly) * hours)
+    currency = ev.currency
+    name = label(ev)
+    windows = ", ".join(run.label() for run in runs)
+    resize = (
+        f"tccli cvm ResetInstancesType --region {ev.region} "
+        f"--InstanceIds '[\"{ev.provider_id}\"]' --InstanceType "
+    )
+    return [
+        Finding(
+            kind=DOWNSHIFT,
+            instance_id=ev.instance_id,
+            project_id=ev.project_id,
+            parameters={
+                "to": target.instance_type,
+                "runs": [[r.start_weekday, r.start_hour, r.hours] for r in runs],
+            },
+            title=f"Run {name} as {target.instance_type} at night",
+            explanation=(
+                f"In {windows} ({profile.tz}) {name} stays between "
+                f"{th.idle_gpu_util_p95_max_pct:g} and {th.downshift_p95_max_pct:g} % GPU "
+                f"utilization (p95, peak {night_peak:.0f} %): low but not zero, so it cannot "
+                f"stop. {target.instance_type} ({target.gpu_count:g} x {target.gpu_model}) "
+                "carries that load; switch to it for the window and back for the day."
+            ),
+            saving=Saving(
+                amount,
+                currency,
+                f"{running_weekly} h/week in the window x {th.days_per_month}/7 = {hours} "
+                f"h/month x ({price.hourly} - {target_hourly}) {currency}/h = {amount} "
+                f"{currency}/month; target price {price.hourly} x catalog "
+                f"{target.hourly_postpaid}/{current.hourly_postpaid} (price: {price.text})",
+                price.source,
+            ),
+            confidence=confidence(ev, th, th.schedule_min_evidence_days / 2),
+            risk=Risk(3, "A resize stops the instance twice a day; night peaks run hotter."),
+            evidence={
+                "night_p95_peak_pct": round(night_peak, 1),
+                "weekly_hours": int(mask.sum()),
+                "tz": profile.tz,
+                "chart": "profile",
+                "chart_range": {
+                    "start": profile.start_at.isoformat(),
+                    "end": profile.end_at.isoformat(),
+                },
+            },
+            action={
+                "window": {"tz": profile.tz, "runs": [run.as_json() for run in runs]},
+                "steps": [
+                    "Put the service behind a load balancer so a resize does not drop traffic, "
+                    "or run a small night instance beside it and stop this one.",
+                    "Resize at the window's start and back at its end (the instance must be "
+                    "stopped for ResetInstancesType).",
+                ],
+                "commands": [resize + target.instance_type, resize + ev.instance_type],
+                "cron": [
+                    f"CRON_TZ={profile.tz}",
+                    *cron_lines(
+                        [(r.start_weekday, r.start_hour) for r in runs],
+                        resize + target.instance_type,
+                    ),
+                    *cron_lines(
+                        [(r.end_weekday, r.end_hour) for r in runs], resize + ev.instance_type
+                    ),
+                ],
+            },
+        )
+    ]

@@ -1,0 +1,141 @@
+"""Stop idle: an instance idle around the clock, truly idle or idle-held.
+
+Truly idle (no GPU memory held): stop it. Idle-held (GPU memory held at ~0 % utilization: a
+notebook left open, a hung or failed job): tell the owner before anyone stops it. They are two
+kinds so that their money is reported separately.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import numpy as np
+
+from .common import (
+    cents,
+    chart_range,
+    confidence,
+    label,
+    paid_price,
+    running_hours_per_month,
+    stop_command,
+)
+from .thresholds import RuleThresholds
+from .types import PREPAID, Finding, InstanceEvidence, Risk, Saving
+
+STOP_IDLE = "stop_idle"
+IDLE_HELD = "idle_held"
+
+
+def idle_hours(ev: InstanceEvidence, th: RuleThresholds) -> tuple[np.ndarray, np.ndarray]:
+    """(observed hours, idle hours) masks over the lookback's UTC hours."""
+    observed = ev.observed_minutes > 0
+    with np.errstate(invalid="ignore"):
+        idle = observed & (ev.gpu_util_p95 <= th.idle_gpu_util_p95_max_pct)
+    return observed, idle
+
+
+def stop_idle(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
+    """One finding when at least ``idle_min_share`` of the observed hours were idle."""
+    if ev.evidence_days < th.idle_min_evidence_days:
+        return []
+    observed, idle = idle_hours(ev, th)
+    observed_count, idle_count = int(observed.sum()), int(idle.sum())
+    if not observed_count or idle_count < th.idle_min_share * observed_count:
+        return []
+    with np.errstate(invalid="ignore"):
+        held = idle & (ev.gpu_mem_avg >= th.idle_held_gpu_mem_min_pct)
+    held_count = int(held.sum())
+    kind = IDLE_HELD if held_count * 2 >= idle_count else STOP_IDLE
+    price = paid_price(ev, th)
+    currency = ev.currency
+    if price is None:
+        saving = Saving(Decimal(0), currency, "no price known for this instance", "none")
+    elif ev.charge_type == PREPAID:
+        offer = ev.offer()
+        monthly = offer.monthly_prepaid if offer and offer.monthly_prepaid else Decimal(0)
+        saving = Saving(
+            cents(monthly),
+            currency,
+            f"subscription {monthly} {currency}/month not renewed (a stopped subscription "
+            "keeps billing, so the saving comes only from releasing it at the end of its term)",
+            price.source,
+        )
+    else:
+        hours, hours_text = running_hours_per_month(ev, th)
+        amount = cents(price.hourly * hours)
+        saving = Saving(
+            amount,
+            currency,
+            f"{price.hourly} {currency}/h x {hours} h/month = {amount} {currency}/month "
+            f"(price: {price.text}; hours: {hours_text})",
+            price.source,
+        )
+    util_mean = float(np.nanmean(ev.gpu_util_avg[observed])) if observed_count else 0.0
+    mem_mean = float(np.nanmean(ev.gpu_mem_avg[observed])) if observed_count else 0.0
+    evidence = {
+        "observed_hours": observed_count,
+        "idle_hours": idle_count,
+        "idle_held_hours": held_count,
+        "idle_share_pct": round(100.0 * idle_count / observed_count, 1),
+        "gpu_util_avg_pct": round(util_mean, 2),
+        "gpu_mem_avg_pct": round(mem_mean, 2),
+        "idle_gpu_util_p95_max_pct": th.idle_gpu_util_p95_max_pct,
+        "billed_hours": str(ev.billed_hours),
+        "billed_compute_cost": str(cents(ev.billed_compute_cost)),
+        "chart": "metrics",
+        "chart_range": chart_range(ev),
+    }
+    name = label(ev)
+    if kind == STOP_IDLE:
+        title = f"Stop idle {name}"
+        explanation = (
+            f"{name} was idle in {idle_count} of its {observed_count} observed hours over the "
+            f"last {th.lookback_days} days (p95 GPU utilization at most "
+            f"{th.idle_gpu_util_p95_max_pct:g} %, no GPU memory held, average "
+            f"{util_mean:.1f} %). Nothing is running on it: stop it with STOP_CHARGING, or "
+            "release it if nobody claims it. Its disks keep billing while it is stopped."
+        )
+        steps = [
+            "Check with the owner (tags, project) that nothing needs it.",
+            "Stop it with STOP_CHARGING (compute stops billing; disks and bandwidth still bill).",
+            "Release it (TerminateInstances) once nobody claims it, after a snapshot if needed.",
+        ]
+        risk = Risk(1, "Nothing ran on it for the whole lookback; restarting takes minutes.")
+    else:
+        title = f"Idle but holding GPU memory: {name}"
+        explanation = (
+            f"{name} did no work in {idle_count} of its {observed_count} observed hours over "
+            f"the last {th.lookback_days} days, yet it held GPU memory in {held_count} of them "
+            f"(average {mem_mean:.1f} % of the card): a notebook left open or a hung or failed "
+            "job. Tell the owner before anyone stops it: stopping it loses what is in memory."
+        )
+        steps = [
+            "Tell the owner: a process holds GPU memory but computes nothing.",
+            "Have them save their work and end the process (nvidia-smi shows which one).",
+            "Then stop the instance with STOP_CHARGING or release it.",
+        ]
+        risk = Risk(3, "A process still holds GPU memory; stopping it loses its state.")
+    if ev.charge_type == PREPAID:
+        steps.append("It is a monthly subscription: turn off auto-renewal and let it expire.")
+        commands = [
+            f"tccli cvm ModifyInstancesRenewFlag --region {ev.region} "
+            f"--InstanceIds '[\"{ev.provider_id}\"]' --RenewFlag DISABLE_NOTIFY_AND_MANUAL_RENEW"
+        ]
+    else:
+        commands = [stop_command(ev)]
+    return [
+        Finding(
+            kind=kind,
+            instance_id=ev.instance_id,
+            project_id=ev.project_id,
+            parameters={},
+            title=title,
+            explanation=explanation,
+            saving=saving,
+            confidence=confidence(ev, th, th.idle_min_evidence_days),
+            risk=risk,
+            evidence=evidence,
+            action={"steps": steps, "commands": commands},
+        )
+    ]

@@ -1,0 +1,123 @@
+"""Every threshold of every rule, in one overridable dataclass.
+
+An organization overrides single keys (stored as JSON in ``RecommendationSettings``);
+``with_overrides`` refuses unknown keys, wrong types and contradictions, naming the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+
+@dataclasses.dataclass(frozen=True)
+class RuleThresholds:
+    # Every rule looks back this far; minimum evidence is counted in observed days.
+    lookback_days: int = 14
+    days_per_month: int = 30
+
+    # Stop idle: an hour is idle when its p95 GPU utilization is at most this.
+    idle_gpu_util_p95_max_pct: float = 5.0
+    # Share of observed hours that must be idle for "idle around the clock".
+    idle_min_share: float = 0.95
+    idle_min_evidence_days: float = 3.0
+    # An idle hour holding at least this much GPU memory is "idle-held" (notebook, hung job).
+    idle_held_gpu_mem_min_pct: float = 10.0
+
+    # Day/night schedule: an hour-of-week cell is "off" when observed at least this share of
+    # the time with p95 under the threshold, or (stopped) observed at most the stopped share.
+    schedule_p95_max_pct: float = 15.0
+    schedule_min_coverage: float = 0.5
+    schedule_stopped_coverage_max: float = 0.05
+    schedule_min_run_hours: int = 6
+    schedule_min_evidence_days: float = 10.0
+
+    # Night downshift: night p95 between the idle and this level, on a multi-card type.
+    downshift_p95_max_pct: float = 30.0
+    downshift_min_run_hours: int = 6
+    # The smaller type must run the night load at most this hot.
+    downshift_target_load_max_pct: float = 70.0
+
+    # Subscription: the instance must be up this much more than the break-even uptime.
+    subscription_min_evidence_days: float = 7.0
+    subscription_uptime_margin: float = 0.05
+
+    # Spot only for work marked interruption-tolerant (tag key=value, case-insensitive).
+    spot_tags: tuple[str, ...] = (
+        "interruptible=true",
+        "workload=hpo",
+        "workload=hyperparameter-search",
+        "checkpointed=true",
+    )
+    spot_min_evidence_days: float = 3.0
+
+    # Downsize: p95 utilization and peak memory both low over the lookback.
+    downsize_gpu_util_p95_max_pct: float = 30.0
+    downsize_gpu_mem_peak_max_pct: float = 50.0
+    downsize_target_load_max_pct: float = 70.0
+    downsize_min_evidence_days: float = 7.0
+
+    # Upsize: GPU memory over this in at least the share of observed hours, utilization high.
+    upsize_gpu_mem_min_pct: float = 90.0
+    upsize_min_share: float = 0.5
+    upsize_gpu_util_min_pct: float = 50.0
+    upsize_min_evidence_days: float = 3.0
+
+    # Fix the data pipeline: data-bound share of the analysed running minutes.
+    pipeline_min_share: float = 0.3
+    pipeline_min_evidence_days: float = 3.0
+
+    # Thermal: hours with a p95 GPU temperature above this, as a share of observed hours.
+    thermal_temp_min_c: float = 85.0
+    thermal_min_share: float = 0.25
+    thermal_min_evidence_days: float = 1.0
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
+                raise ValueError(f"{field.name}: must not be negative")
+        for name in (
+            "idle_min_share",
+            "schedule_min_coverage",
+            "schedule_stopped_coverage_max",
+            "upsize_min_share",
+            "pipeline_min_share",
+            "thermal_min_share",
+        ):
+            if getattr(self, name) > 1:
+                raise ValueError(f"{name}: is a share, at most 1")
+        if not 1 <= self.lookback_days <= 93:
+            raise ValueError("lookback_days: between 1 and 93")
+        if self.idle_gpu_util_p95_max_pct >= self.schedule_p95_max_pct:
+            raise ValueError("idle_gpu_util_p95_max_pct: must be under schedule_p95_max_pct")
+        if self.schedule_stopped_coverage_max >= self.schedule_min_coverage:
+            raise ValueError("schedule_stopped_coverage_max: must be under schedule_min_coverage")
+
+    def with_overrides(self, overrides: Mapping[str, Any]) -> RuleThresholds:
+        """These thresholds with some keys replaced; ValueError naming a bad key."""
+        fields = {field.name: field for field in dataclasses.fields(self)}
+        changes: dict[str, Any] = {}
+        for key, value in overrides.items():
+            if key not in fields:
+                raise ValueError(f"{key}: unknown threshold")
+            current = getattr(self, key)
+            if isinstance(current, tuple):
+                if not isinstance(value, (list, tuple)) or not all(
+                    isinstance(item, str) for item in value
+                ):
+                    raise ValueError(f"{key}: expected a list of strings")
+                changes[key] = tuple(value)
+            elif isinstance(current, int) and not isinstance(current, bool):
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise ValueError(f"{key}: expected an integer")
+                changes[key] = value
+            else:
+                if isinstance(value, bool) or not isinstance(value, (int, float)):
+                    raise ValueError(f"{key}: expected a number")
+                changes[key] = float(value)
+        return dataclasses.replace(self, **changes)
+
+
+DEFAULT_RULE_THRESHOLDS = RuleThresholds()

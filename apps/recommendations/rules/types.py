@@ -1,0 +1,173 @@
+"""The pure inputs and outputs of the recommendation rules (no Django, no I/O, no clock).
+
+Inputs are what the analysis, the metric rollups, the bills and the price catalog say about one
+instance over the lookback; outputs are priced findings. Money is ``Decimal`` with its currency;
+times are timezone-aware UTC datetimes passed in by the caller.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+
+POSTPAID = "POSTPAID_BY_HOUR"
+PREPAID = "PREPAID"
+SPOT = "SPOTPAID"
+
+PRICE_FROM_BILLS = "bills"
+PRICE_FROM_CATALOG = "catalog"
+
+
+@dataclasses.dataclass(frozen=True)
+class TypeOffer:
+    """One instance type sold in the instance's zone, with the account's prices.
+
+    ``None`` where the catalog has no price for that charge type.
+    """
+
+    instance_type: str
+    family: str
+    gpu_model: str
+    gpu_count: float
+    gpu_memory_gb: float
+    hourly_postpaid: Decimal | None = None
+    monthly_prepaid: Decimal | None = None
+    hourly_spot: Decimal | None = None
+    currency: str = "CNY"
+
+
+@dataclasses.dataclass(frozen=True)
+class ReservedPrice:
+    """An organization-entered reserved-instance price: an hourly equivalent, billed always."""
+
+    region: str
+    instance_type: str
+    hourly: Decimal
+    term_years: int
+    currency: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Profile:
+    """The hour-of-week profile of the lookback's last 14 days, in the organization's timezone.
+
+    ``p95_pct`` and ``coverage`` are 7 x 24 (Monday first); NaN p95 where nothing was observed.
+    ``supporting_weeks`` comes from the analysis' off window (0 when it found none).
+    """
+
+    tz: str
+    p95_pct: np.ndarray
+    coverage: np.ndarray
+    start_at: dt.datetime
+    end_at: dt.datetime
+    supporting_weeks: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class InstanceEvidence:
+    """Everything the rules know about one instance over ``[start, end)``.
+
+    Hourly arrays hold one value per UTC hour of the lookback, NaN for an hour without data:
+    the p95 and average GPU utilization, average and p95 GPU memory, p95 temperature and the
+    observed minutes of GPU utilization. ``phase_minutes`` are the analysis' minutes per phase
+    key over the lookback. Billing: the compute cost billed per hour of use and the hours it
+    covers (pay-as-you-go and spot lines only); ``existed_hours`` is how long the instance
+    existed within the lookback.
+    """
+
+    instance_id: int
+    provider_id: str
+    name: str
+    region: str
+    zone: str
+    instance_type: str
+    family: str
+    gpu_model: str
+    gpu_count: float
+    gpu_memory_gb: float
+    charge_type: str
+    project_id: int | None
+    start: dt.datetime
+    end: dt.datetime
+    existed_hours: float
+    gpu_util_p95: np.ndarray
+    gpu_util_avg: np.ndarray
+    gpu_mem_avg: np.ndarray
+    gpu_mem_p95: np.ndarray
+    gpu_temp_p95: np.ndarray
+    observed_minutes: np.ndarray
+    phase_minutes: Mapping[str, int]
+    billed_compute_cost: Decimal = Decimal(0)
+    billed_hours: Decimal = Decimal(0)
+    currency: str = "CNY"
+    offers: Sequence[TypeOffer] = ()
+    reserved_prices: Sequence[ReservedPrice] = ()
+    profile: Profile | None = None
+    tags: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+    @property
+    def observed_hours(self) -> int:
+        """Hours with at least one observed minute of GPU utilization."""
+        return int(np.count_nonzero(self.observed_minutes > 0))
+
+    @property
+    def evidence_days(self) -> float:
+        return round(float(self.observed_minutes.sum()) / 1440.0, 2)
+
+    def offer(self, instance_type: str | None = None) -> TypeOffer | None:
+        wanted = instance_type or self.instance_type
+        return next((o for o in self.offers if o.instance_type == wanted), None)
+
+
+@dataclasses.dataclass(frozen=True)
+class Saving:
+    """A monthly saving (negative: it costs more) and exactly how it was computed."""
+
+    monthly_amount: Decimal
+    currency: str
+    formula: str
+    price_source: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Confidence:
+    evidence_days: float
+    coverage_pct: float
+    """Observed minutes as a share of the minutes the instance existed in the lookback."""
+    level: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Risk:
+    level: int
+    """0 (none) .. 4 (high): how likely the change hurts the workload."""
+    reason: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    """One priced recommendation as the rules produce it (not yet stored)."""
+
+    kind: str
+    instance_id: int | None
+    project_id: int | None
+    parameters: Mapping[str, object]
+    """What identifies the finding beyond kind and target (e.g. the target type)."""
+    title: str
+    explanation: str
+    saving: Saving
+    confidence: Confidence
+    risk: Risk
+    evidence: Mapping[str, Any]
+    action: Mapping[str, Any]
+
+    @property
+    def target(self) -> str:
+        if self.instance_id is not None:
+            return f"instance:{self.instance_id}"
+        return f"project:{self.project_id}"

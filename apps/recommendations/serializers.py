@@ -1,0 +1,299 @@
+"""Input validation and typed output shapes of the recommendation endpoints.
+
+Every output field is declared, so the OpenAPI schema describes the whole answer (no bare
+objects): a kind's evidence figures are a list of name/value pairs, its action a fixed shape.
+Money is a decimal string with the currency beside it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from apps.api.serializers import StrictSerializer
+from apps.recommendations.models import Recommendation, RecommendationEvent, Status
+from apps.recommendations.rules import KINDS
+from apps.recommendations.selectors import ORDERINGS
+
+ACTIONS = ("accept", "dismiss", "snooze", "reopen")
+
+
+class ListQuerySerializer(StrictSerializer):
+    """``?kind=&status=&project=&instance=&min_saving=&ordering=`` (kind and status repeatable)."""
+
+    kind = serializers.ListField(child=serializers.ChoiceField(choices=KINDS), required=False)
+    status = serializers.ListField(
+        child=serializers.ChoiceField(choices=Status.choices), required=False
+    )
+    project = serializers.IntegerField(required=False, min_value=1)
+    instance = serializers.IntegerField(required=False, min_value=1)
+    min_saving = serializers.DecimalField(max_digits=16, decimal_places=2, required=False)
+    ordering = serializers.ChoiceField(choices=sorted(ORDERINGS), required=False)
+    page = serializers.IntegerField(required=False, min_value=1)
+    page_size = serializers.IntegerField(required=False, min_value=1)
+
+
+class ActionInputSerializer(StrictSerializer):
+    action = serializers.ChoiceField(choices=ACTIONS)
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+    until = serializers.DateTimeField(required=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs["action"] == "snooze" and "until" not in attrs:
+            raise serializers.ValidationError({"until": ["Required to snooze."]})
+        if attrs["action"] == "dismiss" and not attrs.get("reason", "").strip():
+            raise serializers.ValidationError({"reason": ["Say why it is dismissed."]})
+        return attrs
+
+
+class SavingSerializer(serializers.Serializer):
+    monthly_amount = serializers.DecimalField(max_digits=16, decimal_places=2)
+    currency = serializers.CharField()
+    formula = serializers.CharField(help_text="How the amount was computed, with the figures.")
+    price_source = serializers.CharField(help_text="bills, catalog or none.")
+
+
+class ConfidenceSerializer(serializers.Serializer):
+    level = serializers.ChoiceField(choices=["high", "medium", "low"])
+    evidence_days = serializers.FloatField(help_text="Days of observed minutes.")
+    coverage_pct = serializers.FloatField(help_text="Observed minutes / minutes it existed.")
+
+
+class RiskSerializer(serializers.Serializer):
+    level = serializers.IntegerField(min_value=0, max_value=4)
+    reason = serializers.CharField()
+
+
+class ChartRangeSerializer(serializers.Serializer):
+    start = serializers.DateTimeField()
+    end = serializers.DateTimeField()
+
+
+class FigureSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    value = serializers.CharField()
+
+
+class EvidenceSerializer(serializers.Serializer):
+    chart = serializers.CharField(help_text="Which chart shows it: metrics, profile, phases, cost.")
+    chart_range = ChartRangeSerializer()
+    figures = FigureSerializer(many=True)
+
+
+class WindowRunSerializer(serializers.Serializer):
+    start_weekday = serializers.IntegerField(help_text="0 = Monday")
+    start_hour = serializers.IntegerField()
+    end_weekday = serializers.IntegerField()
+    end_hour = serializers.IntegerField()
+    hours = serializers.IntegerField()
+    # A field named like DRF's Field.label attribute; the stubs type that attribute as text.
+    label = serializers.CharField()  # type: ignore[assignment]
+
+
+class WindowSerializer(serializers.Serializer):
+    tz = serializers.CharField()
+    weekly_hours = serializers.IntegerField(required=False)
+    runs = WindowRunSerializer(many=True)
+
+
+class ActionSerializer(serializers.Serializer):
+    steps = serializers.ListField(child=serializers.CharField())
+    commands = serializers.ListField(child=serializers.CharField())
+    cron = serializers.ListField(child=serializers.CharField())
+    window = WindowSerializer(allow_null=True)
+    stopped_mode = serializers.CharField(allow_null=True)
+    still_billed_when_stopped = serializers.ListField(child=serializers.CharField())
+
+
+class EventSerializer(serializers.ModelSerializer):
+    actor = serializers.SerializerMethodField()
+
+    class Meta:
+        model = RecommendationEvent
+        fields = ["at", "actor", "from_status", "to_status", "reason"]
+
+    def get_actor(self, event: RecommendationEvent) -> str | None:
+        return event.actor.email if event.actor else None
+
+
+class RealisedSerializer(serializers.Serializer):
+    weeks_before = serializers.IntegerField()
+    weeks_after = serializers.FloatField()
+    weekly_cost_before = serializers.DecimalField(max_digits=16, decimal_places=2)
+    weekly_cost_after = serializers.DecimalField(max_digits=16, decimal_places=2, allow_null=True)
+    weekly_saving = serializers.DecimalField(max_digits=16, decimal_places=2, allow_null=True)
+    monthly_saving_realised = serializers.DecimalField(
+        max_digits=16, decimal_places=2, allow_null=True
+    )
+    monthly_saving_promised = serializers.DecimalField(max_digits=16, decimal_places=2)
+    currency = serializers.CharField()
+
+
+def _flatten(prefix: str, value: Any, out: list[dict[str, str]]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _flatten(f"{prefix}.{key}" if prefix else str(key), item, out)
+    elif isinstance(value, list):
+        out.append({"name": prefix, "value": ", ".join(str(item) for item in value)})
+    else:
+        out.append({"name": prefix, "value": str(value)})
+
+
+class RecommendationSerializer(serializers.ModelSerializer):
+    """One recommendation as lists show it."""
+
+    kind_label = serializers.SerializerMethodField()
+    target = serializers.SerializerMethodField()
+    instance_name = serializers.SerializerMethodField()
+    project_name = serializers.SerializerMethodField()
+    saving = serializers.SerializerMethodField()
+    confidence = serializers.SerializerMethodField()
+    risk = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Recommendation
+        fields = [
+            "id",
+            "kind",
+            "kind_label",
+            "status",
+            "status_reason",
+            "snoozed_until",
+            "target",
+            "instance",
+            "instance_name",
+            "project",
+            "project_name",
+            "title",
+            "explanation",
+            "saving",
+            "confidence",
+            "risk",
+            "first_seen_at",
+            "last_seen_at",
+            "accepted_at",
+            "resolved_at",
+        ]
+        read_only_fields = fields
+
+    def get_kind_label(self, row: Recommendation) -> str:
+        return dict(KINDS).get(row.kind, row.kind)
+
+    def get_target(self, row: Recommendation) -> str:
+        return "instance" if row.instance_id else "project"
+
+    def get_instance_name(self, row: Recommendation) -> str | None:
+        if row.instance is None:
+            return None
+        return row.instance.name or row.instance.provider_id
+
+    def get_project_name(self, row: Recommendation) -> str | None:
+        return row.project.name if row.project else None
+
+    @extend_schema_field(SavingSerializer)
+    def get_saving(self, row: Recommendation) -> Any:
+        return SavingSerializer(
+            {
+                "monthly_amount": row.monthly_saving,
+                "currency": row.currency,
+                "formula": row.saving_formula,
+                "price_source": row.price_source,
+            }
+        ).data
+
+    @extend_schema_field(ConfidenceSerializer)
+    def get_confidence(self, row: Recommendation) -> Any:
+        return ConfidenceSerializer(
+            {
+                "level": row.confidence,
+                "evidence_days": row.evidence_days,
+                "coverage_pct": row.coverage_pct,
+            }
+        ).data
+
+    @extend_schema_field(RiskSerializer)
+    def get_risk(self, row: Recommendation) -> Any:
+        return RiskSerializer({"level": row.risk_level, "reason": row.risk_reason}).data
+
+
+class RecommendationDetailSerializer(RecommendationSerializer):
+    """One recommendation with its evidence, action, history and realised saving."""
+
+    parameters = serializers.SerializerMethodField()
+    evidence = serializers.SerializerMethodField()
+    action = serializers.SerializerMethodField()
+    history = EventSerializer(source="events", many=True, read_only=True)
+    realised = serializers.SerializerMethodField()
+
+    class Meta(RecommendationSerializer.Meta):
+        fields = [
+            *RecommendationSerializer.Meta.fields,
+            "parameters",
+            "evidence",
+            "action",
+            "history",
+            "realised",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field(FigureSerializer(many=True))
+    def get_parameters(self, row: Recommendation) -> Any:
+        out: list[dict[str, str]] = []
+        _flatten("", row.parameters, out)
+        return out
+
+    @extend_schema_field(EvidenceSerializer)
+    def get_evidence(self, row: Recommendation) -> Any:
+        evidence = dict(row.evidence)
+        chart = str(evidence.pop("chart", "metrics"))
+        chart_range = evidence.pop("chart_range", {})
+        figures: list[dict[str, str]] = []
+        _flatten("", evidence, figures)
+        return EvidenceSerializer(
+            {"chart": chart, "chart_range": chart_range, "figures": figures}
+        ).data
+
+    @extend_schema_field(ActionSerializer)
+    def get_action(self, row: Recommendation) -> Any:
+        action = row.action
+        return ActionSerializer(
+            {
+                "steps": action.get("steps", []),
+                "commands": action.get("commands", []),
+                "cron": action.get("cron", []),
+                "window": action.get("window"),
+                "stopped_mode": action.get("stopped_mode"),
+                "still_billed_when_stopped": action.get("still_billed_when_stopped", []),
+            }
+        ).data
+
+    @extend_schema_field(RealisedSerializer(allow_null=True))
+    def get_realised(self, row: Recommendation) -> Any:
+        realised = self.context.get("realised")
+        return RealisedSerializer(realised).data if realised is not None else None
+
+
+class TotalSerializer(serializers.Serializer):
+    key = serializers.CharField(allow_null=True, help_text="The kind, or the project id.")
+    label = serializers.CharField()  # type: ignore[assignment]
+    count = serializers.IntegerField()
+    monthly_saving = serializers.DecimalField(max_digits=16, decimal_places=2)
+    currency = serializers.CharField()
+
+
+class TotalsSerializer(serializers.Serializer):
+    by_kind = TotalSerializer(many=True)
+    by_project = TotalSerializer(many=True)
+
+
+class SettingsSerializer(StrictSerializer):
+    thresholds = serializers.DictField(
+        child=serializers.JSONField(), required=False, help_text="Overrides; null drops one."
+    )
+    reserved_prices = serializers.ListField(
+        child=serializers.DictField(child=serializers.JSONField()),
+        required=False,
+        help_text="[{region, instance_type, hourly, term_years, currency}]",
+    )

@@ -1,0 +1,360 @@
+"""Writes of the recommendations: the run that upserts findings, and people's decisions.
+
+``recommendations_run`` evaluates the rules for one organization as of a moment and stores the
+findings by fingerprint: figures are updated in place, one unresolved row per finding, a
+finding that disappears resolves its row, one that returns reopens it; a dismissed row stays
+dismissed while its finding persists and a snoozed one opens again after its date. Running it
+twice on the same data changes nothing the second time. Every status change is an event.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from apps.accounts.models import Organization, User
+from apps.recommendations import rules
+from apps.recommendations.evidence import (
+    organization_evidence,
+    organization_rule_settings,
+    parse_reserved_prices,
+)
+from apps.recommendations.models import (
+    Recommendation,
+    RecommendationEvent,
+    RecommendationSettings,
+    Status,
+)
+
+# Fields a run rewrites in place; compared first so that an unchanged finding writes nothing.
+_FIGURE_FIELDS = (
+    "title",
+    "explanation",
+    "monthly_saving",
+    "currency",
+    "saving_formula",
+    "price_source",
+    "confidence",
+    "evidence_days",
+    "coverage_pct",
+    "risk_level",
+    "risk_reason",
+    "evidence",
+    "action",
+    "project_id",
+)
+_STORED_FIELDS = (
+    *_FIGURE_FIELDS,
+    "status",
+    "status_reason",
+    "snoozed_until",
+    "resolved_at",
+    "last_seen_at",
+)
+
+
+@dataclasses.dataclass
+class RunResult:
+    findings: int = 0
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    resolved: int = 0
+    reopened: int = 0
+
+
+def fingerprint(finding: rules.Finding) -> str:
+    """kind + target + parameters, hashed: stable across runs while the finding is the same."""
+    text = json.dumps(
+        [finding.kind, finding.target, finding.parameters], sort_keys=True, separators=(",", ":")
+    )
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _figures(finding: rules.Finding) -> dict[str, Any]:
+    # JSON round trip: the stored JSON compares equal to a fresh one only in its stored form.
+    return {
+        "title": finding.title[:300],
+        "explanation": finding.explanation,
+        "monthly_saving": finding.saving.monthly_amount,
+        "currency": finding.saving.currency,
+        "saving_formula": finding.saving.formula,
+        "price_source": finding.saving.price_source,
+        "confidence": finding.confidence.level,
+        "evidence_days": finding.confidence.evidence_days,
+        "coverage_pct": finding.confidence.coverage_pct,
+        "risk_level": finding.risk.level,
+        "risk_reason": finding.risk.reason,
+        "evidence": json.loads(json.dumps(finding.evidence, default=str)),
+        "action": json.loads(json.dumps(finding.action, default=str)),
+        "project_id": finding.project_id,
+    }
+
+
+def recommendations_run(*, organization: Organization, as_of: dt.datetime) -> RunResult:
+    """Evaluate every rule for the organization as of ``as_of`` and store the findings."""
+    if as_of.tzinfo is None:
+        raise ValueError("as_of: must be timezone-aware")
+    thresholds, reserved = organization_rule_settings(organization)
+    findings: dict[str, rules.Finding] = {}
+    for evidence in organization_evidence(
+        organization=organization, as_of=as_of, thresholds=thresholds, reserved=reserved
+    ):
+        for finding in rules.evaluate(evidence, thresholds):
+            findings[fingerprint(finding)] = finding
+    result = RunResult(findings=len(findings))
+    with transaction.atomic():
+        # Serialize runs of one organization: two concurrent runs would both create a row.
+        Organization.objects.select_for_update().filter(pk=organization.pk).first()
+        rows = {
+            row.fingerprint: row
+            for row in Recommendation.objects.for_organization(organization)
+            .exclude(status=Status.RESOLVED)
+            .select_for_update()
+        }
+        returning = {
+            row.fingerprint: row
+            for row in Recommendation.objects.for_organization(organization)
+            .filter(status=Status.RESOLVED, fingerprint__in=list(set(findings) - set(rows)))
+            .order_by("fingerprint", "-resolved_at", "-id")
+        }
+        events: list[RecommendationEvent] = []
+        created: list[Recommendation] = []
+        changed_rows: list[Recommendation] = []
+        for key, finding in findings.items():
+            row = rows.get(key)
+            reopened = False
+            if row is None and key in returning:
+                row = returning[key]
+                events.append(_change(row, Status.OPEN, as_of, "The finding came back.", None))
+                row.resolved_at = None
+                reopened = True
+                result.reopened += 1
+            if row is None:
+                created.append(
+                    Recommendation(
+                        organization=organization,
+                        kind=finding.kind,
+                        fingerprint=key,
+                        instance_id=finding.instance_id,
+                        parameters=json.loads(json.dumps(finding.parameters)),
+                        first_seen_at=as_of,
+                        last_seen_at=as_of,
+                        status=Status.OPEN,
+                        status_reason="Found.",
+                        **_figures(finding),
+                    )
+                )
+                result.created += 1
+                continue
+            changed = _apply_figures(row, finding)
+            if row.status == Status.SNOOZED and row.snoozed_until and row.snoozed_until <= as_of:
+                events.append(_change(row, Status.OPEN, as_of, "Snooze ended.", None))
+                row.snoozed_until = None
+                changed = True
+            if row.last_seen_at < as_of:
+                row.last_seen_at = as_of
+                changed = True
+            if changed or reopened:
+                changed_rows.append(row)
+                result.updated += 1
+            else:
+                result.unchanged += 1
+        for key, row in rows.items():
+            if key in findings:
+                continue
+            events.append(_change(row, Status.RESOLVED, as_of, "The finding is gone.", None))
+            row.resolved_at = as_of
+            row.snoozed_until = None
+            changed_rows.append(row)
+            result.resolved += 1
+        # Bulk writes: a first run over a large fleet creates a row and an event per finding.
+        # Updates go first so that rows leaving "resolved" are counted by the partial unique
+        # constraint before any new row could be inserted beside them.
+        if changed_rows:
+            stamp = timezone.now()
+            for row in changed_rows:
+                row.updated_at = stamp  # bulk_update does not apply auto_now
+            Recommendation.objects.bulk_update(
+                changed_rows, [*_STORED_FIELDS, "updated_at"], batch_size=500
+            )
+        Recommendation.objects.bulk_create(created, batch_size=500)
+        events += [
+            RecommendationEvent(
+                recommendation=row, at=as_of, to_status=Status.OPEN, reason="Found."
+            )
+            for row in created
+        ]
+        RecommendationEvent.objects.bulk_create(events, batch_size=1000)
+    return result
+
+
+def _apply_figures(row: Recommendation, finding: rules.Finding) -> bool:
+    changed = False
+    for name, value in _figures(finding).items():
+        if getattr(row, name) != value:
+            setattr(row, name, value)
+            changed = True
+    return changed
+
+
+def _change(
+    row: Recommendation, to: str, at: dt.datetime, reason: str, actor: User | None
+) -> RecommendationEvent:
+    """Change the status (the caller saves the row) and return the event recording it."""
+    event = RecommendationEvent(
+        recommendation=row, actor=actor, at=at, from_status=row.status, to_status=to, reason=reason
+    )
+    row.status = to
+    row.status_reason = reason
+    return event
+
+
+# --- decisions ---------------------------------------------------------------------------------
+
+_ACTIONABLE = {
+    "accept": {Status.OPEN, Status.SNOOZED, Status.DISMISSED},
+    "dismiss": {Status.OPEN, Status.SNOOZED, Status.ACCEPTED},
+    "snooze": {Status.OPEN, Status.DISMISSED},
+    "reopen": {Status.ACCEPTED, Status.DISMISSED, Status.SNOOZED},
+}
+
+
+def _decide(
+    *,
+    recommendation: Recommendation,
+    action: str,
+    to: str,
+    actor: User | None,
+    now: dt.datetime,
+    reason: str,
+) -> Recommendation:
+    with transaction.atomic():
+        row = Recommendation.objects.select_for_update().get(pk=recommendation.pk)
+        if row.status not in _ACTIONABLE[action]:
+            raise ValidationError(
+                {"status": [f"A {row.status} recommendation cannot be {action}ed."]}
+            )
+        event = _change(row, to, now, reason, actor)
+        if to == Status.ACCEPTED:
+            row.accepted_at = now
+        if to != Status.SNOOZED:
+            row.snoozed_until = None
+        if to == Status.OPEN:
+            row.accepted_at = None
+        row.save()
+        event.save()
+    return row
+
+
+def recommendation_accept(
+    *, recommendation: Recommendation, actor: User | None, now: dt.datetime, reason: str = ""
+) -> Recommendation:
+    """Accept: the change will be (or was) made; realised savings are tracked from now."""
+    return _decide(
+        recommendation=recommendation,
+        action="accept",
+        to=Status.ACCEPTED,
+        actor=actor,
+        now=now,
+        reason=reason or "Accepted.",
+    )
+
+
+def recommendation_dismiss(
+    *, recommendation: Recommendation, actor: User | None, now: dt.datetime, reason: str
+) -> Recommendation:
+    """Dismiss with a reason; it stays dismissed while its finding persists."""
+    if not reason.strip():
+        raise ValidationError({"reason": ["Say why it is dismissed."]})
+    return _decide(
+        recommendation=recommendation,
+        action="dismiss",
+        to=Status.DISMISSED,
+        actor=actor,
+        now=now,
+        reason=reason.strip(),
+    )
+
+
+def recommendation_snooze(
+    *,
+    recommendation: Recommendation,
+    actor: User | None,
+    now: dt.datetime,
+    until: dt.datetime,
+    reason: str = "",
+) -> Recommendation:
+    """Snooze until a future moment; the first run after it opens the recommendation again."""
+    if until.tzinfo is None:
+        raise ValidationError({"until": ["Give a time zone offset."]})
+    if until <= now:
+        raise ValidationError({"until": ["Must be in the future."]})
+    row = _decide(
+        recommendation=recommendation,
+        action="snooze",
+        to=Status.SNOOZED,
+        actor=actor,
+        now=now,
+        reason=reason or f"Snoozed until {until.isoformat()}.",
+    )
+    Recommendation.objects.filter(pk=row.pk).update(snoozed_until=until)
+    row.snoozed_until = until
+    return row
+
+
+def recommendation_reopen(
+    *, recommendation: Recommendation, actor: User | None, now: dt.datetime, reason: str = ""
+) -> Recommendation:
+    return _decide(
+        recommendation=recommendation,
+        action="reopen",
+        to=Status.OPEN,
+        actor=actor,
+        now=now,
+        reason=reason or "Reopened.",
+    )
+
+
+# --- settings ----------------------------------------------------------------------------------
+
+
+def recommendation_settings_update(
+    *,
+    organization: Organization,
+    thresholds: Mapping[str, Any] | None = None,
+    reserved_prices: list[Any] | None = None,
+) -> RecommendationSettings:
+    """Merge threshold overrides (None drops one) and/or replace the RI price table."""
+    with transaction.atomic():
+        row, _ = RecommendationSettings.objects.select_for_update().get_or_create(
+            organization=organization
+        )
+        if thresholds is not None:
+            merged = dict(row.thresholds or {})
+            for key, value in thresholds.items():
+                if value is None:
+                    merged.pop(key, None)
+                else:
+                    merged[key] = value
+            try:
+                rules.DEFAULT_RULE_THRESHOLDS.with_overrides(merged)
+            except ValueError as error:
+                raise ValidationError({"thresholds": [str(error)]}) from None
+            row.thresholds = merged
+        if reserved_prices is not None:
+            try:
+                parse_reserved_prices(reserved_prices, organization.currency)
+            except ValueError as error:
+                raise ValidationError({"reserved_prices": [str(error)]}) from None
+            row.reserved_prices = reserved_prices
+        row.save()
+    return row

@@ -1,0 +1,215 @@
+"""The /api/v1/recommendations endpoints: filters, detail, actions and roles, totals, schema."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from apps.accounts.models import Membership, Organization, User
+from apps.accounts.roles import Role
+from apps.recommendations.models import Recommendation, Status
+from tests.recommendations.factories import make_instance
+
+pytestmark = pytest.mark.django_db
+URL = "/api/v1/recommendations"
+
+
+def make_rec(
+    organization: Organization, instance, kind: str, saving: str, **fields
+) -> Recommendation:
+    now = timezone.now()
+    return Recommendation.objects.create(
+        organization=organization,
+        kind=kind,
+        fingerprint=f"{kind}-{instance.pk}-{saving}",
+        instance=instance,
+        project=instance.project,
+        title=f"{kind} {instance.name}",
+        explanation="Because.",
+        monthly_saving=Decimal(saving),
+        currency="CNY",
+        saving_formula="5.0000 CNY/h x 720 h/month",
+        price_source="bills",
+        confidence="high",
+        evidence_days=14.0,
+        coverage_pct=99.5,
+        risk_level=1,
+        risk_reason="Low.",
+        evidence={
+            "idle_hours": 330,
+            "options": {"subscription": {"monthly": "2190.24"}},
+            "chart": "metrics",
+            "chart_range": {"start": "2026-11-02T00:00:00Z", "end": "2026-11-16T00:00:00Z"},
+        },
+        action={"steps": ["Stop it."], "commands": ["tccli cvm StopInstances"]},
+        first_seen_at=now,
+        last_seen_at=now,
+        **fields,
+    )
+
+
+@pytest.fixture
+def recs(acme: Organization):
+    a, b = make_instance(acme, "alpha"), make_instance(acme, "beta")
+    return [
+        make_rec(acme, a, "stop_idle", "3600.00"),
+        make_rec(acme, a, "thermal", "0.00"),
+        make_rec(acme, b, "subscription", "1409.76"),
+        make_rec(acme, b, "schedule", "500.00", status=Status.RESOLVED),
+    ]
+
+
+def test_it_lists_unresolved_recommendations_by_saving_with_pinned_queries(
+    alice_client: APIClient, recs, django_assert_num_queries
+) -> None:
+    # Session, user, memberships (tenancy), count, page with instance and project joined.
+    with django_assert_num_queries(5):
+        response = alice_client.get(URL)
+    assert response.status_code == 200
+    body = response.json()
+    assert [item["kind"] for item in body["results"]] == ["stop_idle", "subscription", "thermal"]
+    first = body["results"][0]
+    assert first["saving"] == {
+        "monthly_amount": "3600.00",
+        "currency": "CNY",
+        "formula": "5.0000 CNY/h x 720 h/month",
+        "price_source": "bills",
+    }
+    assert first["confidence"]["level"] == "high"
+    assert first["risk"] == {"level": 1, "reason": "Low."}
+    assert first["instance_name"] == "alpha"
+
+
+def test_it_filters_by_kind_status_project_instance_and_minimum_saving(
+    alice_client: APIClient, recs
+) -> None:
+    def kinds(**query) -> list[str]:
+        response = alice_client.get(URL, query)
+        assert response.status_code == 200, response.json()
+        return [item["kind"] for item in response.json()["results"]]
+
+    assert kinds(kind=["thermal", "subscription"]) == ["subscription", "thermal"]
+    assert kinds(status="resolved") == ["schedule"]
+    assert kinds(project=recs[2].project_id) == ["subscription"]
+    assert kinds(instance=recs[0].instance_id) == ["stop_idle", "thermal"]
+    assert kinds(min_saving="1000") == ["stop_idle", "subscription"]
+    assert kinds(ordering="saving") == ["thermal", "subscription", "stop_idle"]
+    bad = alice_client.get(URL, {"kind": "nonsense"})
+    assert bad.status_code == 400
+    assert "kind" in str(bad.json())
+
+
+def test_it_shows_evidence_action_and_history_in_the_detail(alice_client, recs) -> None:
+    body = alice_client.get(f"{URL}/{recs[0].pk}").json()
+    assert body["evidence"]["chart"] == "metrics"
+    assert body["evidence"]["chart_range"]["start"].startswith("2026-11-02")
+    figures = {f["name"]: f["value"] for f in body["evidence"]["figures"]}
+    assert figures == {"idle_hours": "330", "options.subscription.monthly": "2190.24"}
+    assert body["action"]["commands"] == ["tccli cvm StopInstances"]
+    assert body["history"] == []
+    assert body["realised"] is None
+
+
+def test_it_accepts_dismisses_snoozes_and_reopens_with_history(alice_client, recs) -> None:
+    url = f"{URL}/{recs[0].pk}/actions"
+    assert (
+        alice_client.post(url, {"action": "accept"}, format="json").json()["status"] == "accepted"
+    )
+    body = alice_client.post(url, {"action": "reopen"}, format="json").json()
+    assert body["status"] == "open"
+    until = (timezone.now() + dt.timedelta(days=2)).isoformat()
+    body = alice_client.post(url, {"action": "snooze", "until": until}, format="json").json()
+    assert body["status"] == "snoozed"
+    body = alice_client.post(
+        url, {"action": "dismiss", "reason": "Demo box."}, format="json"
+    ).json()
+    assert body["status"] == "dismissed"
+    assert [(e["to_status"], e["actor"]) for e in body["history"]] == [
+        ("accepted", "alice@acme.test"),
+        ("open", "alice@acme.test"),
+        ("snoozed", "alice@acme.test"),
+        ("dismissed", "alice@acme.test"),
+    ]
+    assert body["realised"] is None
+
+
+def test_it_answers_400_naming_the_field_for_a_past_snooze_or_an_unknown_action(
+    alice_client, recs
+) -> None:
+    url = f"{URL}/{recs[0].pk}/actions"
+    past = (timezone.now() - dt.timedelta(days=1)).isoformat()
+    response = alice_client.post(url, {"action": "snooze", "until": past}, format="json")
+    assert response.status_code == 400
+    assert "until" in str(response.json())
+    response = alice_client.post(url, {"action": "delete"}, format="json")
+    assert response.status_code == 400
+    assert "action" in str(response.json())
+    response = alice_client.post(url, {"action": "dismiss"}, format="json")
+    assert response.status_code == 400
+    assert "reason" in str(response.json())
+    assert Recommendation.objects.get(pk=recs[0].pk).status == Status.OPEN
+
+
+@pytest.mark.parametrize("role", [Role.VIEWER, Role.FINANCE])
+def test_it_forbids_viewers_and_finance_to_act(
+    client_for, acme: Organization, recs, role: str
+) -> None:
+    user = User.objects.create_user(email=f"{role}@acme.test", password="x-pass-12345")
+    Membership.objects.create(organization=acme, user=user, role=role)
+    client = client_for(user)
+    assert client.get(f"{URL}/{recs[0].pk}").status_code == 200
+    response = client.post(f"{URL}/{recs[0].pk}/actions", {"action": "accept"}, format="json")
+    assert response.status_code == 403
+    assert Recommendation.objects.get(pk=recs[0].pk).status == Status.OPEN
+
+
+def test_it_answers_404_for_another_organizations_recommendation(
+    bob_client: APIClient, recs
+) -> None:
+    assert bob_client.get(f"{URL}/{recs[0].pk}").status_code == 404
+    response = bob_client.post(f"{URL}/{recs[0].pk}/actions", {"action": "accept"}, format="json")
+    assert response.status_code == 404
+    assert bob_client.get(URL).json()["results"] == []
+
+
+def test_it_totals_savings_by_kind_and_by_project(alice_client, recs) -> None:
+    body = alice_client.get(f"{URL}/totals").json()
+    assert [(t["key"], t["monthly_saving"], t["count"]) for t in body["by_kind"]] == [
+        ("stop_idle", "3600.00", 1),
+        ("subscription", "1409.76", 1),
+        ("thermal", "0.00", 1),
+    ]
+    assert [(t["label"], t["monthly_saving"]) for t in body["by_project"]] == [
+        ("p-alpha", "3600.00"),
+        ("p-beta", "1409.76"),
+    ]
+
+
+def test_it_validates_and_stores_settings_overrides(alice_client, charlie_client) -> None:
+    url = f"{URL}/settings"
+    response = alice_client.patch(url, {"thresholds": {"nonsense": 1}}, format="json")
+    assert response.status_code == 400
+    assert "thresholds" in str(response.json())
+    body = {
+        "thresholds": {"idle_min_share": 0.9},
+        "reserved_prices": [
+            {"region": "ap-shanghai", "instance_type": "GN7.2XLARGE32", "hourly": "2.5"}
+        ],
+    }
+    response = alice_client.patch(url, body, format="json")
+    assert response.status_code == 200, response.json()
+    assert alice_client.get(url).json()["thresholds"] == {"idle_min_share": 0.9}
+    assert charlie_client.patch(url, body, format="json").status_code == 403
+
+
+def test_it_describes_every_field_in_the_schema(alice_client) -> None:
+    schema = alice_client.get("/api/v1/schema/", {"format": "json"}).json()
+    detail = schema["components"]["schemas"]["RecommendationDetail"]["properties"]
+    for name in ("saving", "confidence", "risk", "evidence", "action", "history", "realised"):
+        assert name in detail, name
+    evidence = schema["components"]["schemas"]["Evidence"]["properties"]
+    assert set(evidence) == {"chart", "chart_range", "figures"}

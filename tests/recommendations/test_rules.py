@@ -1,0 +1,283 @@
+"""Every rule on hand-built inputs (no database); each saving recomputed here from the figures."""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+
+import numpy as np
+import pytest
+
+from apps.recommendations.rules import (
+    DEFAULT_RULE_THRESHOLDS,
+    PRICE_FROM_BILLS,
+    PRICE_FROM_CATALOG,
+    ReservedPrice,
+    RuleThresholds,
+    evaluate,
+    samples_per_second,
+)
+from apps.recommendations.rules.weekly import circular_runs
+from tests.recommendations.builders import (
+    HOURS,
+    V100_A100_OFFERS,
+    evidence,
+    hourly,
+    profile,
+    working_hours_matrix,
+)
+
+CENT = Decimal("0.01")
+
+
+def kinds(findings) -> list[str]:
+    return [f.kind for f in findings]
+
+
+def by_kind(findings, kind):
+    (found,) = [f for f in findings if f.kind == kind]
+    return found
+
+
+def idle_evidence(**changes):
+    base = {
+        "gpu_util_p95": hourly(3.0),
+        "gpu_util_avg": hourly(1.5),
+        "gpu_mem_avg": hourly(1.2),
+        "gpu_mem_p95": hourly(1.5),
+        "phase_minutes": {"idle": 20160},
+    }
+    return evidence(**{**base, **changes})
+
+
+def test_it_stops_an_instance_idle_around_the_clock_and_prices_it_from_the_bills() -> None:
+    findings = evaluate(idle_evidence())
+    assert kinds(findings) == ["stop_idle"]
+    (finding,) = findings
+    # 1680.00 CNY / 336 h = 5.0000 CNY/h; 336 h billed in 14 days -> 720 h a month.
+    assert finding.saving.monthly_amount == Decimal("5.0000") * 720
+    assert finding.saving.price_source == PRICE_FROM_BILLS
+    assert "1680.00 CNY compute billed / 336.0 h billed = 5.0000 CNY/h" in finding.saving.formula
+    assert "--StoppedMode STOP_CHARGING" in finding.action["commands"][0]
+    assert "--InstanceIds '[\"ins-abc12345\"]'" in finding.action["commands"][0]
+    assert finding.evidence["idle_hours"] == HOURS
+
+
+def test_it_reports_idle_held_separately_when_gpu_memory_is_held() -> None:
+    findings = evaluate(idle_evidence(gpu_mem_avg=hourly(40.0)))
+    assert kinds(findings) == ["idle_held"]
+    assert findings[0].risk.level == 3
+    assert "Tell the owner" in findings[0].action["steps"][0]
+
+
+def test_it_uses_the_catalog_price_without_bills_and_says_so() -> None:
+    (finding,) = evaluate(idle_evidence(billed_hours=Decimal(0), billed_compute_cost=Decimal(0)))
+    # Catalog 5.20 CNY/h x 336 observed hours in 14 days x 30/14 = 720 h.
+    assert finding.saving.monthly_amount == (Decimal("5.20") * 720).quantize(CENT)
+    assert finding.saving.price_source == PRICE_FROM_CATALOG
+
+
+def test_it_needs_three_days_of_evidence_before_calling_an_instance_idle() -> None:
+    short = np.zeros(HOURS)
+    short[-48:] = 60.0
+    assert "stop_idle" not in kinds(evaluate(idle_evidence(observed_minutes=short)))
+    short[-72:] = 60.0
+    assert kinds(evaluate(idle_evidence(observed_minutes=short))) == ["stop_idle"]
+
+
+def test_it_never_gives_an_instance_idle_around_the_clock_a_168_hour_schedule() -> None:
+    flat = profile(np.full((7, 24), 3.0), np.ones((7, 24)))
+    assert kinds(evaluate(idle_evidence(profile=flat))) == ["stop_idle"]
+
+
+def test_it_schedules_a_day_only_instance_with_cron_and_honest_stop_charging() -> None:
+    p95 = working_hours_matrix(busy=85.0, off=3.0)
+    ev = evidence(
+        profile=profile(p95, np.ones((7, 24))),
+        gpu_util_p95=hourly(40.0),
+        billed_hours=Decimal(336),
+        billed_compute_cost=Decimal("1680.00"),
+    )
+    finding = by_kind(evaluate(ev), "schedule")
+    runs = finding.action["window"]["runs"]
+    assert [(r["start_hour"], r["end_hour"]) for r in runs] == [(19, 9)] * 5
+    assert finding.action["window"]["weekly_hours"] == 168 - 50
+    # 118 h/week running in the window x 30/7 = 505.7 h/month x 5.0000 CNY/h.
+    hours = (Decimal(118) * 30 / 7).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+    assert finding.saving.monthly_amount == (hours * Decimal("5.0000")).quantize(CENT)
+    assert "CRON_TZ=Asia/Shanghai" in finding.action["cron"]
+    assert any(
+        line.startswith("0 19 * * 1-5 tccli cvm StopInstances") for line in finding.action["cron"]
+    )
+    assert any(
+        line.startswith("0 9 * * 1-5 tccli cvm StartInstances") for line in finding.action["cron"]
+    )
+    assert "disks" in finding.explanation
+    # The schedule changes the uptime, so no subscription is offered beside it.
+    assert "subscription" not in kinds(evaluate(ev))
+
+
+def test_it_gives_an_instance_already_stopped_at_night_a_schedule_worth_nothing_more() -> None:
+    coverage = working_hours_matrix(busy=1.0, off=0.0)
+    p95 = np.where(coverage > 0, 85.0, np.nan)
+    ev = evidence(profile=profile(p95, coverage), billed_hours=Decimal(100))
+    finding = by_kind(evaluate(ev), "schedule")
+    assert finding.saving.monthly_amount == 0
+    assert finding.title.startswith("Automate")
+
+
+def test_it_offers_no_schedule_for_a_monthly_subscription() -> None:
+    p95 = working_hours_matrix(busy=85.0, off=3.0)
+    ev = evidence(profile=profile(p95, np.ones((7, 24))), charge_type="PREPAID")
+    assert "schedule" not in kinds(evaluate(ev))
+
+
+def test_it_switches_a_steady_instance_to_monthly_with_the_break_even_uptime() -> None:
+    finding = by_kind(evaluate(evidence()), "subscription")
+    # 5.0000 x 720 = 3600.00 pay-as-you-go; subscription 2190.24; saving 1409.76.
+    assert finding.saving.monthly_amount == Decimal("3600.00") - Decimal("2190.24")
+    # Break-even 2190.24 / (5.0000 x 720) = 60.8 %.
+    assert finding.evidence["break_even_uptime_pct"] == "60.8"
+    assert "ModifyInstancesChargeType" in finding.action["commands"][0]
+
+
+def test_it_keeps_pay_as_you_go_below_the_break_even_uptime() -> None:
+    # Up 50 % of the time: 168 of 336 hours billed.
+    ev = evidence(billed_hours=Decimal(168), billed_compute_cost=Decimal("840.00"))
+    assert "subscription" not in kinds(evaluate(ev))
+
+
+def test_it_prefers_a_cheaper_reserved_instance_and_shows_both_break_evens() -> None:
+    ri = ReservedPrice("ap-shanghai", "GN7.2XLARGE32", Decimal("2.50"), 1, "CNY")
+    finding = by_kind(evaluate(evidence(reserved_prices=(ri,))), "reserved_instance")
+    # 3600.00 - 2.50 x 720 = 1800.00.
+    assert finding.saving.monthly_amount == Decimal("1800.00")
+    assert finding.evidence["options"]["subscription"]["break_even_uptime_pct"] == "60.8"
+    assert finding.evidence["options"]["reserved_instance"]["break_even_uptime_pct"] == "50.0"
+
+
+def test_it_moves_only_tagged_interruption_tolerant_work_to_spot_with_its_reclaim_risk() -> None:
+    assert "spot" not in kinds(evaluate(evidence()))
+    finding = by_kind(evaluate(evidence(tags={"workload": "HPO"})), "spot")
+    # 3600.00 x (1 - 1.04 / 5.20) = 2880.00.
+    assert finding.saving.monthly_amount == Decimal("2880.00")
+    assert "reclaim" in finding.risk.reason.lower()
+
+
+def test_it_downsizes_to_the_cheapest_type_that_fits_the_peak() -> None:
+    ev = evidence(
+        instance_type="GN7.8XLARGE128",
+        gpu_count=2,
+        gpu_util_p95=hourly(20.0),
+        gpu_util_avg=hourly(12.0),
+        gpu_mem_p95=hourly(30.0),
+        gpu_mem_avg=hourly(25.0),
+        billed_compute_cost=Decimal("4435.20"),
+    )
+    finding = by_kind(evaluate(ev), "downsize")
+    assert finding.parameters == {"to": "GN7.2XLARGE32"}
+    # Paid 4435.20 / 336 = 13.2000; target 13.2000 x 5.20 / 13.60 = 5.0471; x 720 h.
+    target = (Decimal("13.2000") * Decimal("5.20") / Decimal("13.60")).quantize(Decimal("0.0001"))
+    assert finding.saving.monthly_amount == ((Decimal("13.2000") - target) * 720).quantize(CENT)
+
+
+def test_it_upsizes_memory_pressure_priced_per_unit_of_work() -> None:
+    ev = evidence(
+        instance_type="GN10Xp.5XLARGE80",
+        family="GN10Xp",
+        gpu_model="NVIDIA V100",
+        gpu_count=2,
+        gpu_memory_gb=32,
+        gpu_util_avg=hourly(75.0),
+        gpu_mem_p95=hourly(96.0),
+        gpu_mem_avg=hourly(94.0),
+        billed_compute_cost=Decimal("10617.60"),
+        offers=V100_A100_OFFERS,
+    )
+    finding = by_kind(evaluate(ev), "upsize")
+    # Now 31.6000 CNY/h for 2 x 280 samples/s; A100 28.50 CNY/h for 500 samples/s.
+    current = Decimal("31.6000") / Decimal(2 * 280 * 3600) * 1_000_000
+    target = Decimal("28.50") / Decimal(500 * 3600) * 1_000_000
+    monthly = Decimal("31.6000") * 720
+    assert finding.parameters == {"to": "GT4.4XLARGE96"}
+    assert finding.saving.monthly_amount == (monthly - monthly * target / current).quantize(CENT)
+    assert finding.evidence["current_cost_per_million_samples"] == str(current.quantize(CENT))
+
+
+def test_it_knows_the_bert_base_throughput_of_t4_v100_and_a100() -> None:
+    assert [samples_per_second(m) for m in ("NVIDIA T4", "Tesla V100", "NVIDIA A100")] == [
+        120.0,
+        280.0,
+        500.0,
+    ]
+    assert samples_per_second("NVIDIA A10") == 220.0
+
+
+def test_it_prices_a_data_bound_pipeline_at_the_cost_of_the_waiting() -> None:
+    ev = evidence(
+        gpu_util_p95=hourly(18.0),
+        gpu_mem_p95=hourly(56.0),
+        phase_minutes={"idle": 160, "data_processing": 16000, "training": 4000},
+    )
+    finding = by_kind(evaluate(ev), "data_pipeline")
+    # 3600.00 CNY/month x 16000 / 20160 minutes.
+    expected = (Decimal("3600.00") * (Decimal(16000) / Decimal(20160))).quantize(CENT)
+    assert finding.saving.monthly_amount == expected
+    assert finding.risk.level == 0
+
+
+def test_it_raises_a_thermal_alert_without_a_saving() -> None:
+    finding = by_kind(evaluate(evidence(gpu_temp_p95=hourly(88.0))), "thermal")
+    assert finding.saving.monthly_amount == 0
+    assert "operations alert" in finding.explanation
+
+
+def test_it_downshifts_a_multi_card_instance_at_night() -> None:
+    p95 = working_hours_matrix(busy=70.0, off=20.0)
+    p95[5:, :] = 20.0
+    ev = evidence(
+        instance_type="GN7.8XLARGE128",
+        gpu_count=2,
+        profile=profile(p95, np.ones((7, 24))),
+        billed_compute_cost=Decimal("4435.20"),
+    )
+    finding = by_kind(evaluate(ev), "night_downshift")
+    assert finding.parameters["to"] == "GN7.2XLARGE32"
+    target = (Decimal("13.2000") * Decimal("5.20") / Decimal("13.60")).quantize(Decimal("0.0001"))
+    hours = (Decimal(118) * 30 / 7).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+    assert finding.saving.monthly_amount == ((Decimal("13.2000") - target) * hours).quantize(CENT)
+
+
+def test_it_gives_a_well_used_training_instance_on_a_subscription_nothing() -> None:
+    assert evaluate(evidence(charge_type="PREPAID")) == []
+
+
+def test_it_applies_overrides_and_refuses_unknown_or_contradicting_keys() -> None:
+    lenient = DEFAULT_RULE_THRESHOLDS.with_overrides({"idle_min_share": 0.5})
+    half = idle_evidence(gpu_util_p95=np.where(np.arange(HOURS) % 2 == 0, 3.0, 50.0))
+    assert "stop_idle" not in kinds(evaluate(half))
+    assert "stop_idle" in kinds(evaluate(half, lenient))
+    with pytest.raises(ValueError, match="nonsense"):
+        DEFAULT_RULE_THRESHOLDS.with_overrides({"nonsense": 1})
+    with pytest.raises(ValueError, match="idle_gpu_util_p95_max_pct"):
+        RuleThresholds(idle_gpu_util_p95_max_pct=20.0)
+    with pytest.raises(ValueError, match="lookback_days"):
+        DEFAULT_RULE_THRESHOLDS.with_overrides({"lookback_days": 1.5})
+
+
+def test_it_finds_windows_that_wrap_from_sunday_into_monday() -> None:
+    cells = np.zeros((7, 24), dtype=bool)
+    cells[6, 20:] = True
+    cells[0, :6] = True
+    (run,) = circular_runs(cells, 6)
+    assert (run.start_weekday, run.start_hour, run.hours) == (6, 20, 10)
+    assert run.label() == "Sun 20:00-Mon 06:00"
+
+
+def test_it_writes_cron_day_lists_with_sunday_as_zero() -> None:
+    from apps.recommendations.rules.weekly import cron_lines
+
+    assert cron_lines([(0, 19), (1, 19), (2, 19), (4, 19), (6, 7)], "stop") == [
+        "0 7 * * 0 stop",
+        "0 19 * * 1-3,5 stop",
+    ]
+    assert cron_lines([(day, 9) for day in range(7)], "start") == ["0 9 * * * start"]

@@ -1,0 +1,222 @@
+"""Acceptance on the built-in simulator's fleet: each pattern gets the recommendation it needs.
+
+Inventory, prices and 15 days of bills are synced through the real code path; the metrics come
+straight from the simulator's series into the store (as in tests/analysis), then the nightly
+analysis and the recommendations run as their tasks run them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import ROUND_HALF_UP, Decimal
+
+import pytest
+
+from apps.accounts.models import Organization
+from apps.analysis import services as analysis_services
+from apps.billing.models import BillLine
+from apps.cloud.models import CloudAccount, Instance, SyncKind
+from apps.cloud.providers.tencent.simulator import fleet as sim
+from apps.cloud.sync import runner
+from apps.metrics.constants import Metric
+from apps.metrics.ingest import DATA_LAG, floor_minute
+from apps.metrics.services import MetricSeries, metrics_write_bulk
+from apps.recommendations import services
+from apps.recommendations.models import Recommendation, Status
+from tests.cloud.conftest import SIM_NOW, connect
+
+pytestmark = [pytest.mark.django_db(transaction=False), pytest.mark.integration]
+
+METRIC_DAYS = 15
+AS_OF = SIM_NOW
+
+
+def _store_metrics(account: CloudAccount, simulator, *, with_cpu: bool = True) -> None:
+    start = floor_minute(SIM_NOW - dt.timedelta(days=METRIC_DAYS))
+    end = floor_minute(SIM_NOW - DATA_LAG) - dt.timedelta(minutes=1)
+    names = [
+        ("GpuUtil", Metric.GPU_UTIL_PCT),
+        ("GpuMemUsage", Metric.GPU_MEM_USED_PCT),
+        ("GpuTemp", Metric.GPU_TEMP_C),
+    ]
+    if with_cpu:
+        names.append(("CPUUsage", Metric.CPU_UTIL_PCT))
+    series = []
+    for instance in Instance.objects.filter(account=account):
+        for name, metric in names:
+            points = simulator.cloud.metric_series(instance.provider_id, name, start, end)
+            series.append(MetricSeries(instance.pk, metric, points.timestamps, points.values))
+    metrics_write_bulk(series=series)
+
+
+def _setup(make_simulator, organization: Organization, *, with_cpu: bool = True):
+    simulator = make_simulator(rate_limits={})
+    account = connect(organization, simulator)
+    runner.run_kind(account, SyncKind.INVENTORY, now=SIM_NOW)
+    runner.run_kind(account, SyncKind.PRICES, now=SIM_NOW)
+    runner.run_kind(account, SyncKind.BILLS, now=SIM_NOW, backfill_days=METRIC_DAYS)
+    _store_metrics(account, simulator, with_cpu=with_cpu)
+    analysis_services.analysis_full_run(as_of=AS_OF)
+    return account, simulator
+
+
+@pytest.fixture
+def fleet(make_simulator, acme: Organization):
+    account, simulator = _setup(make_simulator, acme)
+    services.recommendations_run(organization=acme, as_of=AS_OF)
+    return account, simulator
+
+
+def _instances(simulator, pattern: str, **criteria) -> list[Instance]:
+    ids = [
+        i.instance_id
+        for i in simulator.cloud.fleet.with_pattern(pattern)
+        if i.terminated_at is None and all(getattr(i, k) == v for k, v in criteria.items())
+    ]
+    return list(Instance.objects.filter(provider_id__in=ids).order_by("pk"))
+
+
+def _kinds(instance: Instance) -> set[str]:
+    return set(
+        Recommendation.objects.filter(instance=instance)
+        .exclude(status=Status.RESOLVED)
+        .values_list("kind", flat=True)
+    )
+
+
+def test_it_gives_each_pattern_of_the_fleet_its_recommendation(fleet) -> None:
+    _account, simulator = fleet
+    idle = _instances(simulator, sim.IDLE)
+    assert len(idle) == 4
+    for instance in idle:
+        kinds = _kinds(instance)
+        assert "stop_idle" in kinds, (instance.name, kinds)
+        assert "schedule" not in kinds, instance.name
+    for pattern in (sim.DAY_ONLY_IDLE, sim.DAY_ONLY_STOPPED):
+        instances = _instances(simulator, pattern)
+        assert instances
+        for instance in instances:
+            row = Recommendation.objects.get(instance=instance, kind="schedule")
+            window = row.action["window"]
+            assert window["tz"] == "Asia/Shanghai"
+            # Off from 19:00 to 09:00 on weeknights and over the weekend, within an hour.
+            for run in window["runs"]:
+                assert abs(run["start_hour"] - 19) <= 1, (instance.name, run)
+                assert abs(run["end_hour"] - 9) <= 1, (instance.name, run)
+            starts = sorted(run["start_weekday"] for run in window["runs"])
+            assert starts == [0, 1, 2, 3, 4], (instance.name, window["runs"])
+            assert any(
+                "StopInstances" in line and "STOP_CHARGING" in line for line in row.action["cron"]
+            )
+    for instance in _instances(simulator, sim.DAY_ONLY_IDLE):
+        assert Recommendation.objects.get(instance=instance, kind="schedule").monthly_saving > 0
+    for instance in _instances(simulator, sim.MEMORY_PRESSURE):
+        assert "upsize" in _kinds(instance), instance.name
+    for instance in _instances(simulator, sim.HOT):
+        assert "thermal" in _kinds(instance), instance.name
+    for instance in _instances(simulator, sim.DATA_BOUND):
+        assert "data_pipeline" in _kinds(instance), instance.name
+
+
+def test_it_switches_steady_pay_as_you_go_instances_to_monthly_at_the_right_break_even(
+    fleet,
+) -> None:
+    _account, simulator = fleet
+    steady = _instances(simulator, sim.INFERENCE, charge_type=sim.POSTPAID)
+    assert len(steady) == 4
+    for instance in steady:
+        row = Recommendation.objects.get(instance=instance, kind="subscription")
+        spec = simulator.cloud.fleet.get(instance.provider_id).spec
+        # Break-even: the month's subscription over a month of the hourly price paid.
+        hourly = Decimal(row.evidence["hourly_price"])
+        expected = (100 * spec.monthly_discount_cny / (hourly * 720)).quantize(
+            Decimal("0.1"), rounding=ROUND_HALF_UP
+        )
+        assert Decimal(row.evidence["break_even_uptime_pct"]) == expected
+        assert row.price_source == "bills"
+
+
+def test_it_gives_well_used_training_instances_nothing(fleet) -> None:
+    _account, simulator = fleet
+    # Training instances already on the cheaper charge types (a subscription, spot): there is
+    # nothing to change. Pay-as-you-go ones running around the clock get "switch to monthly".
+    quiet = [
+        *_instances(simulator, sim.TRAINING, charge_type=sim.PREPAID),
+        *_instances(simulator, sim.TRAINING, charge_type=sim.SPOT),
+    ]
+    assert [i.instance_type for i in quiet] == [
+        "GN10Xp.20XLARGE320",
+        "GT4.4XLARGE96",
+        "GN10Xp.2XLARGE40",
+    ]
+    for instance in quiet:
+        assert _kinds(instance) == set(), instance.name
+    for instance in _instances(simulator, sim.TRAINING, charge_type=sim.POSTPAID):
+        assert _kinds(instance) <= {"subscription"}, instance.name
+
+
+def test_it_recomputes_each_saving_from_the_bills_and_the_window(fleet) -> None:
+    _account, simulator = fleet
+    (instance,) = _instances(simulator, sim.IDLE, zone="ap-guangzhou-4")
+    row = Recommendation.objects.get(instance=instance, kind="stop_idle")
+    end = dt.datetime(2026, 11, 3, 4, tzinfo=dt.UTC)
+    start = end - dt.timedelta(days=14)
+    lines = BillLine.objects.filter(
+        instance=instance,
+        component_code="v_cvm_compute",
+        fee_begin_at__gte=start,
+        fee_begin_at__lt=end,
+    )
+    cost = sum(lines.values_list("cost", flat=True), Decimal(0))
+    seconds = sum(
+        (e + dt.timedelta(seconds=1) - b).total_seconds()
+        for b, e in lines.values_list("fee_begin_at", "fee_end_at")
+    )
+    # The evidence shows the billed hours to the thousandth and the price to 4 places.
+    billed = (Decimal(int(seconds)) / 3600).quantize(Decimal("0.001"))
+    hourly = (cost / billed).quantize(Decimal("0.0001"), ROUND_HALF_UP)
+    hours = billed.quantize(Decimal("0.1"), ROUND_HALF_UP) * 30 / Decimal("14.0")
+    hours = min(hours.quantize(Decimal("0.1"), ROUND_HALF_UP), Decimal(720))
+    assert row.monthly_saving == (hourly * hours).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    assert f"= {hourly} CNY/h" in row.saving_formula
+    # The schedule: the window's running hours (from the profile) times the same price.
+    (day_only,) = _instances(simulator, sim.DAY_ONLY_IDLE, zone="ap-guangzhou-6")
+    schedule = Recommendation.objects.get(instance=day_only, kind="schedule")
+    running = Decimal(schedule.evidence["running_hours_per_week_in_window"])
+    day_lines = BillLine.objects.filter(
+        instance=day_only,
+        component_code="v_cvm_compute",
+        fee_begin_at__gte=start,
+        fee_begin_at__lt=end,
+    )
+    day_cost = sum(day_lines.values_list("cost", flat=True), Decimal(0))
+    day_seconds = sum(
+        (e + dt.timedelta(seconds=1) - b).total_seconds()
+        for b, e in day_lines.values_list("fee_begin_at", "fee_end_at")
+    )
+    day_hours = (Decimal(int(day_seconds)) / 3600).quantize(Decimal("0.001"))
+    day_hourly = (day_cost / day_hours).quantize(Decimal("0.0001"), ROUND_HALF_UP)
+    month_hours = (running * 30 / 7).quantize(Decimal("0.1"), ROUND_HALF_UP)
+    assert schedule.monthly_saving == (day_hourly * month_hours).quantize(
+        Decimal("0.01"), ROUND_HALF_UP
+    )
+
+
+def test_it_runs_twice_without_duplicates_or_changes(fleet, acme: Organization) -> None:
+    before = list(Recommendation.objects.order_by("pk").values_list("pk", "updated_at"))
+    again = services.recommendations_run(organization=acme, as_of=AS_OF)
+    assert again.created == again.updated == again.resolved == 0
+    assert again.unchanged == len(before)
+    assert list(Recommendation.objects.order_by("pk").values_list("pk", "updated_at")) == before
+
+
+def test_it_still_finds_idle_and_schedules_when_the_metrics_lack_cpu(
+    make_simulator, acme: Organization
+) -> None:
+    _account, simulator = _setup(make_simulator, acme, with_cpu=False)
+    services.recommendations_run(organization=acme, as_of=AS_OF)
+    for instance in _instances(simulator, sim.IDLE):
+        assert "stop_idle" in _kinds(instance), instance.name
+    for pattern in (sim.DAY_ONLY_IDLE, sim.DAY_ONLY_STOPPED):
+        for instance in _instances(simulator, pattern):
+            assert "schedule" in _kinds(instance), instance.name
