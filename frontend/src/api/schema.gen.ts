@@ -571,10 +571,116 @@ export interface paths {
         patch: operations["v1_projects_partial_update"];
         trace?: never;
     };
+    "/api/v1/recommendations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["v1_recommendations_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/recommendations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["v1_recommendations_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/recommendations/{id}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description accept, dismiss (with a reason), snooze (until a future time) or reopen. */
+        post: operations["v1_recommendations_actions_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/recommendations/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Threshold overrides and reserved-instance prices; owners and admins change them. */
+        get: operations["v1_recommendations_settings_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** @description Threshold overrides and reserved-instance prices; owners and admins change them. */
+        patch: operations["v1_recommendations_settings_partial_update"];
+        trace?: never;
+    };
+    "/api/v1/recommendations/totals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["v1_recommendations_totals_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Action: {
+            steps: string[];
+            commands: string[];
+            cron: string[];
+            window: components["schemas"]["Window"] | null;
+            stopped_mode: string | null;
+            still_billed_when_stopped: string[];
+        };
+        /**
+         * @description * `accept` - accept
+         *     * `dismiss` - dismiss
+         *     * `snooze` - snooze
+         *     * `reopen` - reopen
+         * @enum {string}
+         */
+        ActionEnum: "accept" | "dismiss" | "snooze" | "reopen";
+        /** @description Reject unknown fields and non-string values for text fields. */
+        ActionInputRequest: {
+            action: components["schemas"]["ActionEnum"];
+            reason?: string;
+            /** Format: date-time */
+            until?: string;
+        };
         /** @description ``thresholds``: the overrides (PATCH merges; null drops one); the rest is read-only. */
         AnalysisSettings: {
             thresholds: {
@@ -645,6 +751,12 @@ export interface components {
          * @enum {string}
          */
         ChargeTypeEnum: "POSTPAID_BY_HOUR" | "PREPAID" | "SPOTPAID" | "CDHPAID" | "CDCPAID";
+        ChartRange: {
+            /** Format: date-time */
+            start: string;
+            /** Format: date-time */
+            end: string;
+        };
         /** @description Reject unknown fields and non-string values for text fields. */
         CloudAccount: {
             readonly id: number;
@@ -657,7 +769,7 @@ export interface components {
             endpoint?: string;
             endpoint_scheme?: components["schemas"]["EndpointSchemeEnum"];
             readonly currency: string;
-            readonly status: components["schemas"]["StatusEnum"];
+            readonly status: components["schemas"]["CloudAccountStatusEnum"];
             readonly last_error: string;
             /** Format: date-time */
             readonly last_error_at: string | null;
@@ -675,6 +787,27 @@ export interface components {
             /** @description host:port that every service is sent to instead of *.tencentcloudapi.com. */
             endpoint?: string;
             endpoint_scheme?: components["schemas"]["EndpointSchemeEnum"];
+        };
+        /**
+         * @description * `pending` - Not synced yet
+         *     * `ok` - OK
+         *     * `failing` - Failing
+         *     * `disabled` - Disabled
+         * @enum {string}
+         */
+        CloudAccountStatusEnum: "pending" | "ok" | "failing" | "disabled";
+        Confidence: {
+            level: components["schemas"]["LevelEnum"];
+            /**
+             * Format: double
+             * @description Days of observed minutes.
+             */
+            evidence_days: number;
+            /**
+             * Format: double
+             * @description Observed minutes / minutes it existed.
+             */
+            coverage_pct: number;
         };
         /**
          * @description The connection fields of the cloud-account form (``name`` is accepted and ignored, so
@@ -715,6 +848,24 @@ export interface components {
          * @enum {string}
          */
         EndpointSchemeEnum: "https" | "http";
+        Event: {
+            /** Format: date-time */
+            at: string;
+            readonly actor: string | null;
+            from_status?: string;
+            to_status: string;
+            reason?: string;
+        };
+        Evidence: {
+            /** @description Which chart shows it: metrics, profile, phases, cost. */
+            chart: string;
+            chart_range: components["schemas"]["ChartRange"];
+            figures: components["schemas"]["Figure"][];
+        };
+        Figure: {
+            name: string;
+            value: string;
+        };
         /**
          * @description * `fleet` - fleet
          *     * `project` - project
@@ -786,14 +937,12 @@ export interface components {
             role?: components["schemas"]["RoleEnum"];
         };
         /**
-         * @description * `inventory` - Instances and tags
-         *     * `prices` - Price catalog
-         *     * `metrics` - Monitoring metrics
-         *     * `bills` - Bills
-         *     * `balance` - Account balance
+         * @description * `high` - high
+         *     * `medium` - medium
+         *     * `low` - low
          * @enum {string}
          */
-        KindEnum: "inventory" | "prices" | "metrics" | "bills" | "balance";
+        LevelEnum: "high" | "medium" | "low";
         /** @description Reject unknown fields and non-string values for text fields. */
         LoginRequest: {
             /** Format: email */
@@ -953,6 +1102,21 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["ProjectTagKey"][];
         };
+        PaginatedRecommendationList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Recommendation"][];
+        };
         /** @description ``thresholds``: the overrides (PATCH merges; null drops one); the rest is read-only. */
         PatchedAnalysisSettingsRequest: {
             thresholds?: {
@@ -984,6 +1148,17 @@ export interface components {
         PatchedProjectRequest: {
             name?: string;
             tag_values?: string[];
+        };
+        /** @description Reject unknown fields and non-string values for text fields. */
+        PatchedSettingsRequest: {
+            /** @description Overrides; null drops one. */
+            thresholds?: {
+                [key: string]: unknown;
+            };
+            /** @description [{region, instance_type, hourly, term_years, currency}] */
+            reserved_prices?: {
+                [key: string]: unknown;
+            }[];
         };
         PhaseFigures: {
             minutes: number;
@@ -1032,6 +1207,22 @@ export interface components {
             /** @description Only in the Unallocated group (null in a project's): its figures split by why the instances have no project; the parts add up to the group. */
             unallocated_by_reason: components["schemas"]["UnallocatedReasonWaste"][] | null;
         };
+        Realised: {
+            weeks_before: number;
+            /** Format: double */
+            weeks_after: number;
+            /** Format: decimal */
+            weekly_cost_before: string;
+            /** Format: decimal */
+            weekly_cost_after: string | null;
+            /** Format: decimal */
+            weekly_saving: string | null;
+            /** Format: decimal */
+            monthly_saving_realised: string | null;
+            /** Format: decimal */
+            monthly_saving_promised: string;
+            currency: string;
+        };
         /**
          * @description * `no_tag` - No project tag
          *     * `empty_value` - Project tag with an empty value
@@ -1039,10 +1230,105 @@ export interface components {
          * @enum {string}
          */
         ReasonEnum: "no_tag" | "empty_value" | "no_rule";
+        /** @description One recommendation as lists show it. */
+        Recommendation: {
+            readonly id: number;
+            readonly kind: components["schemas"]["RecommendationKindEnum"];
+            readonly kind_label: string;
+            readonly status: components["schemas"]["RecommendationStatusEnum"];
+            readonly status_reason: string;
+            /** Format: date-time */
+            readonly snoozed_until: string | null;
+            readonly target: string;
+            readonly instance: number | null;
+            readonly instance_name: string | null;
+            readonly project: number | null;
+            readonly project_name: string | null;
+            readonly title: string;
+            readonly explanation: string;
+            readonly saving: components["schemas"]["Saving"];
+            readonly confidence: components["schemas"]["Confidence"];
+            readonly risk: components["schemas"]["Risk"];
+            /** Format: date-time */
+            readonly first_seen_at: string;
+            /**
+             * Format: date-time
+             * @description as_of of the last run that found it.
+             */
+            readonly last_seen_at: string;
+            /** Format: date-time */
+            readonly accepted_at: string | null;
+            /** Format: date-time */
+            readonly resolved_at: string | null;
+        };
+        /** @description One recommendation with its evidence, action, history and realised saving. */
+        RecommendationDetail: {
+            readonly id: number;
+            readonly kind: components["schemas"]["RecommendationKindEnum"];
+            readonly kind_label: string;
+            readonly status: components["schemas"]["RecommendationStatusEnum"];
+            readonly status_reason: string;
+            /** Format: date-time */
+            readonly snoozed_until: string | null;
+            readonly target: string;
+            readonly instance: number | null;
+            readonly instance_name: string | null;
+            readonly project: number | null;
+            readonly project_name: string | null;
+            readonly title: string;
+            readonly explanation: string;
+            readonly saving: components["schemas"]["Saving"];
+            readonly confidence: components["schemas"]["Confidence"];
+            readonly risk: components["schemas"]["Risk"];
+            /** Format: date-time */
+            readonly first_seen_at: string;
+            /**
+             * Format: date-time
+             * @description as_of of the last run that found it.
+             */
+            readonly last_seen_at: string;
+            /** Format: date-time */
+            readonly accepted_at: string | null;
+            /** Format: date-time */
+            readonly resolved_at: string | null;
+            readonly parameters: components["schemas"]["Figure"][];
+            readonly evidence: components["schemas"]["Evidence"];
+            readonly action: components["schemas"]["Action"];
+            readonly history: components["schemas"]["Event"][];
+            readonly realised: components["schemas"]["Realised"] | null;
+        };
+        /**
+         * @description * `stop_idle` - Stop idle
+         *     * `idle_held` - Idle, GPU memory held
+         *     * `schedule` - Day/night schedule
+         *     * `night_downshift` - Night downshift
+         *     * `subscription` - Switch to monthly subscription
+         *     * `reserved_instance` - Reserved-instance voucher
+         *     * `spot` - Move to spot
+         *     * `downsize` - Downsize
+         *     * `upsize` - Upsize (memory pressure)
+         *     * `data_pipeline` - Fix the data pipeline
+         *     * `thermal` - Thermal alert
+         * @enum {string}
+         */
+        RecommendationKindEnum: "stop_idle" | "idle_held" | "schedule" | "night_downshift" | "subscription" | "reserved_instance" | "spot" | "downsize" | "upsize" | "data_pipeline" | "thermal";
+        /**
+         * @description * `open` - Open
+         *     * `accepted` - Accepted
+         *     * `dismissed` - Dismissed
+         *     * `snoozed` - Snoozed
+         *     * `resolved` - Resolved
+         * @enum {string}
+         */
+        RecommendationStatusEnum: "open" | "accepted" | "dismissed" | "snoozed" | "resolved";
         /** @description Reject unknown fields and non-string values for text fields. */
         ResendVerificationRequest: {
             /** Format: email */
             email: string;
+        };
+        Risk: {
+            level: number;
+            reason: string;
         };
         /**
          * @description * `owner` - Owner
@@ -1053,6 +1339,15 @@ export interface components {
          * @enum {string}
          */
         RoleEnum: "owner" | "admin" | "lead" | "finance" | "viewer";
+        Saving: {
+            /** Format: decimal */
+            monthly_amount: string;
+            currency: string;
+            /** @description How the amount was computed, with the figures. */
+            formula: string;
+            /** @description bills, catalog or none. */
+            price_source: string;
+        };
         /**
          * @description * `read` - Read only
          *     * `write` - Read and write
@@ -1064,6 +1359,17 @@ export interface components {
             uid: string;
             token: string;
             password: string;
+        };
+        /** @description Reject unknown fields and non-string values for text fields. */
+        Settings: {
+            /** @description Overrides; null drops one. */
+            thresholds?: {
+                [key: string]: unknown;
+            };
+            /** @description [{region, instance_type, hourly, term_years, currency}] */
+            reserved_prices?: {
+                [key: string]: unknown;
+            }[];
         };
         SignupCreated: {
             /**
@@ -1100,14 +1406,6 @@ export interface components {
          * @enum {string}
          */
         StateEnum: "running" | "retrying" | "done" | "failed";
-        /**
-         * @description * `pending` - Not synced yet
-         *     * `ok` - OK
-         *     * `failing` - Failing
-         *     * `disabled` - Disabled
-         * @enum {string}
-         */
-        StatusEnum: "pending" | "ok" | "failing" | "disabled";
         /** @description Reject unknown fields and non-string values for text fields. */
         SwitchOrganizationRequest: {
             /** @description The slug of one of your organizations. */
@@ -1138,7 +1436,7 @@ export interface components {
             summary: string;
         };
         SyncState: {
-            kind: components["schemas"]["KindEnum"];
+            kind: components["schemas"]["SyncStateKindEnum"];
             /** Format: date-time */
             last_success_at?: string | null;
             /** Format: date-time */
@@ -1146,13 +1444,35 @@ export interface components {
             last_error?: string;
             readonly progress: components["schemas"]["SyncRun"] | null;
         };
+        /**
+         * @description * `inventory` - Instances and tags
+         *     * `prices` - Price catalog
+         *     * `metrics` - Monitoring metrics
+         *     * `bills` - Bills
+         *     * `balance` - Account balance
+         * @enum {string}
+         */
+        SyncStateKindEnum: "inventory" | "prices" | "metrics" | "bills" | "balance";
         SyncStateRequest: {
-            kind: components["schemas"]["KindEnum"];
+            kind: components["schemas"]["SyncStateKindEnum"];
             /** Format: date-time */
             last_success_at?: string | null;
             /** Format: date-time */
             next_run_at?: string | null;
             last_error?: string;
+        };
+        Total: {
+            /** @description The kind, or the project id. */
+            key: string | null;
+            label: string;
+            count: number;
+            /** Format: decimal */
+            monthly_saving: string;
+            currency: string;
+        };
+        Totals: {
+            by_kind: components["schemas"]["Total"][];
+            by_project: components["schemas"]["Total"][];
         };
         UnallocatedReasonWaste: {
             instance_count: number;
@@ -1209,6 +1529,20 @@ export interface components {
             cost_sources: {
                 [key: string]: number;
             };
+        };
+        Window: {
+            tz: string;
+            weekly_hours?: number;
+            runs: components["schemas"]["WindowRun"][];
+        };
+        WindowRun: {
+            /** @description 0 = Monday */
+            start_weekday: number;
+            start_hour: number;
+            end_weekday: number;
+            end_hour: number;
+            hours: number;
+            label: string;
         };
     };
     responses: never;
@@ -2325,6 +2659,164 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Project"];
+                };
+            };
+        };
+    };
+    v1_recommendations_list: {
+        parameters: {
+            query?: {
+                instance?: number;
+                /** @description Repeatable. */
+                kind?: string[];
+                /** @description Minimum monthly saving (decimal). */
+                min_saving?: string;
+                /** @description saving, -saving (default), risk, -risk, ... */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                project?: number;
+                /** @description Repeatable; default: not resolved. */
+                status?: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedRecommendationList"];
+                };
+            };
+        };
+    };
+    v1_recommendations_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this recommendation. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecommendationDetail"];
+                };
+            };
+        };
+    };
+    v1_recommendations_actions_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this recommendation. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionInputRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ActionInputRequest"];
+                "multipart/form-data": components["schemas"]["ActionInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecommendationDetail"];
+                };
+            };
+        };
+    };
+    v1_recommendations_settings_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Settings"];
+                };
+            };
+        };
+    };
+    v1_recommendations_settings_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedSettingsRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedSettingsRequest"];
+                "multipart/form-data": components["schemas"]["PatchedSettingsRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Settings"];
+                };
+            };
+        };
+    };
+    v1_recommendations_totals_retrieve: {
+        parameters: {
+            query?: {
+                instance?: number;
+                /** @description Repeatable. */
+                kind?: string[];
+                /** @description Minimum monthly saving (decimal). */
+                min_saving?: string;
+                /** @description saving, -saving (default), risk, -risk, ... */
+                ordering?: string;
+                project?: number;
+                /** @description Repeatable; default: not resolved. */
+                status?: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Totals"];
                 };
             };
         };
