@@ -77,14 +77,6 @@ def stored(account: CloudAccount) -> dict[str, Any]:
     }
 
 
-def faults_in_a_row(simulator: SimulatorServer) -> int:
-    longest = current = 0
-    for record in simulator.request_log.records():
-        current = current + 1 if record.outcome != OK else 0
-        longest = max(longest, current)
-    return longest
-
-
 def test_it_completes_a_bad_day_with_exactly_the_data_of_a_good_one(
     make_simulator: Callable[..., SimulatorServer], acme: Organization, globex: Organization
 ) -> None:
@@ -108,7 +100,9 @@ def test_it_completes_a_bad_day_with_exactly_the_data_of_a_good_one(
     outcomes = Counter(record.outcome for record in bad_simulator.request_log.records())
     assert {"RequestLimitExceeded", "InternalError", HTTP_500} <= set(outcomes)
     assert outcomes[OK] <= sum(outcomes.values()) * 0.6
-    assert faults_in_a_row(bad_simulator) <= 2
+    # (That the server never fails more than two in a row is tested on the injector itself,
+    # tests/cloud/test_retries_and_backoff.py: the log is in answer order, not arrival order,
+    # and the simulator's own rate limit may throttle too.)
     bad.refresh_from_db()
     assert bad.status == CloudAccount.Status.OK
 
