@@ -52,8 +52,8 @@ export type Page<T> = Omit<AsRendered<Schemas['PaginatedProjectList']>, 'results
 
 export type CloudSite = Schemas['SiteEnum'];
 export type EndpointScheme = Schemas['EndpointSchemeEnum'];
-export type CloudAccountStatus = Schemas['StatusEnum'];
-export type SyncKind = Schemas['KindEnum'];
+export type CloudAccountStatus = Schemas['CloudAccountStatusEnum'];
+export type SyncKind = Schemas['SyncStateKindEnum'];
 export type SyncStatus = AsRendered<Schemas['SyncState']>;
 /** The last (or current) run of one kind of sync; saved every few seconds while it runs. */
 export type SyncRun = AsRendered<Schemas['SyncRun']>;
