@@ -20,7 +20,7 @@ os.environ.setdefault(
 
 from config.env import env_bool  # noqa: E402
 from config.settings import *  # noqa: E402,F403
-from config.settings import CELERY_BROKER_URL, DATABASES, VAR_DIR  # noqa: E402
+from config.settings import CACHES, CELERY_BROKER_URL, DATABASES, VAR_DIR  # noqa: E402
 
 # A file-backed SQLite test database, so that a Celery worker process can open it too.
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -30,6 +30,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # other's messages.
 if CELERY_BROKER_URL.startswith("redis"):
     CELERY_BROKER_TRANSPORT_OPTIONS = {"global_keyprefix": f"gpu-ledger-test-{_worker}:"}
+# The same for the cache: throttle counters (sign-up is limited per client IP, and every test
+# client is 127.0.0.1) and locks of one worker's tests must not be spent by another's.
+CACHES["default"]["KEY_PREFIX"] = f"gpu-ledger-test-{_worker}"
 
 # Unit tests run tasks in-process; the integration tests switch this off and use a real worker.
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", True)

@@ -130,7 +130,7 @@ def test_it_signs_up_confirms_connects_and_sees_progress_then_costs(
     page.goto(link.group(0))
     page.wait_for_url("**/connect", timeout=15_000)
     page.get_by_role("heading", name="Connect a Tencent Cloud account", level=1).wait_for(
-        timeout=10_000
+        timeout=30_000
     )
 
     # 4. Fill the existing form, test the connection (nothing saved), then connect.
