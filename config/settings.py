@@ -52,6 +52,10 @@ INSTALLED_APPS = [
     "apps.metrics",
     "apps.analysis",
     "apps.recommendations",
+    "apps.costs",
+    "apps.alerts",
+    "apps.exports",
+    "apps.digests",
 ]
 
 MIDDLEWARE = [

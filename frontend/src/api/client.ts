@@ -42,11 +42,22 @@ export function isNotAuthenticated(err: unknown): boolean {
   );
 }
 
-let unauthenticatedHandler: (() => void) | null = null;
+/**
+ * Told the sequence number of a request that found no session. A request sent before a sign-in
+ * finished can answer 401 after it (the sign-up link opens the page and signs in at once): the
+ * handler compares numbers so such a late answer does not sign the new session out.
+ */
+let unauthenticatedHandler: ((requestSeq: number) => void) | null = null;
+let lastRequestSeq = 0;
 
 /** Register what happens when the session is gone (the app navigates to /login). */
-export function setUnauthenticatedHandler(handler: (() => void) | null): void {
+export function setUnauthenticatedHandler(handler: ((requestSeq: number) => void) | null): void {
   unauthenticatedHandler = handler;
+}
+
+/** The sequence number of the latest request sent; every later request gets a higher one. */
+export function latestRequestSeq(): number {
+  return lastRequestSeq;
 }
 
 let csrfTokenFromEndpoint: string | null = null;
@@ -153,6 +164,7 @@ export function buildUrl(path: string, query?: RequestOptions['query']): string 
 export async function apiRequest<T>(path: string, options: RequestOptions = {}): Promise<T> {
   const method = (options.method ?? 'GET').toUpperCase();
   const url = buildUrl(path, options.query);
+  const seq = ++lastRequestSeq;
 
   const send = async (): Promise<Response> => {
     const headers: Record<string, string> = { Accept: 'application/json' };
@@ -178,7 +190,7 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
       if (response.ok) return (await parseJson(response)) as T;
       error = await toApiError(response);
     }
-    if (isNotAuthenticated(error) && unauthenticatedHandler) unauthenticatedHandler();
+    if (isNotAuthenticated(error) && unauthenticatedHandler) unauthenticatedHandler(seq);
     throw error;
   }
   if (response.status === 204) return undefined as T;

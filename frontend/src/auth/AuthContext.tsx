@@ -1,5 +1,5 @@
-import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { ApiError, isNotAuthenticated, setUnauthenticatedHandler } from '../api/client';
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { ApiError, isNotAuthenticated, latestRequestSeq, setUnauthenticatedHandler } from '../api/client';
 import { authApi, invitationsApi } from '../api/endpoints';
 import type { InvitationAcceptInput, Me, SetPasswordInput } from '../api/types';
 
@@ -19,8 +19,8 @@ export interface AuthState {
   /** Choose a password through a one-time link (create_organization) and sign in. */
   setPassword: (input: SetPasswordInput) => Promise<Me>;
   reload: () => void;
-  /** Called when any API call reports that the session is gone. */
-  markSignedOut: () => void;
+  /** Called when any API call reports that the session is gone (with that request's number). */
+  markSignedOut: (requestSeq?: number) => void;
 }
 
 const AuthContext = createContext<AuthState | null>(null);
@@ -30,19 +30,33 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const [me, setMe] = useState<Me | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [attempt, setAttempt] = useState(0);
+  // The last request sent before the latest sign-in finished: answers to requests up to it were
+  // sent without the new session, so a 401 among them says nothing about it.
+  const signedInAfterSeq = useRef(0);
+  const signedIn = useCallback((payload: Me) => {
+    signedInAfterSeq.current = latestRequestSeq();
+    setMe(payload);
+    setError(null);
+    setStatus('authenticated');
+    return payload;
+  }, []);
 
   useEffect(() => {
     const controller = new AbortController();
+    const sentAfter = latestRequestSeq();
+    // A sign-in that finishes while /me is on its way wins over /me's (older) answer.
+    const superseded = () => signedInAfterSeq.current > sentAfter;
     setStatus('loading');
     authApi
       .me(controller.signal)
       .then((payload) => {
+        if (superseded()) return;
         setMe(payload);
         setError(null);
         setStatus('authenticated');
       })
       .catch((err: unknown) => {
-        if (controller.signal.aborted) return;
+        if (controller.signal.aborted || superseded()) return;
         setMe(null);
         if (isNotAuthenticated(err) || (err instanceof ApiError && (err.status === 401 || err.status === 403))) {
           setStatus('anonymous');
@@ -54,7 +68,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     return () => controller.abort();
   }, [attempt]);
 
-  const markSignedOut = useCallback(() => {
+  const markSignedOut = useCallback((requestSeq?: number) => {
+    if (requestSeq !== undefined && requestSeq <= signedInAfterSeq.current) return;
     setMe(null);
     setStatus('anonymous');
   }, []);
@@ -66,11 +81,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
 
   const login = useCallback(async (email: string, password: string) => {
     const payload = await authApi.login(email, password);
-    setMe(payload);
-    setError(null);
-    setStatus('authenticated');
-    return payload;
-  }, []);
+    return signedIn(payload);
+  }, [signedIn]);
 
   const logout = useCallback(async () => {
     try {
@@ -89,27 +101,18 @@ export function AuthProvider({ children }: { children: ReactNode }) {
 
   const acceptInvitation = useCallback(async (input: InvitationAcceptInput) => {
     const payload = await invitationsApi.accept(input);
-    setMe(payload);
-    setError(null);
-    setStatus('authenticated');
-    return payload;
-  }, []);
+    return signedIn(payload);
+  }, [signedIn]);
 
   const verifyEmail = useCallback(async (token: string) => {
     const payload = await authApi.verifyEmail(token);
-    setMe(payload);
-    setError(null);
-    setStatus('authenticated');
-    return payload;
-  }, []);
+    return signedIn(payload);
+  }, [signedIn]);
 
   const setPassword = useCallback(async (input: SetPasswordInput) => {
     const payload = await authApi.setPassword(input);
-    setMe(payload);
-    setError(null);
-    setStatus('authenticated');
-    return payload;
-  }, []);
+    return signedIn(payload);
+  }, [signedIn]);
 
   const reload = useCallback(() => setAttempt((n) => n + 1), []);
 

@@ -209,6 +209,35 @@ describe('e-mail confirmation link', () => {
     expect(server.find('POST', '/api/v1/auth/verify-email').map((c) => c.body)).toEqual([{ token: 'signed-token' }]);
   });
 
+  it('stays signed in when the first-load session check answers after the link signed in', async () => {
+    // The page asks /me and opens the link at once; /me (sent without a session) answers last.
+    let answerMe: () => void = () => undefined;
+    const meAnswered = new Promise<void>((resolve) => {
+      answerMe = resolve;
+    });
+    let verified = false;
+    mockApi({
+      'GET /api/v1/me': async () => {
+        if (verified) return { body: makeMe() };
+        await meAnswered;
+        return NOT_AUTHENTICATED;
+      },
+      'GET /api/v1/auth/csrf': CSRF,
+      'POST /api/v1/auth/verify-email': () => {
+        verified = true;
+        return { body: makeMe() };
+      },
+      'GET /api/v1/cloud-accounts': { body: emptyPage },
+    });
+    renderAppAt('/verify-email?token=signed-token');
+
+    expect(await screen.findByRole('heading', { name: 'Connect a Tencent Cloud account' })).toBeTruthy();
+    answerMe();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(window.location.pathname).toBe('/connect');
+    expect(screen.getByRole('heading', { name: 'Connect a Tencent Cloud account', level: 1 })).toBeTruthy();
+  });
+
   it('shows why a link does not work', async () => {
     mockApi({
       'GET /api/v1/me': NOT_AUTHENTICATED,
