@@ -37,6 +37,11 @@ STATED_RETRIES: dict[str, tuple[type[BaseException], ...]] = {
     "metrics.prune_raw": NEVER_RETRY,
     "metrics.compact_recent": (OperationalError,),
     "metrics.rebuild_rollups": (OperationalError,),
+    "alerts.evaluate": (OperationalError,),
+    "alerts.evaluate_thresholds_all": NEVER_RETRY,
+    "alerts.evaluate_costs_all": NEVER_RETRY,
+    "alerts.send_alert_email": (OSError,),
+    "alerts.send_alert_webhook": (OSError,),
 }
 
 

@@ -32,4 +32,8 @@ BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "accounts.purge-expired-invitations": every(
         timedelta(hours=6), "accounts.purge_expired_invitations"
     ),
+    # Metric thresholds follow the metrics sync (every 5 min); budgets and anomalies the bills
+    # (hourly). Each alert is made once by a constraint, so a duplicate tick raises nothing.
+    "alerts.evaluate-thresholds": every(timedelta(minutes=5), "alerts.evaluate_thresholds_all"),
+    "alerts.evaluate-costs": every(timedelta(hours=1), "alerts.evaluate_costs_all"),
 }

@@ -7,3 +7,12 @@ class AlertsConfig(AppConfig):
     name = "apps.alerts"
     label = "alerts"
     verbose_name = "Alerts"
+
+    def ready(self) -> None:
+        # The analysis must not import alerts (apps depend in one direction): it signals.
+        from apps.alerts import receivers
+        from apps.analysis.signals import analysis_completed
+
+        analysis_completed.connect(
+            receivers.enqueue_after_analysis, dispatch_uid="alerts.after_analysis"
+        )
