@@ -55,7 +55,7 @@ def test_it_alerts_once_per_threshold_crossed_and_mails_the_owner(
     assert forecast.evidence["forecast"] == "1800.00"  # 900 + 60 x 15
     # The owner (Alice) is told; the viewer (Charlie) is not, by default.
     assert sorted(m.to[0] for m in mail.outbox) == ["alice@acme.test", "alice@acme.test"]
-    assert {m.alternatives[0][1] for m in mail.outbox} == {"text/html"}
+    assert {m.alternatives[0][1] for m in mail.outbox} == {"text/html"}  # type: ignore[union-attr]
     assert set(AlertDelivery.objects.values_list("status", flat=True)) == {"sent"}
 
     # The 100 % of actual spend, crossed later in the month, alerts once more, and only it.

@@ -5,8 +5,9 @@ minutes are read (``apps.metrics.selectors.metrics_read``). Metrics arrive minut
 the rule is judged on the *latest data*: the ``duration_minutes`` minutes ending at the last
 observed minute of the past ``LOOKBACK_MINUTES``.
 
-- The condition holds when at least half of those minutes are observed and every observed
-  value is on the wrong side of the threshold (below 30 %, above 90 %, ...).
+- The condition holds when every observed value of those minutes is on the wrong side of the
+  threshold (below 30 %, above 90 %, ...) and at most one minute in ten is missing (a lost
+  sample must not hide a real breach; a condition seen for fewer minutes is not one yet).
 - It has cleared when the latest ``CLEAR_MINUTES`` observed minutes are all on the right side.
 - Otherwise (too little data, or mixed), nothing changes.
 
@@ -59,7 +60,8 @@ def judge(values: np.ndarray, rule: ThresholdRule) -> tuple[str, dict[str, objec
         "comparison": rule.comparison,
         "minutes_before_now_of_last_point": len(values) - 1 - last,
     }
-    if seen.size * 2 >= rule.duration_minutes and bool(_wrong_side(seen, rule).all()):
+    enough = seen.size >= rule.duration_minutes - rule.duration_minutes // 10
+    if enough and bool(_wrong_side(seen, rule).all()):
         return "breach", evidence
     latest = values[observed[-CLEAR_MINUTES:]]
     if not _wrong_side(latest, rule).any():
