@@ -10,6 +10,7 @@ from rest_framework.routers import DefaultRouter
 
 from apps.accounts import api as accounts_api
 from apps.accounts import signup as accounts_signup
+from apps.alerts import api as alerts_api
 from apps.analysis import api as analysis_api
 from apps.cloud import api as cloud_api
 from apps.recommendations import api as recommendations_api
@@ -26,6 +27,10 @@ router.register("instances", cloud_api.InstanceViewSet, basename="instance")
 router.register(
     "recommendations", recommendations_api.RecommendationViewSet, basename="recommendation"
 )
+router.register("budgets", alerts_api.BudgetViewSet, basename="budget")
+router.register("alert-rules", alerts_api.ThresholdRuleViewSet, basename="alert-rule")
+router.register("alert-recipients", alerts_api.AlertRecipientViewSet, basename="alert-recipient")
+router.register("alerts", alerts_api.AlertViewSet, basename="alert")
 
 v1: list[URLPattern | URLResolver] = [
     path("auth/csrf", accounts_api.CsrfView.as_view(), name="auth-csrf"),
@@ -64,6 +69,7 @@ v1: list[URLPattern | URLResolver] = [
         recommendations_api.RecommendationSettingsView.as_view(),
         name="recommendation-settings",
     ),
+    path("alerts/settings", alerts_api.AlertSettingsView.as_view(), name="alert-settings"),
     path("", include(router.urls)),
 ]
 

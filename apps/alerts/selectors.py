@@ -24,7 +24,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from apps.accounts.models import Organization
-from apps.alerts.models import Budget, BudgetBasis
+from apps.alerts.models import AlertEvent, AlertKind, Budget, BudgetBasis
 from apps.billing.models import BillLine
 from apps.billing.selectors import cost_total
 
@@ -151,3 +151,36 @@ def budget_statuses(
         "organization", "project"
     )
     return [budget_status(budget, month, as_of=as_of) for budget in budgets]
+
+
+def alert_events_filter(
+    rows: QuerySet[AlertEvent],
+    *,
+    kind: list[str] | None = None,
+    severity: list[str] | None = None,
+    project: int | None = None,
+    instance: int | None = None,
+    budget: int | None = None,
+    open: bool | None = None,
+    since: dt.datetime | None = None,
+    until: dt.datetime | None = None,
+    **_: object,
+) -> QuerySet[AlertEvent]:
+    """The alert history filtered as the API's query says, newest first."""
+    if kind:
+        rows = rows.filter(kind__in=kind)
+    if severity:
+        rows = rows.filter(severity__in=severity)
+    if project is not None:
+        rows = rows.filter(project_id=project)
+    if instance is not None:
+        rows = rows.filter(instance_id=instance)
+    if budget is not None:
+        rows = rows.filter(budget_id=budget)
+    if open is not None:
+        rows = rows.filter(kind=AlertKind.THRESHOLD, resolved_at__isnull=open)
+    if since is not None:
+        rows = rows.filter(started_at__gte=since)
+    if until is not None:
+        rows = rows.filter(started_at__lt=until)
+    return rows.order_by("-started_at", "-id")
