@@ -46,8 +46,9 @@ class Budget(OrganizationScopedModel):
         max_digits=16, decimal_places=2, validators=[MinValueValidator(0)], help_text="Per month."
     )
     currency = models.CharField(max_length=3, default="CNY")
-    actual_thresholds_pct = models.JSONField(default=default_thresholds_pct)
-    forecast_thresholds_pct = models.JSONField(default=default_thresholds_pct)
+    # An empty list: no alerts on that basis.
+    actual_thresholds_pct = models.JSONField(default=default_thresholds_pct, blank=True)
+    forecast_thresholds_pct = models.JSONField(default=default_thresholds_pct, blank=True)
 
     class Meta:
         ordering = ["name", "id"]
