@@ -109,9 +109,11 @@ class BudgetSerializer(_OrganizationProjects, StrictModelSerializer):
 
     @extend_schema_field(BudgetStatusSerializer)
     def get_status(self, budget: Budget) -> dict[str, Any]:
-        organization = budget.organization
-        month = self.context.get("month") or month_of(organization, timezone.now())
-        return BudgetStatusSerializer(budget_status(budget, month)).data
+        status = (self.context.get("statuses") or {}).get(budget.pk)
+        if status is None:
+            month = self.context.get("month") or month_of(budget.organization, timezone.now())
+            status = budget_status(budget, month)
+        return BudgetStatusSerializer(status).data
 
 
 class BudgetQuerySerializer(StrictSerializer):

@@ -8,6 +8,8 @@ import shlex
 from decimal import Decimal
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -222,3 +224,35 @@ def test_it_keeps_the_webhook_secret_write_only(
         charlie_client.patch("/api/v1/alerts/settings", {"anomaly_k": 2}, format="json").status_code
         == 403
     )
+
+
+def _budgets(organization: Organization, count: int) -> None:
+    project = make_project(organization, f"p{count}")
+    for n in range(count):
+        Budget.objects.create(
+            organization=organization,
+            name=f"b{n}",
+            amount=Decimal("100"),
+            currency="CNY",
+            project=project if n % 2 else None,
+        )
+
+
+def test_it_lists_budgets_and_alerts_in_a_fixed_number_of_queries(
+    alice_client: APIClient, acme: Organization, django_assert_max_num_queries
+) -> None:
+    _budgets(acme, 2)
+    with CaptureQueriesContext(connection) as few:
+        assert alice_client.get("/api/v1/budgets").json()["count"] == 2
+    _budgets(acme, 8)
+    with CaptureQueriesContext(connection) as many:
+        assert alice_client.get("/api/v1/budgets").json()["count"] == 10
+    assert len(many) == len(few)
+
+    for n in range(5):
+        event = AlertEvent.objects.create(
+            organization=acme, kind="budget", title=f"a{n}", message="m", started_at=timezone.now()
+        )
+        event.deliveries.create(channel="email", address="alice@acme.test")
+    with django_assert_max_num_queries(len(few)):
+        assert alice_client.get("/api/v1/alerts").json()["count"] == 5
