@@ -56,6 +56,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dir", type=Path, default=Path("var/mail"))
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    # aiosmtpd logs every SMTP command at INFO; one line per caught message is what helps.
+    logging.getLogger("mail.log").setLevel(logging.WARNING)
     args.dir.mkdir(parents=True, exist_ok=True)
     controller = Controller(EmlWriter(args.dir.resolve()), hostname=args.host, port=args.port)
     controller.start()

@@ -1,4 +1,8 @@
-"""Reactions to other apps' signals: a finished analysis queues an alerts evaluation."""
+"""Reactions to other apps' signals: fresh bills, metrics or analysis queue an evaluation.
+
+Bills feed the budgets and the spend anomalies, metrics the thresholds; an analysis (idle
+minutes) feeds everything. Evaluations are idempotent, so one per sync is harmless.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +24,22 @@ def enqueue_after_analysis(
         transaction.on_commit(functools.partial(_enqueue, organization_id=organization_id))
 
 
-def _enqueue(*, organization_id: int) -> None:
+def _enqueue(*, organization_id: int, parts: list[str] | None = None) -> None:
     from apps.alerts.tasks import evaluate
 
-    evaluate.delay(organization_id)
+    evaluate.delay(organization_id, parts)
+
+
+#: What a successful sync of each kind makes worth evaluating again.
+PARTS_AFTER_SYNC: dict[str, list[str]] = {
+    "bills": ["budgets", "anomalies"],
+    "metrics": ["thresholds"],
+}
+
+
+def enqueue_after_sync(sender: object, *, organization_id: int, kind: str, **kwargs: Any) -> None:
+    parts = PARTS_AFTER_SYNC.get(kind)
+    if parts:
+        transaction.on_commit(
+            functools.partial(_enqueue, organization_id=organization_id, parts=parts)
+        )

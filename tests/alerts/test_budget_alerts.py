@@ -10,9 +10,12 @@ import pytest
 from django.core import mail
 
 from apps.accounts.models import Organization
+from apps.alerts import receivers
 from apps.alerts.evaluation.budgets import budgets_evaluate
 from apps.alerts.models import AlertDelivery, AlertEvent, Budget, BudgetCrossing
 from apps.alerts.services import budget_create
+from apps.analysis.signals import analysis_completed
+from apps.cloud.sync.signals import sync_completed
 from tests.alerts.builders import bill, make_account
 
 pytestmark = pytest.mark.django_db
@@ -88,4 +91,24 @@ def test_it_alerts_again_in_a_new_month(acme: Organization) -> None:
     assert sorted(e.title for e in december) == [
         "Budget GPU: 50 % spent in 2026-12",
         "Budget GPU: forecast to reach 100 % in 2026-12",
+    ]
+
+
+def test_a_sync_or_an_analysis_queues_the_evaluation_of_what_it_refreshed(
+    acme: Organization, django_capture_on_commit_callbacks
+) -> None:
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        for kind in ("bills", "metrics", "prices", "inventory"):
+            sync_completed.send(sender=None, account_id=0, organization_id=acme.pk, kind=kind)
+        analysis_completed.send(sender=None, organization_ids=[acme.pk], as_of=AS_OF)
+
+    queued = [
+        c.keywords
+        for c in callbacks
+        if getattr(c, "func", None) is receivers._enqueue
+    ]
+    assert queued == [
+        {"organization_id": acme.pk, "parts": ["budgets", "anomalies"]},
+        {"organization_id": acme.pk, "parts": ["thresholds"]},
+        {"organization_id": acme.pk},  # everything
     ]
