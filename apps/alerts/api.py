@@ -148,6 +148,7 @@ _ALERT_FILTERS = [
     OpenApiParameter("open", bool, description="Threshold alerts still open (or not)."),
     OpenApiParameter("since", str, description="ISO time: started at or after."),
     OpenApiParameter("until", str, description="ISO time: started before."),
+    OpenApiParameter("delivery_status", str, description="pending, sent or failed"),
 ]
 
 
@@ -158,7 +159,8 @@ class AlertViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Organizatio
     serializer_class = AlertEventSerializer
 
     def get_queryset(self) -> QuerySet:
-        rows = super().get_queryset().prefetch_related("deliveries")
+        rows = super().get_queryset().select_related("project", "instance")
+        rows = rows.prefetch_related("deliveries")
         if self.action != "list":
             return rows
         params = self.request.query_params

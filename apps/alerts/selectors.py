@@ -208,6 +208,7 @@ def alert_events_filter(
     open: bool | None = None,
     since: dt.datetime | None = None,
     until: dt.datetime | None = None,
+    delivery_status: str | None = None,
     **_: object,
 ) -> QuerySet[AlertEvent]:
     """The alert history filtered as the API's query says, newest first."""
@@ -227,4 +228,6 @@ def alert_events_filter(
         rows = rows.filter(started_at__gte=since)
     if until is not None:
         rows = rows.filter(started_at__lt=until)
+    if delivery_status is not None:
+        rows = rows.filter(deliveries__status=delivery_status).distinct()
     return rows.order_by("-started_at", "-id")

@@ -15,6 +15,7 @@ from apps.alerts.models import (
     AlertKind,
     AlertRecipient,
     Budget,
+    DeliveryStatus,
     Severity,
     ThresholdRule,
 )
@@ -167,6 +168,11 @@ class AlertDeliverySerializer(serializers.ModelSerializer):
 class AlertEventSerializer(serializers.ModelSerializer):
     deliveries = AlertDeliverySerializer(many=True, read_only=True)
     evidence = serializers.JSONField(help_text="The figures behind the message.")
+    project_name = serializers.CharField(source="project.name", default=None, read_only=True)
+    instance_name = serializers.CharField(source="instance.name", default=None, read_only=True)
+    instance_provider_id = serializers.CharField(
+        source="instance.provider_id", default=None, read_only=True, help_text="e.g. ins-9bxebleo"
+    )
 
     class Meta:
         model = AlertEvent
@@ -179,7 +185,10 @@ class AlertEventSerializer(serializers.ModelSerializer):
             "budget",
             "rule",
             "project",
+            "project_name",
             "instance",
+            "instance_name",
+            "instance_provider_id",
             "evidence",
             "started_at",
             "resolved_at",
@@ -199,6 +208,11 @@ class AlertQuerySerializer(StrictSerializer):
     instance = serializers.IntegerField(required=False)
     budget = serializers.IntegerField(required=False)
     open = serializers.BooleanField(required=False, help_text="Only threshold alerts still open.")
+    delivery_status = serializers.ChoiceField(
+        choices=DeliveryStatus.choices,
+        required=False,
+        help_text="Alerts with a delivery in this state (failed: a bad address, a dead webhook).",
+    )
     since = serializers.DateTimeField(required=False)
     until = serializers.DateTimeField(required=False)
     page = serializers.IntegerField(required=False, min_value=1)

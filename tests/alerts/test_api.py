@@ -193,6 +193,12 @@ def test_it_lists_and_filters_the_alert_history(
     assert [a["title"] for a in still_open["results"]] == ["threshold"]
     since = alice_client.get("/api/v1/alerts", {"since": "2026-11-02T01:00:00Z"}).json()
     assert [a["title"] for a in since["results"]] == ["anomaly", "threshold"]
+    AlertEvent.objects.get(title="budget").deliveries.create(
+        channel="email", address="nobody@acme.test", status="failed", error="550 No such user"
+    )
+    failed = alice_client.get("/api/v1/alerts", {"delivery_status": "failed"}).json()
+    assert [a["title"] for a in failed["results"]] == ["budget"]
+    assert failed["results"][0]["deliveries"][0]["error"] == "550 No such user"
     bad = alice_client.get("/api/v1/alerts", {"kind": "nonsense"})
     assert bad.status_code == 400
     assert set(bad.json()["error"]["fields"]) == {"kind"}

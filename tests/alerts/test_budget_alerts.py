@@ -102,11 +102,7 @@ def test_a_sync_or_an_analysis_queues_the_evaluation_of_what_it_refreshed(
             sync_completed.send(sender=None, account_id=0, organization_id=acme.pk, kind=kind)
         analysis_completed.send(sender=None, organization_ids=[acme.pk], as_of=AS_OF)
 
-    queued = [
-        c.keywords
-        for c in callbacks
-        if getattr(c, "func", None) is receivers._enqueue
-    ]
+    queued = [c.keywords for c in callbacks if getattr(c, "func", None) is receivers._enqueue]
     assert queued == [
         {"organization_id": acme.pk, "parts": ["budgets", "anomalies"]},
         {"organization_id": acme.pk, "parts": ["thresholds"]},
