@@ -203,6 +203,7 @@ class Command(BaseCommand):
                 kind,
                 next_run_at=timezone.now() + runner.INTERVALS[SyncKind(kind)],
                 success_at=timezone.now(),
+                as_of=now,
             )
             outcome.state = "done"
             outcome.detail = (
