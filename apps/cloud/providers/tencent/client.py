@@ -85,7 +85,9 @@ class RetryPolicy:
     """
 
     budget_seconds: float = 120.0
-    base_delay_seconds: float = 0.2
+    # Small: the rate limiter already spaces the retry out, so a first wait only has to
+    # de-synchronise the threads that failed together; the exponent grows it for an outage.
+    base_delay_seconds: float = 0.05
     max_delay_seconds: float = 8.0
     deadline: float | None = None
     sleep: Callable[[float], None] = time.sleep
