@@ -5,7 +5,9 @@ documented rate limits on), one of them failing about half of all requests: thro
 3rd request, InternalError every 4th, a bare HTTP 500 every 6th (never more than two in a
 row). The backfill command runs against each with the documented client rate limits, good
 day first. Reports the wall time of both and their ratio (target: within 2x), the requests
-each made, and whether the two stored the same instances, points and bill totals.
+each made (and their rate: on a shared machine the request rate says whether the client or the
+machine was the bottleneck), and whether the two stored the same instances, points and bill
+totals.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/gpu_ledger_bench_faults \
     REDIS_URL=redis://127.0.0.1:6379/0 .venv/bin/python -m bench.backfill_faults --days 30
@@ -154,7 +156,8 @@ def run(days: int) -> list[tuple[str, str, str, str]]:
         ),
         (
             "Requests the simulator received",
-            f"good day {good_requests}; bad day {bad_requests}, of which "
+            f"good day {good_requests} ({good_requests / good_wall:.1f}/s); bad day "
+            f"{bad_requests} ({bad_requests / bad_wall:.1f}/s), of which "
             f"{bad_requests - bad_answered} failed ({(bad_requests - bad_answered) / bad_requests:.0%})",
             "informative",
             "-",

@@ -13,7 +13,13 @@ if TYPE_CHECKING:
 def run_bills_sync(job: SyncJob) -> list[BillsResult]:
     from apps.billing.months import sync_bill_months
 
-    return sync_bill_months(job.account, job.client, now=job.now, backfill_days=job.backfill_days)
+    return sync_bill_months(
+        job.account,
+        job.client,
+        now=job.now,
+        backfill_days=job.backfill_days,
+        progress=job.progress,
+    )
 
 
 def run_balance_sync(job: SyncJob) -> BalanceSnapshot:

@@ -19,8 +19,11 @@ After the months are read, instances only the bills name are learned from them
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from typing import Any
+
+from django.db import transaction
 
 from apps.billing.instances import bill_lines_learn_instances
 from apps.billing.sync import BEIJING, BillsResult, sync_bills
@@ -106,17 +109,38 @@ def next_bookkeeping(
 
 
 def sync_bill_months(
-    account: CloudAccount, client: TencentClient, *, now: datetime, backfill_days: int
+    account: CloudAccount,
+    client: TencentClient,
+    *,
+    now: datetime,
+    backfill_days: int,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[BillsResult]:
+    """Read the months due (see ``months_to_sync``), learn bills-only instances, keep the books.
+
+    ``progress(months done, months to read)`` is called before the first month and after each
+    one, so the UI's bills bar moves month by month (a month is the unit stored atomically).
+    """
     state = SyncState.objects.filter(account=account, kind=SyncKind.BILLS).first()
     months = months_to_sync(state, now=now, backfill_days=backfill_days)
-    results = [sync_bills(account, client, month) for month in months]
+    if progress:
+        progress(0, len(months))
+    results = []
+    for month in months:
+        results.append(sync_bills(account, client, month))
+        if progress:
+            progress(len(results), len(months))
     # The first sync (and the first after the bookkeeping existed) looks at every stored month;
     # later ones at the months they read.
     first = state is None or (state.progress or {}).get("current_month") is None
     bill_lines_learn_instances(account=account, now=now, months=None if first else months)
     if state is not None:
-        progress = {**(state.progress or {}), **next_bookkeeping(state, results, now=now)}
-        progress.pop("previous_month_synced_on", None)
-        SyncState.objects.filter(pk=state.pk).update(progress=progress)
+        bookkeeping = next_bookkeeping(state, results, now=now)
+        # Only the bookkeeping keys change: the row was read before the months, and since then
+        # the runner saved this run's progress under another key, which must not be put back.
+        with transaction.atomic():
+            current = SyncState.objects.select_for_update().get(pk=state.pk)
+            merged = {**(current.progress or {}), **bookkeeping}
+            merged.pop("previous_month_synced_on", None)
+            SyncState.objects.filter(pk=state.pk).update(progress=merged)
     return results

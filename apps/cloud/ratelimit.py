@@ -5,8 +5,13 @@ Tencent Cloud throttles per account and API (e.g. GetMonitorData 20/s, DescribeB
 the cloud under the limit:
 - a sliding-window log: never more than ``limit`` grants in any second (a token bucket would
   allow twice the rate inside one second: a full bucket plus its refill);
-- even spacing: grants at least 1/limit s apart, so requests that leave a little late (a busy
-  thread, a slow connect) cannot bunch up into a burst on arrival.
+- even spacing: grants on a grid 1/limit s apart, so requests that leave a little late (a busy
+  thread, a slow connect) cannot bunch up into a burst on arrival. A grant may come up to
+  ``SPACING_TOLERANCE`` of a step before its slot, and the next slot follows the slot, not the
+  moment of the grant: a waiting thread always wakes a little late (more so on a busy machine),
+  and spacing from the moment of each grant made every such delay a loss, so a key with many
+  waiting threads ran at ~75% of its limit (bench/backfill_faults.py). Grants are therefore
+  never closer than half a step, and the window still caps every second.
 With Redis both live in keys updated by one Lua script, so any number of worker processes
 share them, and Redis's own clock orders them. Without Redis (the embedded default) the limit
 holds per process.
@@ -14,12 +19,22 @@ holds per process.
 When the cloud throttles anyway (another client spends the same account's quota, or the
 documented limit is wrong), ``throttled(key)`` cuts the key's rate for everyone sharing it
 to ``TENCENT_THROTTLE_SLOWDOWN`` of what it was; the rate then doubles back every
-``TENCENT_THROTTLE_RECOVERY_SECONDS`` until it is full again. A throttle now and then costs a
-short dip; a sustained stream of them holds the rate down where the cloud stops throttling.
+``TENCENT_THROTTLE_RECOVERY_SECONDS`` until it is full again. At most one cut per window
+(``WINDOW_SECONDS``): the cloud counts requests per second, so every throttled answer within a
+window of a cut was counted together with requests sent at the old rate and says nothing about
+the new one (TCP halves its window once per round trip for the same reason). Without that rule
+the cuts compound with every throttled answer: on a bad day, when a third of the answers are
+throttles whatever the rate, the threads of a backfill cut the rate several times a second and
+held it at half the limit (bench/backfill_faults.py). A throttle now and then costs a short dip;
+a steady stream of them costs a dip each window, and the throttled requests are retried.
+
+The back-off stretches the spacing between grants (a fractional rate: 4/s cut by 0.8 is one
+grant every 0.31 s, not 3/s) and never raises the one-second cap above the limit.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 import uuid
@@ -35,6 +50,8 @@ from django.conf import settings
 # can bunch them up on the way to the cloud.
 HEADROOM = 0.9
 WINDOW_SECONDS = 1.0
+# How early (a fraction of one step between grants) a grant may come before its slot.
+SPACING_TOLERANCE = 0.5
 # The slowest a throttled key goes, as a fraction of its limit: it must still make progress.
 MIN_FACTOR = 0.1
 
@@ -51,28 +68,31 @@ local function current_factor(slow_key, now_us, recovery_us)
 end
 """
 
-# Atomically: apply the key's slow-down to the limit; wait out the spacing since the last
-# grant; drop log entries older than the window; if fewer than `limit` remain, record this
-# grant and answer 0; otherwise answer how many microseconds until a grant may be possible.
+# Atomically: apply the key's slow-down to the limit; wait until the next slot (one step after
+# the last grant's slot, less the tolerance); drop log entries older than the window; if fewer
+# than `limit` remain, record this grant (and its slot) and answer 0; otherwise answer how many
+# microseconds until a grant may be possible.
 _LIMITER_LUA = (
     _FACTOR_LUA
     + """
 local key, last_key, slow_key = KEYS[1], KEYS[2], KEYS[3]
 local limit, window_us, member = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
-local recovery_us = tonumber(ARGV[4])
+local recovery_us, tolerance = tonumber(ARGV[4]), tonumber(ARGV[5])
 local t = redis.call('TIME')
 local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
-limit = math.max(1, math.floor(limit * current_factor(slow_key, now_us, recovery_us)))
-local spacing_us = math.floor(window_us / limit)
-local last = tonumber(redis.call('GET', last_key) or '0')
-if now_us < last + spacing_us then
-  return last + spacing_us - now_us
+local rate = limit * current_factor(slow_key, now_us, recovery_us)
+local spacing_us = math.floor(window_us / rate)
+limit = math.max(1, math.ceil(rate))
+local next_slot = tonumber(redis.call('GET', last_key) or '0') + spacing_us
+local earliest = next_slot - math.floor(spacing_us * tolerance)
+if now_us < earliest then
+  return earliest - now_us
 end
 redis.call('ZREMRANGEBYSCORE', key, '-inf', now_us - window_us)
 if redis.call('ZCARD', key) < limit then
   redis.call('ZADD', key, now_us, member)
   redis.call('PEXPIRE', key, math.ceil(window_us / 1000) + 1000)
-  redis.call('SET', last_key, now_us, 'PX', math.ceil(window_us / 1000) + 1000)
+  redis.call('SET', last_key, math.max(next_slot, now_us), 'PX', math.ceil(window_us / 1000) + 1000)
   return 0
 end
 local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
@@ -80,15 +100,21 @@ return math.max(1, tonumber(oldest[2]) + window_us - now_us)
 """
 )
 
-# Atomically: multiply the key's current factor by the slow-down (not below the minimum) and
-# restart its recovery from now; the hash expires once the rate would be back to full.
+# Atomically: unless the key was cut less than a window ago, multiply its current factor by the
+# slow-down (not below the minimum) and restart its recovery from now; the hash expires once the
+# rate would be back to full.
 _THROTTLED_LUA = (
     _FACTOR_LUA
     + """
 local slow_key = KEYS[1]
 local slowdown, min_factor, recovery_us = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local window_us = tonumber(ARGV[4])
 local t = redis.call('TIME')
 local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local cut_at = tonumber(redis.call('HGET', slow_key, 'at') or '0')
+if cut_at > 0 and now_us - cut_at < window_us then
+  return tostring(current_factor(slow_key, now_us, recovery_us))
+end
 local factor = math.max(min_factor, current_factor(slow_key, now_us, recovery_us) * slowdown)
 redis.call('HSET', slow_key, 'f', tostring(factor), 'at', tostring(now_us))
 local full_after_ms = math.ceil(recovery_us / 1000 * math.log(1 / factor) / math.log(2))
@@ -148,14 +174,25 @@ return tostring(current_factor(KEYS[1], tonumber(t[1]) * 1000000 + tonumber(t[2]
     def try_acquire(self, key: str, limit: int) -> float:
         wait_us = self._script(
             keys=[f"ratelimit:{key}", f"ratelimit:{key}:last", f"ratelimit:{key}:slow"],
-            args=[limit, int(WINDOW_SECONDS * 1e6), uuid.uuid4().hex, self._recovery_us],
+            args=[
+                limit,
+                int(WINDOW_SECONDS * 1e6),
+                uuid.uuid4().hex,
+                self._recovery_us,
+                SPACING_TOLERANCE,
+            ],
         )
         return int(wait_us) / 1e6
 
     def throttled(self, key: str) -> float:
         factor = self._throttled(
             keys=[f"ratelimit:{key}:slow"],
-            args=[self.backoff.slowdown, MIN_FACTOR, self._recovery_us],
+            args=[
+                self.backoff.slowdown,
+                MIN_FACTOR,
+                self._recovery_us,
+                int(WINDOW_SECONDS * 1e6),
+            ],
         )
         return float(factor)
 
@@ -167,6 +204,8 @@ class LocalLimiter:
     def __init__(self, backoff: Backoff, clock: Callable[[], float] = time.monotonic) -> None:
         self._lock = threading.Lock()
         self._logs: dict[str, deque[float]] = {}
+        # key -> the slot of its last grant (see SPACING_TOLERANCE), as in Redis.
+        self._slots: dict[str, float] = {}
         # key -> (factor set, when), as in Redis.
         self._slow: dict[str, tuple[float, float]] = {}
         self.backoff = backoff
@@ -185,6 +224,8 @@ class LocalLimiter:
     def throttled(self, key: str) -> float:
         with self._lock:
             now = self._clock()
+            if key in self._slow and now - self._slow[key][1] < WINDOW_SECONDS:
+                return self._factor(key, now)  # cut less than a window ago: no news
             factor = max(MIN_FACTOR, self._factor(key, now) * self.backoff.slowdown)
             self._slow[key] = (factor, now)
             return factor
@@ -192,15 +233,19 @@ class LocalLimiter:
     def try_acquire(self, key: str, limit: int) -> float:
         with self._lock:
             now = self._clock()
-            limit = max(1, int(limit * self._factor(key, now)))
+            rate = limit * self._factor(key, now)
+            limit = max(1, math.ceil(rate))
             log = self._logs.setdefault(key, deque())
-            spacing = WINDOW_SECONDS / limit
-            if log and now < log[-1] + spacing:
-                return log[-1] + spacing - now
+            spacing = WINDOW_SECONDS / rate
+            next_slot = self._slots.get(key, now - spacing) + spacing
+            earliest = next_slot - spacing * SPACING_TOLERANCE
+            if now < earliest:
+                return earliest - now
             while log and log[0] <= now - WINDOW_SECONDS:
                 log.popleft()
             if len(log) < limit:
                 log.append(now)
+                self._slots[key] = max(next_slot, now)
                 return 0.0
             return max(1e-6, log[0] + WINDOW_SECONDS - now)
 

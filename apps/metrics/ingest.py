@@ -182,10 +182,13 @@ def sync_metrics(
 
 
 # Threads mostly wait (on the rate limiter, the network, a retry's backoff), so there are more
-# of them than cores, with several windows queued: on a bad day a window waiting for one call
-# that is backing off must not leave the others idle (bench/backfill_faults.py).
-FETCH_THREADS = 8
-FETCH_AHEAD_WINDOWS = 4
+# of them than cores, with several windows queued: on a bad day half of the calls are waiting
+# out a retry at any moment, and a window waiting for one call that is backing off must not
+# leave the others idle (bench/backfill_faults.py). The rate limiter, not the thread count,
+# bounds the request rate; the queue is bounded (8 windows of 7 requests of at most 14,400
+# points each) because the windows are stored in order.
+FETCH_THREADS = 16
+FETCH_AHEAD_WINDOWS = 8
 Fetched = tuple[Metric, list[dict[str, Any]]]
 
 

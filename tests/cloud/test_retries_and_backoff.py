@@ -164,9 +164,12 @@ def test_it_slows_the_shared_limiter_when_throttled(
     key = f"tencent:{client.config.rate_key}:{ACTION}"
     assert ratelimit.shared_limiter().factor(key) == 1.0
     client.describe_instance_type_configs(REGION)
-    # Two throttled answers: every user of the key is down to about 0.8 x 0.8 of its limit
-    # (the rate limit of this action was switched off above, so it is the only slow-down).
-    assert 0.6 < ratelimit.shared_limiter().factor(key) < 0.7
+    # Two throttled answers within a second: every user of the key is down to about 0.8 of its
+    # limit, once (the rate limit of this action was switched off above, so it is the only
+    # slow-down): the second answer was counted in the same window as the first.
+    assert simulator.request_log.count(outcome="RequestLimitExceeded") == 2
+    # (It has been recovering since, by 2**(seconds since the cut): a tenth of a second here.)
+    assert 0.75 < ratelimit.shared_limiter().factor(key) < 1.0
 
 
 # --- the limiter's shared back-off ------------------------------------------------------------
@@ -183,17 +186,74 @@ def test_it_slows_a_throttled_key_down_and_recovers() -> None:
     assert limiter.throttled("k") == 0.5
     assert limiter.throttled("other") == 0.5
     assert limiter.factor("k") == 0.5
-    clock.sleep(0.1)
-    # 5/s now: the next grant is 0.2 s after the last one.
-    assert limiter.try_acquire("k", 10) == pytest.approx(0.1)
+    clock.sleep(0.05)
+    # About 5/s now (recovering since the cut 0.05 s ago): the next slot is about 0.19 s after
+    # the last one instead of 0.1 s, and a grant may come half a step before it.
+    step = 1 / (10 * 0.5 * 2**0.05)
+    assert limiter.try_acquire("k", 10) == pytest.approx(
+        step * (1 - ratelimit.SPACING_TOLERANCE) - 0.05
+    )
     clock.sleep(0.5)
-    assert limiter.factor("k") == pytest.approx(0.5 * 2**0.6)
+    assert limiter.factor("k") == pytest.approx(0.5 * 2**0.55)
     clock.sleep(0.5)
     assert limiter.factor("k") == 1.0
-    for _ in range(50):
+    assert limiter.try_acquire("unthrottled", 10) == 0
+
+
+def test_it_cuts_a_throttled_key_at_most_once_per_window() -> None:
+    clock = FakeClock()
+    limiter = ratelimit.LocalLimiter(
+        ratelimit.Backoff(slowdown=0.5, recovery_seconds=10.0), clock=clock
+    )
+    assert limiter.throttled("k") == 0.5
+    # A burst of throttled answers within the window of the cut: counted at the old rate.
+    for _ in range(20):
+        clock.sleep(0.04)
+        limiter.throttled("k")
+    assert limiter.factor("k") == pytest.approx(0.5 * 2 ** (0.8 / 10))
+    # Throttled again in every later window: the cuts compound (slow recovery here) down to
+    # the minimum, where it still makes progress.
+    for _ in range(10):
+        clock.sleep(1.0)
         limiter.throttled("k")
     assert limiter.factor("k") == ratelimit.MIN_FACTOR
-    assert limiter.try_acquire("unthrottled", 10) == 0
+
+
+def test_it_spaces_a_slowed_key_by_its_fractional_rate() -> None:
+    clock = FakeClock()
+    limiter = ratelimit.LocalLimiter(
+        ratelimit.Backoff(slowdown=0.8, recovery_seconds=1000.0), clock=clock
+    )
+    limiter.throttled("bills")
+    assert limiter.try_acquire("bills", 4) == 0
+    # 4/s cut to 3.2/s: the next slot 1/3.2 s later (not 1/3 s, as a whole-number limit would).
+    assert limiter.try_acquire("bills", 4) == pytest.approx(
+        (1 - ratelimit.SPACING_TOLERANCE) / 3.2, rel=1e-3
+    )
+
+
+def test_it_keeps_grants_on_their_grid_when_a_waiting_thread_wakes_late() -> None:
+    clock = FakeClock()
+    limiter = ratelimit.LocalLimiter(ratelimit.Backoff(), clock=clock)
+    assert limiter.try_acquire("k", 10) == 0  # the slot at 0 s (10/s: a step of 0.1 s)
+    clock.sleep(0.04)
+    # Never closer than half a step to the last grant.
+    assert limiter.try_acquire("k", 10) == pytest.approx(0.01)
+    clock.sleep(0.09)
+    assert limiter.try_acquire("k", 10) == 0  # 0.03 s late for its slot at 0.1 s
+    clock.sleep(0.07)
+    # The next slot is at 0.2 s (after the slot, not after the late grant at 0.13 s): granted.
+    assert limiter.try_acquire("k", 10) == 0
+    # Ten grants a second at most, whatever the lateness: the next slots are 0.3, 0.4, ...
+    granted = 3
+    while clock.now < 1000.0 + 0.999:
+        wait = limiter.try_acquire("k", 10)
+        if wait == 0:
+            granted += 1
+            clock.sleep(0.031)  # every waiting thread wakes late
+        else:
+            clock.sleep(wait)
+    assert granted == 10
 
 
 @pytest.mark.skipif(not settings.REDIS_URL, reason="the shared limiter is in Redis only with it")
@@ -206,7 +266,11 @@ def test_it_shares_the_back_off_between_processes_through_redis() -> None:
     assert other.try_acquire(key, 10) == 0
     assert one.throttled(key) == 0.5
     assert 0.5 <= other.factor(key) < 0.75
-    # At 5/s instead of 10/s, the next grant waits most of 0.2 s instead of 0.1 s.
-    assert other.try_acquire(key, 10) > 0.1
+    # At 5/s instead of 10/s, the next slot is 0.2 s after the last instead of 0.1 s, and a
+    # grant may come half a step early: a wait of most of 0.1 s instead of most of 0.05 s.
+    assert other.try_acquire(key, 10) > 0.05
     time.sleep(1.2)  # 0.5 doubles back to 1 within one recovery period
     assert other.factor(key) == 1.0
+    # Cut again; a second throttled answer within the window does not cut further.
+    assert one.throttled(key) == 0.5
+    assert 0.5 <= float(other.throttled(key)) < 0.75

@@ -138,3 +138,43 @@ def test_it_records_a_transient_failure_as_retrying(account: CloudAccount) -> No
 
     recorder.fail(CloudError(ErrorKind.PERMISSION, "UnauthorizedOperation", "Not allowed."))
     assert saved_run(account, SyncKind.METRICS)["state"] == "failed"
+
+
+def test_it_reports_bill_months_done_of_the_months_to_read(
+    alice_client: APIClient, account: CloudAccount
+) -> None:
+    # Five days before 12:30 on November 3rd in Beijing is October 29th: two bill months.
+    reports: list[tuple[int, int]] = []
+    results = runner.run_kind(
+        account,
+        SyncKind.BILLS,
+        now=SIM_NOW,
+        backfill_days=5,
+        progress=lambda done, planned: reports.append((done, planned)),
+    )
+
+    assert [result.month for result in results] == ["2026-10", "2026-11"]
+    assert reports == [(0, 2), (1, 2), (2, 2)]
+    bills = status_of(alice_client, account, SyncKind.BILLS)["progress"]
+    assert bills["state"] == "done"
+    assert (bills["done"], bills["planned"]) == (2, 2)
+    assert "2026-10" in bills["summary"]
+    assert "2026-11" in bills["summary"]
+    # The bills' own bookkeeping beside the run is kept.
+    saved = SyncState.objects.get(account=account, kind=SyncKind.BILLS).progress
+    assert saved["current_month"] == "2026-11"
+
+
+def test_it_saves_a_bill_month_done_while_the_next_one_is_read(account: CloudAccount) -> None:
+    saved: list[tuple[int, int]] = []
+
+    def look(done: int, planned: int) -> None:
+        # The runner saved this report before calling us (a first report and a month apart:
+        # the recorder saves the first at once, the others at most every SAVE_INTERVAL_SECONDS).
+        run = saved_run(account, SyncKind.BILLS)
+        saved.append((run["done"], run["planned"]))
+
+    runner.run_kind(account, SyncKind.BILLS, now=SIM_NOW, backfill_days=5, progress=look)
+
+    assert saved[0] == (0, 2)
+    assert saved_run(account, SyncKind.BILLS)["done"] == 2

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from django.core.cache import cache
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from apps.accounts.models import User
 from apps.cloud.models import CloudAccount, Instance, SyncState
@@ -184,11 +185,12 @@ def test_it_signs_up_confirms_connects_and_sees_progress_then_costs(
     for kind in ("inventory", "prices", "metrics", "bills"):
         assert page.get_by_test_id(f"progress-{kind}").get_attribute("data-phase") == "done"
 
-    # 6. Beat analyses new data every hour; the test sends that same task now, to the worker.
-    from apps.analysis.tasks import analyse_recent
-
-    analyse_recent.delay()
+    # 6. The end of the backfill (metrics and bills) starts the analysis at once, in the worker:
+    #    the first costs show without the hourly tick and without anyone sending a task.
     first_cost = page.get_by_test_id("first-cost")
-    first_cost.wait_for(timeout=120_000)
+    try:
+        first_cost.wait_for(timeout=180_000)
+    except PlaywrightTimeoutError:
+        fail_with_worker_output(worker, "no first cost appeared after the backfill")
     assert re.search(r"\d", first_cost.inner_text())
     page.screenshot(path=str(ARTIFACTS / "onboarding-first-costs.png"), full_page=True)

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -21,9 +22,9 @@ from apps.cloud import services
 from apps.cloud.models import CloudAccount, SyncKind, SyncState
 from apps.cloud.providers.tencent.client import TencentClient
 from apps.cloud.providers.tencent.errors import CloudError
+from apps.cloud.signals import backfill_completed, sync_completed
 from apps.cloud.sync.progress import ProgressRecorder
 from apps.cloud.sync.registry import SyncJob, sync_function
-from apps.cloud.sync.signals import sync_completed
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +39,9 @@ INTERVALS = {
 # they name the instances the inventory no longer lists (terminated before the account was
 # connected), whose metrics the metrics sync then fetches for the time they ran.
 ORDER = [SyncKind.INVENTORY, SyncKind.PRICES, SyncKind.BILLS, SyncKind.METRICS, SyncKind.BALANCE]
+# The kinds whose first success together make a backfill complete: the analysis needs both
+# (metrics for the phases, bills for the money).
+BACKFILL_KINDS = (SyncKind.METRICS, SyncKind.BILLS)
 
 
 def lease_duration() -> timedelta:
@@ -81,7 +85,14 @@ def sync_release(
     next_run_at: datetime,
     error: str = "",
     success_at: datetime | None = None,
+    as_of: datetime | None = None,
 ) -> None:
+    """Give the lease back and schedule the next run; ``success_at`` records a success.
+
+    ``as_of`` is the moment a successful run synced up to (default: ``success_at``); when the
+    run completes an account's backfill, ``backfill_completed`` carries it, so the analysis it
+    starts covers the synced data (a replay's as well as a live sync's).
+    """
     changes: dict[str, Any] = {
         "leased_until": None,
         "next_run_at": next_run_at,
@@ -89,7 +100,39 @@ def sync_release(
     }
     if success_at is not None:
         changes["last_success_at"] = success_at
-    SyncState.objects.filter(account_id=account_id, kind=kind).update(**changes)
+    rows = SyncState.objects.filter(account_id=account_id, kind=kind)
+    first_success = (
+        success_at is not None
+        and kind in BACKFILL_KINDS
+        and rows.filter(last_success_at__isnull=True).exists()
+    )
+    # Committed before the other kind is looked at (not one transaction): when the two kinds
+    # finish at once on two workers, the later look then sees both, so one of them announces.
+    rows.update(**changes)
+    if first_success:
+        _announce_if_backfilled(account_id, as_of=as_of or success_at or timezone.now())
+
+
+def _announce_if_backfilled(account_id: int, *, as_of: datetime) -> None:
+    """Send ``backfill_completed`` once both backfill kinds have succeeded (after commit)."""
+    states = SyncState.objects.filter(
+        account_id=account_id, kind__in=BACKFILL_KINDS, last_success_at__isnull=False
+    )
+    if states.count() < len(BACKFILL_KINDS):
+        return
+    organization_id = (
+        CloudAccount.objects.filter(pk=account_id).values_list("organization_id", flat=True).first()
+    )
+    if organization_id is None:
+        return
+    transaction.on_commit(
+        lambda: backfill_completed.send(
+            sender=CloudAccount,
+            account_id=account_id,
+            organization_id=organization_id,
+            as_of=as_of,
+        )
+    )
 
 
 def run_kind(
@@ -166,7 +209,9 @@ def sync_run(
         )
         raise
     services.cloud_account_mark_ok(account_id=account_id)
-    sync_release(account_id, kind, next_run_at=now + interval, success_at=timezone.now())
+    sync_release(
+        account_id, kind, next_run_at=now + interval, success_at=timezone.now(), as_of=as_of or now
+    )
     # Later apps (alerts) react to fresh data; cloud imports none of them.
     sync_completed.send(
         sender=sync_run, account_id=account_id, organization_id=account.organization_id, kind=kind

@@ -11,6 +11,9 @@ export const PROGRESS_LABELS: Record<SyncKind, string> = {
   balance: 'Account balance',
 };
 
+/** What a kind counts its progress in (metrics: GetMonitorData requests; bills: months). */
+const PROGRESS_UNITS: Partial<Record<SyncKind, string>> = { bills: 'months' };
+
 export type KindPhase = 'waiting' | 'running' | 'retrying' | 'done' | 'failed';
 
 export function kindPhase(status: SyncStatus): KindPhase {
@@ -36,7 +39,9 @@ function KindRow({ status }: { status: SyncStatus }) {
   let detail: string;
   if (phase === 'waiting') detail = 'Waiting to start';
   else if (phase === 'running')
-    detail = determinate ? `${percent(run!.done, run!.planned!)}% (${run!.done} of ${run!.planned} requests)` : 'Reading…';
+    detail = determinate
+      ? `${percent(run!.done, run!.planned!)}% (${run!.done} of ${run!.planned} ${PROGRESS_UNITS[status.kind] ?? 'requests'})`
+      : 'Reading…';
   else if (phase === 'retrying') detail = `${run?.summary || 'Tencent Cloud is busy.'} Trying again shortly.`;
   else if (phase === 'failed') detail = run?.summary || status.last_error || 'Failed';
   else detail = run?.summary || 'Done';

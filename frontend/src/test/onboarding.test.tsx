@@ -320,6 +320,7 @@ describe('first run: connect a cloud account', () => {
         inventory: run({ state: 'done', summary: '12 instances (12 new, 0 terminated)' }),
         prices: run({ state: 'done', summary: '40 prices' }),
         metrics: run({ done: 30, planned: 120 }),
+        bills: run({ done: 1, planned: 2 }),
       }),
       syncOf({
         inventory: run({ state: 'done', summary: '12 instances (12 new, 0 terminated)' }),
@@ -355,7 +356,11 @@ describe('first run: connect a cloud account', () => {
     expect(within(metrics).getByRole('progressbar').getAttribute('value')).toBe('25');
     expect(metrics.textContent).toContain('25% (30 of 120 requests)');
     expect(screen.getByTestId('progress-inventory').textContent).toContain('12 instances');
-    expect(screen.getByTestId('progress-bills').getAttribute('data-phase')).toBe('waiting');
+    // Bills count months (one month of two read), not requests.
+    const bills = screen.getByTestId('progress-bills');
+    expect(bills.getAttribute('data-phase')).toBe('running');
+    expect(within(bills).getByRole('progressbar').getAttribute('value')).toBe('50');
+    expect(bills.textContent).toContain('50% (1 of 2 months)');
 
     step = 3;
     act(() => vi.advanceTimersByTime(5_000));

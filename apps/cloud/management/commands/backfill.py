@@ -4,6 +4,14 @@ Resumable: metrics are stored window by window with a per-instance watermark, an
 month is replaced atomically, so an interrupted backfill continues where it stopped when run
 again. Runs in this process (no worker needed) through the same sync code as the workers.
 
+Bills and metrics have rate limits of their own (DescribeBillDetail 5/s, GetMonitorData 20/s),
+so they are read side by side, as the workers read them: the backfill takes as long as the
+longer of the two, not their sum. Bills name the instances the inventory no longer lists
+(terminated before the account was connected), so a last metrics pass after both reads those
+instances' metrics; every other instance is caught up by then and costs no request. Inside a
+caller's transaction (a test) or on SQLite, whose writers lock each other out, they run one
+after the other.
+
 A bad day does not stop it: each call retries transient errors for its retry budget (see
 apps/cloud/providers/tencent/client.py), and a kind whose call still fails is run again, from
 where it stopped, after a backoff. Only a permanent error (wrong key, missing permission, a
@@ -14,12 +22,15 @@ interval is not run again, and metrics read only what is newer than each instanc
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import connection
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from tqdm import tqdm
@@ -31,6 +42,14 @@ from apps.cloud.providers.tencent.errors import CloudError
 from apps.cloud.sync import runner
 
 DEFAULT_DEADLINE_SECONDS = 6 * 3600
+# Kinds of one stage run side by side; stages run in order (see the module docstring).
+STAGES: list[list[str]] = [
+    [SyncKind.INVENTORY],
+    [SyncKind.PRICES],
+    [SyncKind.METRICS, SyncKind.BILLS],
+    [SyncKind.METRICS],
+    [SyncKind.BALANCE],
+]
 
 
 class DeadlineReached(Exception):
@@ -118,20 +137,22 @@ class Command(BaseCommand):
             if time.monotonic() >= deadline_at:
                 raise DeadlineReached
 
-        try:
-            for kind in runner.ORDER:
-                outcome = outcomes[kind]
-                last = (
-                    None
-                    if options["force"] or kind == SyncKind.METRICS
-                    else runner.synced_within_interval(account.pk, kind, now=timezone.now())
-                )
-                if last is not None:
-                    outcome.state = "skipped"
-                    outcome.detail = f"synced at {last:%Y-%m-%d %H:%M} UTC, within its interval"
-                    self.stdout.write(outcome.line())
-                    continue
-                self._run_until_done(
+        failed: list[str] = []  # kinds in the order they stopped: the first one is the cause
+
+        def run(kind: str) -> None:
+            try:
+                run_kind(kind)
+            except BaseException:
+                failed.append(kind)
+                raise
+
+        def run_kind(kind: str) -> None:
+            outcome = outcomes[kind]
+            if outcome.state == "done":
+                # The metrics pass after the bills: only instances the bills taught us about.
+                before, attempts = outcome.detail, outcome.attempts
+                outcome.state, outcome.attempts = "left", 0
+                result = self._run_until_done(
                     account,
                     kind,
                     outcome,
@@ -140,14 +161,51 @@ class Command(BaseCommand):
                     policy=policy,
                     days=days,
                     deadline_at=deadline_at,
-                    progress=progress if kind == SyncKind.METRICS else None,
+                    progress=progress,
                 )
+                outcome.detail = (
+                    f"{before}; then {outcome.detail} of instances only the bills name"
+                    if getattr(result, "requests", 0)
+                    else before
+                )
+                outcome.attempts = attempts + outcome.attempts - 1
+                return
+            last = (
+                None
+                if options["force"] or kind == SyncKind.METRICS
+                else runner.synced_within_interval(account.pk, kind, now=timezone.now())
+            )
+            if last is not None:
+                outcome.state = "skipped"
+                outcome.detail = f"synced at {last:%Y-%m-%d %H:%M} UTC, within its interval"
                 self.stdout.write(outcome.line())
+                return
+            self._run_until_done(
+                account,
+                kind,
+                outcome,
+                now=now,
+                client=client,
+                policy=policy,
+                days=days,
+                deadline_at=deadline_at,
+                progress=progress if kind == SyncKind.METRICS else None,
+            )
+            self.stdout.write(outcome.line())
+
+        side_by_side = connection.vendor != "sqlite" and not connection.in_atomic_block
+        try:
+            for stage in STAGES:
+                if side_by_side:
+                    _run_at_once(stage, run, client)
+                else:
+                    for kind in stage:
+                        run(kind)
         except CloudError as error:
             # Permanent: a person has to act (new key, a CAM permission); retrying cannot help.
             services.cloud_account_mark_failing(account_id=account.pk, message=str(error))
             self._summary(outcomes)
-            raise CommandError(f"{kind} failed: {error}") from error
+            raise CommandError(f"{failed[0]} failed: {error}") from error
         except DeadlineReached:
             self._summary(outcomes)
             raise CommandError(
@@ -172,7 +230,7 @@ class Command(BaseCommand):
         days: int,
         deadline_at: float,
         progress: Any,
-    ) -> None:
+    ) -> Any:
         """Run one kind until it succeeds; transient failures run it again (it resumes)."""
         while True:
             if time.monotonic() >= deadline_at:
@@ -203,12 +261,13 @@ class Command(BaseCommand):
                 kind,
                 next_run_at=timezone.now() + runner.INTERVALS[SyncKind(kind)],
                 success_at=timezone.now(),
+                as_of=now,
             )
             outcome.state = "done"
             outcome.detail = (
                 ", ".join(map(str, result)) if isinstance(result, list) else str(result)
             )
-            return
+            return result
 
     def _summary(self, outcomes: dict[str, KindOutcome]) -> None:
         self.stdout.write("Summary:")
@@ -218,6 +277,44 @@ class Command(BaseCommand):
                 done, planned = outcome.progress
                 line += f"; {planned - done} of {planned} requests of this run left"
             self.stdout.write(f"  {line}")
+
+
+def _run_at_once(kinds: list[str], run: Callable[[str], None], client: Any) -> None:
+    """Run ``kinds`` at once: the first in this thread, each other in a thread of its own.
+
+    The first kind to fail stops the others (their next request raises the same error, see
+    ``TencentClient.stop``), and its error is raised here once all have stopped.
+    """
+    first, *others = kinds
+    failures: list[BaseException] = []
+    lock = threading.Lock()
+
+    def fail(error: BaseException) -> None:
+        with lock:
+            if not failures:
+                client.stop(error)
+            failures.append(error)
+
+    def in_thread(kind: str) -> None:
+        try:
+            run(kind)
+        except BaseException as error:
+            fail(error)
+        finally:
+            connection.close()  # this thread's own database connection
+
+    threads = [threading.Thread(target=in_thread, args=(kind,), name=kind) for kind in others]
+    for thread in threads:
+        thread.start()
+    try:
+        run(first)
+    except BaseException as error:
+        fail(error)
+    finally:
+        for thread in threads:
+            thread.join()
+    if failures:
+        raise failures[0]
 
 
 def _as_of(value: str | None) -> datetime:

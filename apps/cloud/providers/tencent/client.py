@@ -85,7 +85,9 @@ class RetryPolicy:
     """
 
     budget_seconds: float = 120.0
-    base_delay_seconds: float = 0.2
+    # Small: the rate limiter already spaces the retry out, so a first wait only has to
+    # de-synchronise the threads that failed together; the exponent grows it for an outage.
+    base_delay_seconds: float = 0.05
     max_delay_seconds: float = 8.0
     deadline: float | None = None
     sleep: Callable[[float], None] = time.sleep
@@ -137,6 +139,15 @@ class TencentClient:
         self._clients: dict[tuple[int, str, str], AbstractClient] = {}
         self._lock = threading.Lock()
         self.requests_made: dict[str, int] = {}
+        self._stopped: BaseException | None = None
+
+    def stop(self, reason: BaseException) -> None:
+        """Make every call from now on, in every thread, raise ``reason`` instead of sending.
+
+        The backfill command reads several kinds at once; when one of them stops for good (a
+        permanent error, the deadline) the others stop at their next request or retry.
+        """
+        self._stopped = reason
 
     # --- plumbing -------------------------------------------------------------------------
     def _client(self, service: str, region: str) -> AbstractClient:
@@ -168,6 +179,8 @@ class TencentClient:
         give_up_at = policy.give_up_at(policy.clock())
         attempt = 0
         while True:
+            if self._stopped is not None:
+                raise self._stopped
             ratelimit.acquire(key, limit)
             with self._lock:
                 self.requests_made[action] = self.requests_made.get(action, 0) + 1
