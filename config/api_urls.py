@@ -12,6 +12,7 @@ from apps.accounts import api as accounts_api
 from apps.accounts import signup as accounts_signup
 from apps.analysis import api as analysis_api
 from apps.cloud import api as cloud_api
+from apps.exports import api as exports_api
 from apps.recommendations import api as recommendations_api
 
 router = DefaultRouter(trailing_slash=False)
@@ -64,6 +65,9 @@ v1: list[URLPattern | URLResolver] = [
         recommendations_api.RecommendationSettingsView.as_view(),
         name="recommendation-settings",
     ),
+    path("exports/costs.csv", exports_api.CostsCsvView.as_view(), name="exports-costs-csv"),
+    path("exports/focus.csv", exports_api.FocusCsvView.as_view(), name="exports-focus-csv"),
+    path("exports/focus", exports_api.FocusPageView.as_view(), name="exports-focus"),
     path("", include(router.urls)),
 ]
 
