@@ -100,7 +100,7 @@ class CostsCsvView(ExportView):
         )
         body = rows.csv_stream(
             rows.COST_COLUMNS,
-            (rows.cost_row(row, tz) for row in lines.iterator(chunk_size=selectors.CHUNK_SIZE)),
+            (rows.cost_row(row, tz) for row in selectors.streamed(lines)),
         )
         return self.csv_response(self.filename("costs", period), body)
 

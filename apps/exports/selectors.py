@@ -17,6 +17,7 @@ from itertools import islice
 from typing import Any
 
 import numpy as np
+from django.db import transaction
 from django.db.models import Q, QuerySet
 
 from apps.accounts.models import Organization
@@ -106,11 +107,24 @@ def after_cursor(
     )
 
 
+def streamed(
+    lines: QuerySet[BillLine, dict[str, Any]], *, chunk_size: int = CHUNK_SIZE
+) -> Iterator[dict[str, Any]]:
+    """The lines from a server-side cursor, inside a transaction for as long as they stream.
+
+    Outside a transaction Django declares the cursor WITH HOLD, and PostgreSQL then computes
+    and stores the whole result before the first row: a year of a fleet, on the server's disk,
+    before the download starts. Inside one, rows are produced as they are fetched.
+    """
+    with transaction.atomic():
+        yield from lines.iterator(chunk_size=chunk_size)
+
+
 def lines_with_gpu_figures(
     lines: QuerySet[BillLine, dict[str, Any]], *, chunk_size: int = CHUNK_SIZE
 ) -> Iterator[tuple[dict[str, Any], GpuFigures]]:
     """Each line with the GPU utilization and idle minutes of its charge period, streamed."""
-    rows = lines.iterator(chunk_size=chunk_size)
+    rows = streamed(lines, chunk_size=chunk_size)
     while chunk := list(islice(rows, chunk_size)):
         figures = _chunk_figures(chunk)
         for row in chunk:
