@@ -145,8 +145,11 @@ class FocusPageView(ExportView):
             ),
             query.get("cursor"),
         )
-        # One more than a page tells whether another page follows.
-        page = list(selectors.lines_with_gpu_figures(lines[: page_size + 1]))
+        # One more than a page tells whether another page follows; the page is one chunk, so
+        # its GPU figures take the same few queries whatever its size.
+        page = list(
+            selectors.lines_with_gpu_figures(lines[: page_size + 1], chunk_size=page_size + 1)
+        )
         more = len(page) > page_size
         page = page[:page_size]
         next_url = None

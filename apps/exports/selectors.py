@@ -28,8 +28,9 @@ from apps.exports.focus import GpuFigures, charge_period
 from apps.metrics.models import InstanceHourRollup
 
 CHUNK_SIZE = 2000
-# A line longer than this (a monthly subscription) has its figures read on its own: folding its
-# month into the chunk's lookups would read a month of every instance of the chunk.
+# A line longer than this (a monthly subscription) has its figures read with the other long
+# lines: folding its month into the hourly lines' lookups would read a month of every instance
+# of the chunk.
 _SHORT_LINE = dt.timedelta(hours=2)
 _HOUR = dt.timedelta(hours=1)
 
@@ -132,30 +133,29 @@ def lines_with_gpu_figures(
 
 
 def _chunk_figures(chunk: list[dict[str, Any]]) -> dict[int, GpuFigures]:
-    """Line id -> figures for the lines of one chunk that have an instance."""
-    short: list[tuple[int, int, list[dt.datetime]]] = []
-    out: dict[int, GpuFigures] = {}
+    """Line id -> figures for the lines of one chunk that have an instance.
+
+    Hourly lines and long ones (subscriptions) are looked up apart, each group with one query
+    per table over its own instances and hours: at most four queries a chunk, whatever it holds.
+    """
+    groups: dict[bool, list[tuple[int, int, list[dt.datetime]]]] = {True: [], False: []}
     for row in chunk:
         if row["instance_id"] is None:
             continue
         start, end = charge_period(row["fee_begin_at"], row["fee_end_at"])
-        hours = _hours(start, end)
-        if end - start <= _SHORT_LINE:
-            short.append((row["id"], row["instance_id"], hours))
-        else:
-            out[row["id"]] = _figures_of(
-                _hour_utils([row["instance_id"]], hours[0], hours[-1] + _HOUR),
-                _phase_days([row["instance_id"]], hours[0], hours[-1] + _HOUR),
-                row["instance_id"],
-                hours,
-            )
-    if short:
-        instance_ids = sorted({instance_id for _, instance_id, _ in short})
-        first = min(hours[0] for _, _, hours in short)
-        last = max(hours[-1] for _, _, hours in short) + _HOUR
+        groups[end - start <= _SHORT_LINE].append(
+            (row["id"], row["instance_id"], _hours(start, end))
+        )
+    out: dict[int, GpuFigures] = {}
+    for lines in groups.values():
+        if not lines:
+            continue
+        instance_ids = sorted({instance_id for _, instance_id, _ in lines})
+        first = min(hours[0] for _, _, hours in lines)
+        last = max(hours[-1] for _, _, hours in lines) + _HOUR
         utils = _hour_utils(instance_ids, first, last)
         phases = _phase_days(instance_ids, first, last)
-        for line_id, instance_id, hours in short:
+        for line_id, instance_id, hours in lines:
             out[line_id] = _figures_of(utils, phases, instance_id, hours)
     return out
 

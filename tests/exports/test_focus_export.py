@@ -279,3 +279,23 @@ def test_it_refuses_a_bad_cursor_or_page_size(
 
 def test_it_needs_a_signed_in_member_or_an_api_key(client: Any) -> None:
     assert APIClient().get("/api/v1/exports/focus.csv").status_code == 401
+
+
+@pytest.mark.parametrize("page_size", [20, 2000])
+def test_it_reads_a_page_in_a_pinned_number_of_queries(
+    synced, alice_client: APIClient, page_size: int
+) -> None:
+    """Session, user and membership (3), the lines' cursor in a savepoint (3), hour rollups and
+    phase days of the hourly lines (2) and of the subscriptions (2): 20 rows or 2,000 alike."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    alice_client.get("/api/v1/me")  # warm the session
+    query = {**OCTOBER, "page_size": str(page_size)}
+    with CaptureQueriesContext(connection) as captured:
+        response = alice_client.get("/api/v1/exports/focus", query)
+    assert response.status_code == 200
+    kinds = {r["ChargeFrequency"] for r in response.json()["results"]}
+    assert len(captured) == 6 + (2 if "Usage-Based" in kinds else 0) + (
+        2 if "Recurring" in kinds else 0
+    ), [q["sql"][:80] for q in captured.captured_queries]
