@@ -54,6 +54,11 @@ class SimulatorBills:
         )
 
 
+def streamed_text(response: Any) -> str:
+    """The whole body of a streamed (CSV) response."""
+    return b"".join(response.streaming_content).decode()
+
+
 @pytest.fixture
 def cloud() -> SimulatedCloud:
     return SimulatedCloud(

@@ -19,8 +19,7 @@ from apps.billing.selectors import cost_total
 from apps.cloud.models import Instance
 from apps.cloud.providers.tencent.simulator import SimulatedCloud
 from apps.exports.rows import COST_COLUMNS
-from tests.exports.conftest import sync_fleet_bills
-from tests.exports.test_focus_export import streamed_text
+from tests.exports.conftest import streamed_text, sync_fleet_bills
 
 pytestmark = pytest.mark.django_db
 

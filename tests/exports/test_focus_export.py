@@ -32,7 +32,7 @@ from apps.exports.focus import (
     MANDATORY_COLUMNS,
 )
 from apps.metrics.models import InstanceHourRollup
-from tests.exports.conftest import sync_fleet_bills
+from tests.exports.conftest import streamed_text, sync_fleet_bills
 
 pytestmark = pytest.mark.django_db
 
@@ -48,10 +48,6 @@ ISO_Z = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 DECIMAL_TEXT = re.compile(r"^-?\d+(\.\d+)?$")
 # Tencent bill months are Beijing months: October is [Sep 30 16:00Z, Oct 31 16:00Z).
 OCTOBER = {"start": "2026-10-01", "end": "2026-11-01"}
-
-
-def streamed_text(response: Any) -> str:
-    return b"".join(response.streaming_content).decode()
 
 
 def focus_csv(client: APIClient, **query: str) -> list[dict[str, str]]:
