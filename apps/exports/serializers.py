@@ -41,15 +41,19 @@ class ExportQuerySerializer(StrictSerializer):
         super().__init__(*args, **kwargs)
         self.tz, self.now = tz, now
 
+    def moment(self, attrs: dict[str, Any], field: str) -> dt.datetime | None:
+        if field not in attrs:
+            return None
+        try:
+            return parse_moment(attrs[field], self.tz, field=field)
+        except OverflowError as error:  # e.g. 0001-01-01 in a timezone east of UTC
+            raise serializers.ValidationError({field: ["Out of the supported range."]}) from error
+
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         local_now = self.now.astimezone(zoneinfo.ZoneInfo(self.tz))
         month_start = local_now.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
-        start = (
-            parse_moment(attrs["start"], self.tz, field="start")
-            if "start" in attrs
-            else month_start.astimezone(dt.UTC)
-        )
-        end = parse_moment(attrs["end"], self.tz, field="end") if "end" in attrs else self.now
+        start = self.moment(attrs, "start") or month_start.astimezone(dt.UTC)
+        end = self.moment(attrs, "end") or self.now
         if end <= start:
             raise serializers.ValidationError({"end": ["Must be after start."]})
         if end - start > dt.timedelta(days=MAX_DAYS):

@@ -249,6 +249,7 @@ def test_it_exports_only_the_own_organizations_lines(
         ({"start": "2026-10-01", "end": "2026-09-01"}, "end"),
         ({"start": "2025-01-01", "end": "2026-11-01"}, "start"),
         ({"strat": "2026-10-01"}, "strat"),
+        ({"start": "0001-01-01"}, "start"),
     ],
 )
 @pytest.mark.parametrize(
