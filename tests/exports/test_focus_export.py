@@ -296,3 +296,38 @@ def test_it_reads_a_page_in_a_pinned_number_of_queries(
     assert len(captured) == 6 + (2 if "Usage-Based" in kinds else 0) + (
         2 if "Recurring" in kinds else 0
     ), [q["sql"][:80] for q in captured.captured_queries]
+
+
+def _json_schema(node: Any) -> Any:
+    """An OpenAPI 3.0 schema as JSON Schema: ``nullable`` becomes a null type, refs resolved
+    by the caller's registry."""
+    if isinstance(node, dict):
+        out = {key: _json_schema(value) for key, value in node.items() if key != "nullable"}
+        if node.get("nullable"):
+            if "type" in out:
+                out["type"] = [out["type"], "null"]
+            if "enum" in out and None not in out["enum"]:
+                out["enum"] = [*out["enum"], None]
+            if "allOf" in out or "oneOf" in out:
+                out = {"anyOf": [out, {"type": "null"}]}
+        return out
+    if isinstance(node, list):
+        return [_json_schema(item) for item in node]
+    return node
+
+
+def test_its_json_pages_conform_to_the_openapi_schema(synced, alice_client: APIClient) -> None:
+    import jsonschema
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    operation = schema["paths"]["/api/v1/exports/focus"]["get"]
+    page = operation["responses"]["200"]["content"]["application/json"]["schema"]
+    document = _json_schema({**page, "components": schema["components"]})
+    body = alice_client.get("/api/v1/exports/focus", {**OCTOBER, "page_size": "3000"}).json()
+    assert len(body["results"]) == 3000
+    jsonschema.validate(body, document)
+    row_schema = schema["components"]["schemas"]["FocusRow"]
+    assert set(row_schema["required"]) == set(row_schema["properties"]) >= FOCUS_1_2_MANDATORY
+    enums = {name: item.get("enum") for name, item in schema["components"]["schemas"].items()}
+    assert enums["PricingCategoryEnum"] == ["Standard", "Dynamic", "Committed", "Other"]
