@@ -19,6 +19,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -190,6 +191,8 @@ def child(start: str, end: str) -> None:
     from django.test import Client
 
     baseline = peak_rss_kb()
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu_before = usage.ru_utime + usage.ru_stime
     client = Client(HTTP_HOST="localhost")
     started = time.perf_counter()
     response = client.get(
@@ -204,7 +207,9 @@ def child(start: str, end: str) -> None:
         size += len(piece)
         rows += piece.count(b"\n")
     seconds = time.perf_counter() - started
+    usage = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({"rows": rows - 1, "bytes": size, "seconds": seconds,
+                      "cpu_seconds": usage.ru_utime + usage.ru_stime - cpu_before,
                       "baseline_kb": baseline, "peak_kb": peak_rss_kb()}))  # fmt: skip
 
 
@@ -235,8 +240,9 @@ def run(instances: int) -> tuple[list[tuple[str, str, str, str]], str]:
         return (
             f"peak RSS {item['peak_kb'] / 1024:.0f} MiB (before the request "
             f"{item['baseline_kb'] / 1024:.0f} MiB); {item['rows']:,} rows, "
-            f"{item['bytes'] / 2**20:.0f} MiB of CSV in {item['seconds']:.1f} s "
-            f"({item['rows'] / item['seconds']:,.0f} rows/s)"
+            f"{item['bytes'] / 2**20:.0f} MiB of CSV in {item['seconds']:.1f} s wall, "
+            f"{item['cpu_seconds']:.1f} s CPU of the web process "
+            f"({item['rows'] / item['cpu_seconds']:,.0f} rows per CPU second)"
         )
 
     rows = [

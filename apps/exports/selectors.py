@@ -16,7 +16,6 @@ from collections.abc import Iterator, Mapping
 from itertools import islice
 from typing import Any
 
-import numpy as np
 from django.db import transaction
 from django.db.models import Q, QuerySet
 
@@ -188,19 +187,23 @@ def _hour_utils(
 
 def _phase_days(
     instance_ids: list[int], start: dt.datetime, end: dt.datetime
-) -> dict[tuple[int, dt.date], np.ndarray]:
-    """(instance, UTC day) -> (24, phases) minute counts of the analysis."""
+) -> dict[tuple[int, dt.date], tuple[list[int], list[int]]]:
+    """(instance, UTC day) -> (idle minutes, analysed minutes) of each of its 24 UTC hours."""
     rows = PhaseDay.objects.filter(
         instance_id__in=instance_ids,
         day__gte=start.astimezone(dt.UTC).date(),
         day__lte=(end - dt.timedelta(microseconds=1)).astimezone(dt.UTC).date(),
     ).values_list("instance_id", "day", "minutes")
-    return {(instance_id, day): phase_day_decode(raw) for instance_id, day, raw in rows}
+    out = {}
+    for instance_id, day, raw in rows:
+        hours = phase_day_decode(raw)
+        out[(instance_id, day)] = (hours[:, Phase.IDLE].tolist(), hours.sum(axis=1).tolist())
+    return out
 
 
 def _figures_of(
     utils: Mapping[tuple[int, dt.datetime], tuple[float, int]],
-    phases: Mapping[tuple[int, dt.date], np.ndarray],
+    phases: Mapping[tuple[int, dt.date], tuple[list[int], list[int]]],
     instance_id: int,
     hours: list[dt.datetime],
 ) -> GpuFigures:
@@ -214,9 +217,8 @@ def _figures_of(
             observed += util[1]
         day = phases.get((instance_id, hour.date()))
         if day is not None:
-            counts = day[hour.hour]
-            idle += int(counts[Phase.IDLE])
-            analysed += int(counts.sum())
+            idle += day[0][hour.hour]
+            analysed += day[1][hour.hour]
     return GpuFigures(
         gpu_util_avg_pct=weighted / observed if observed else None,
         idle_minutes=idle if analysed else None,
