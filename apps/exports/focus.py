@@ -155,13 +155,6 @@ def iso_z(moment: dt.datetime) -> str:
 _region_and_zone = functools.lru_cache(maxsize=1024)(region_and_zone)
 
 
-def decimal_text(value: Decimal | None) -> str | None:
-    """A decimal as plain text (never exponent notation), or None."""
-    if value is None:
-        return None
-    return f"{value:f}"
-
-
 def line_charge_type(row: Mapping[str, Any]) -> str:
     """The charge type the line was billed under (the bill decides; the instance fills gaps)."""
     if row["action_type"] or row["pay_mode_name"]:
@@ -218,8 +211,8 @@ def focus_row(row: Mapping[str, Any], gpu: GpuFigures) -> dict[str, Any]:
         gpu_hours = (cards * charged_hours(row, start, end)).quantize(_GPU_HOURS, ROUND_HALF_UP)
         minutes = (end - start) // dt.timedelta(minutes=1)
         if gpu.idle_minutes is not None and minutes > 0:
-            share = Decimal(min(gpu.idle_minutes, minutes)) / Decimal(minutes)
-            idle_cost = (row["cost"] * share).quantize(_Q8, ROUND_HALF_UP)
+            idle = min(gpu.idle_minutes, minutes)
+            idle_cost = (row["cost"] * idle / minutes).quantize(_Q8, ROUND_HALF_UP)
     util = gpu.gpu_util_avg_pct
     resource_id = row["resource_id"] or row["instance__provider_id"] or None
     description = " ".join(p for p in (row["component_name"], row["item_name"]) if p)
