@@ -5,7 +5,7 @@ Authorised by an API key only (``Authorization: Bearer glk_...``, as Prometheus'
 Every scrape builds a registry of its own with one collector holding that organization's
 figures, so nothing of one organization can linger in a process-wide registry for another.
 
-Per instance (labels instance, instance_name, project, team, instance_type, region, gpu_model):
+Per instance (labels instance_id, instance_name, project, team, instance_type, region, gpu_model):
 cost rate per hour, GPU utilization, current phase (1 for it, 0 for the others), GPU count, and
 idle and data-bound cost of the organization's day so far. Per project: the sums, and the GPU
 utilization averaged over the project's cards. Money carries a ``currency`` label. Budget use
@@ -37,7 +37,8 @@ from apps.api.authentication import ApiKeyAuthentication
 from apps.exports.gauges import InstanceGauges, instance_gauges
 
 PREFIX = "gpu_ledger"
-INSTANCE_LABELS = ["instance", "instance_name", "project", "team", "instance_type", "region", "gpu_model"]  # fmt: skip
+# Not "instance": Prometheus sets that label to the scrape target (and would rename ours).
+INSTANCE_LABELS = ["instance_id", "instance_name", "project", "team", "instance_type", "region", "gpu_model"]  # fmt: skip
 
 
 def _labels(item: InstanceGauges) -> list[str]:

@@ -127,7 +127,7 @@ def test_it_exposes_per_instance_gauges_that_match_the_database(
     world: World, acme_key: APIClient
 ) -> None:
     samples, _ = scrape(acme_key)
-    a = {"instance": "ins-a", "project": "vision", "team": "cv", "instance_type": "GN7.2XLARGE32",
+    a = {"instance_id": "ins-a", "project": "vision", "team": "cv", "instance_type": "GN7.2XLARGE32",
          "region": "ap-shanghai"}  # fmt: skip
     # The cost rate is the latest billed hour's lines, every component: recomputed from the DB.
     latest = BillLine.objects.filter(
@@ -144,7 +144,7 @@ def test_it_exposes_per_instance_gauges_that_match_the_database(
         value(
             samples,
             "gpu_ledger_instance_cost_rate_per_hour",
-            instance="ins-c",
+            instance_id="ins-c",
             project="Unallocated",
         )
         == 3.0
@@ -152,8 +152,8 @@ def test_it_exposes_per_instance_gauges_that_match_the_database(
     assert value(samples, "gpu_ledger_instance_gpu_util_percent", **a) == 40.0
     assert value(samples, "gpu_ledger_instance_phase", **a, phase="idle") == 1.0
     assert value(samples, "gpu_ledger_instance_phase", **a, phase="training") == 0.0
-    assert value(samples, "gpu_ledger_instance_phase", instance="ins-b", phase="training") == 1.0
-    assert value(samples, "gpu_ledger_instance_phase", instance="ins-c", phase="unknown") == 1.0
+    assert value(samples, "gpu_ledger_instance_phase", instance_id="ins-b", phase="training") == 1.0
+    assert value(samples, "gpu_ledger_instance_phase", instance_id="ins-c", phase="unknown") == 1.0
     # a was idle through its two billed compute hours of today: their cost is idle money.
     compute_today = BillLine.objects.filter(
         instance=world.a,
@@ -162,12 +162,12 @@ def test_it_exposes_per_instance_gauges_that_match_the_database(
     )
     idle = sum(compute_today.values_list("cost", flat=True), Decimal(0))
     assert value(samples, "gpu_ledger_instance_idle_cost_today", **a) == float(idle) == 10.5
-    assert value(samples, "gpu_ledger_instance_idle_cost_today", instance="ins-b") == 0.0
+    assert value(samples, "gpu_ledger_instance_idle_cost_today", instance_id="ins-b") == 0.0
     assert value(samples, "gpu_ledger_instance_data_bound_cost_today", **a) == 0.0
     assert not [
         k
         for k in samples
-        if k[0] == "gpu_ledger_instance_gpu_util_percent" and ("instance", "ins-c") in k[1]
+        if k[0] == "gpu_ledger_instance_gpu_util_percent" and ("instance_id", "ins-c") in k[1]
     ]
 
 
@@ -193,7 +193,7 @@ def test_it_needs_an_api_key_and_shows_only_its_organizations_instances(
     bad.credentials(HTTP_AUTHORIZATION="Bearer glk_nothing_here")
     assert bad.get("/metrics").status_code == 401
     samples, _ = scrape(key_client(globex)[0])
-    assert not [k for k in samples if any(label == "instance" for label, _ in k[1])]
+    assert not [k for k in samples if any(label == "instance_id" for label, _ in k[1])]
 
 
 def test_the_grafana_dashboard_reads_only_metrics_the_endpoint_exposes(
