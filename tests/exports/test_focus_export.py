@@ -63,6 +63,17 @@ def synced(acme: Organization, cloud: SimulatedCloud):
     return sync_fleet_bills(acme, cloud)
 
 
+def test_it_streams_the_csv_in_pieces(synced, alice_client: APIClient) -> None:
+    response: Any = alice_client.get("/api/v1/exports/focus.csv", OCTOBER)
+    assert response.streaming
+    pieces = list(response.streaming_content)
+    assert len(pieces) > 10
+    assert max(len(piece) for piece in pieces) < 2 * 65536
+    assert response["Content-Disposition"] == (
+        'attachment; filename="acme-focus-20261001-20261101.csv"'
+    )
+
+
 def test_it_totals_billed_cost_of_a_month_to_the_bills_real_cost_exactly(
     synced, alice_client: APIClient, acme: Organization
 ) -> None:
