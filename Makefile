@@ -144,3 +144,9 @@ bench-backfill-faults: install
 
 clean: stop
 	rm -rf $(VAR)/run $(VAR)/log $(VAR)/test frontend/dist
+
+# FOCUS export of 1 month vs 12 months: peak memory of the streaming process (issue #12).
+.PHONY: bench-exports
+bench-exports: install
+	DATABASE_URL=$${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpu_ledger_bench_exports} \
+	$(PY) -m bench.bench_exports

@@ -13,6 +13,7 @@ from apps.accounts import signup as accounts_signup
 from apps.alerts import api as alerts_api
 from apps.analysis import api as analysis_api
 from apps.cloud import api as cloud_api
+from apps.exports import api as exports_api
 from apps.recommendations import api as recommendations_api
 
 router = DefaultRouter(trailing_slash=False)
@@ -70,6 +71,9 @@ v1: list[URLPattern | URLResolver] = [
         name="recommendation-settings",
     ),
     path("alerts/settings", alerts_api.AlertSettingsView.as_view(), name="alert-settings"),
+    path("exports/costs.csv", exports_api.CostsCsvView.as_view(), name="exports-costs-csv"),
+    path("exports/focus.csv", exports_api.FocusCsvView.as_view(), name="exports-focus-csv"),
+    path("exports/focus", exports_api.FocusPageView.as_view(), name="exports-focus"),
     path("", include(router.urls)),
 ]
 

@@ -15,7 +15,9 @@ For every operation of every probed path, as a member of another organization:
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
+import io
 import json
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -68,6 +70,8 @@ class Probe:
     query: Mapping[str, str] = field(default_factory=dict)
     payload: Callable[[GlobexWorld], dict[str, Any]] = rename_payload
     status: int | None = None
+    # How the GET response's body is read (a CSV export is streamed text, not JSON).
+    body: Callable[[Any], Any] = lambda response: response.json()
 
 
 def _with_takeover(**fields: Any) -> Callable[[GlobexWorld], dict[str, Any]]:
@@ -166,6 +170,43 @@ PROBES: dict[str, Probe] = {
     ),
 }
 
+
+def _csv_column(name: str) -> Callable[[str], set[Hashable]]:
+    return lambda text: {row[name] for row in csv.DictReader(io.StringIO(text))}
+
+
+def _streamed_text(response: Any) -> str:
+    return b"".join(response.streaming_content).decode()
+
+
+def _provider_id(instance: models.Model) -> Hashable:
+    return instance.provider_id  # type: ignore[attr-defined]
+
+
+# The exports show Globex's bill line by its instance's provider id (ResourceId).
+PROBES |= {
+    "/api/v1/exports/costs.csv": Probe(
+        "instance",
+        exposed=_csv_column("instance_id"),
+        identify=_provider_id,
+        query=GLOBEX_PERIOD,
+        body=_streamed_text,
+    ),
+    "/api/v1/exports/focus.csv": Probe(
+        "instance",
+        exposed=_csv_column("ResourceId"),
+        identify=_provider_id,
+        query=GLOBEX_PERIOD,
+        body=_streamed_text,
+    ),
+    "/api/v1/exports/focus": Probe(
+        "instance",
+        exposed=lambda body: {row["ResourceId"] for row in body["results"]},
+        identify=_provider_id,
+        query=GLOBEX_PERIOD,
+    ),
+}
+
 NOT_ORGANIZATION_SCOPED: dict[str, str] = {
     "/api/v1/auth/csrf": "hands out a CSRF cookie; no organization's data",
     "/api/v1/auth/login": "signs a person in; answers with that person's own memberships",
@@ -238,7 +279,7 @@ def _judge(method: str, path: str, probe: Probe, target: models.Model, response:
     if status != 200:
         return f"answered {status}, so it could not be checked for Globex's data"
     try:
-        exposed = set(probe.exposed(response.json()))
+        exposed = set(probe.exposed(probe.body(response)))
     except (KeyError, TypeError, ValueError) as error:
         return f"its response no longer has the shape this probe reads ({error!r})"
     leaked = exposed & {probe.identify(target)}

@@ -1,0 +1,163 @@
+"""Export endpoints: costs.csv, FOCUS 1.2 as CSV, and FOCUS as JSON pages.
+
+The CSV files are streamed: the response is a generator over a server-side cursor, so a year
+of a large fleet's bill lines goes out in 64 KiB pieces and never sits in memory (see
+bench/bench_exports.py for the peak memory of a month against a year). Authorised like every
+endpoint (session or API key) and scoped to the request's organization.
+"""
+
+from __future__ import annotations
+
+import zoneinfo
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlencode
+
+from django.http import StreamingHttpResponse
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import renderers
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.api.views import OrganizationAPIView
+from apps.exports import rows, selectors
+from apps.exports.focus import FOCUS_COLUMN_NAMES
+from apps.exports.serializers import (
+    ExportQuerySerializer,
+    FocusPageQuerySerializer,
+    FocusPageSerializer,
+    encode_cursor,
+)
+
+_PERIOD = [
+    OpenApiParameter(
+        "start",
+        str,
+        description="ISO date or date-time, inclusive (naive = the organization's timezone); "
+        "default: the start of the current month.",
+    ),
+    OpenApiParameter(
+        "end", str, description="ISO date or date-time, exclusive; default: now. At most 366 days."
+    ),
+]
+_CSV_RESPONSE = {
+    (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="UTF-8 CSV, streamed.")
+}
+
+
+class CsvRenderer(renderers.BaseRenderer):
+    """Lets a client ask for ``Accept: text/csv``; the rows themselves are streamed by the view,
+    so this renders only an error (as one line of text)."""
+
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(
+        self, data: Any, accepted_media_type: Any = None, renderer_context: Any = None
+    ) -> bytes:
+        error = data.get("error", {}) if isinstance(data, dict) else {}
+        return f"error,{error.get('message', '')}\r\n".encode()
+
+
+class ExportView(OrganizationAPIView):
+    renderer_classes = [renderers.JSONRenderer, CsvRenderer]
+
+    def period(self, serializer_class: type[ExportQuerySerializer]) -> dict[str, Any]:
+        serializer = serializer_class(
+            data=self.request.query_params.dict(),
+            tz=self.tenant.organization.timezone,
+            now=timezone.now(),
+        )
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data
+
+    def csv_response(self, filename: str, body: Iterator[bytes]) -> StreamingHttpResponse:
+        response = StreamingHttpResponse(body, content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
+
+    def filename(self, kind: str, period: dict[str, Any]) -> str:
+        tz = zoneinfo.ZoneInfo(self.tenant.organization.timezone)
+        first, last = (period[key].astimezone(tz).strftime("%Y%m%d") for key in ("start", "end"))
+        return f"{self.tenant.organization.slug}-{kind}-{first}-{last}.csv"
+
+
+class CostsCsvView(ExportView):
+    """Bill lines with their allocation: local day, project, team, tags, instance, cost."""
+
+    @extend_schema(
+        operation_id="v1_exports_costs_csv_retrieve", parameters=_PERIOD, responses=_CSV_RESPONSE
+    )
+    def get(self, request: Request) -> StreamingHttpResponse:
+        period = self.period(ExportQuerySerializer)
+        organization = self.tenant.organization
+        tz = zoneinfo.ZoneInfo(organization.timezone)
+        lines = selectors.export_lines(
+            organization=organization, start=period["start"], end=period["end"]
+        )
+        body = rows.csv_stream(
+            rows.COST_COLUMNS,
+            (rows.cost_row(row, tz) for row in selectors.streamed(lines)),
+        )
+        return self.csv_response(self.filename("costs", period), body)
+
+
+class FocusCsvView(ExportView):
+    """FOCUS 1.2: every mandatory column, resource, region, pricing category, tags, GPU columns."""
+
+    @extend_schema(
+        operation_id="v1_exports_focus_csv_retrieve", parameters=_PERIOD, responses=_CSV_RESPONSE
+    )
+    def get(self, request: Request) -> StreamingHttpResponse:
+        period = self.period(ExportQuerySerializer)
+        lines = selectors.export_lines(
+            organization=self.tenant.organization, start=period["start"], end=period["end"]
+        )
+        body = rows.csv_stream(
+            FOCUS_COLUMN_NAMES,
+            (rows.focus_text_row(row, gpu) for row, gpu in selectors.lines_with_gpu_figures(lines)),
+        )
+        return self.csv_response(self.filename("focus", period), body)
+
+
+class FocusPageView(ExportView):
+    """The FOCUS rows as JSON, a page at a time (keyset cursor: follow ``next``)."""
+
+    renderer_classes = [renderers.JSONRenderer]
+
+    @extend_schema(
+        parameters=[
+            *_PERIOD,
+            OpenApiParameter("cursor", str, description="The cursor of a `next` link."),
+            OpenApiParameter("page_size", int, description="Rows a page (1-5000, default 500)."),
+        ],
+        responses=FocusPageSerializer,
+    )
+    def get(self, request: Request) -> Response:
+        query = self.period(FocusPageQuerySerializer)
+        page_size = query["page_size"]
+        lines = selectors.after_cursor(
+            selectors.export_lines(
+                organization=self.tenant.organization, start=query["start"], end=query["end"]
+            ),
+            query.get("cursor"),
+        )
+        # One more than a page tells whether another page follows; the page is one chunk, so
+        # its GPU figures take the same few queries whatever its size.
+        page = list(
+            selectors.lines_with_gpu_figures(lines[: page_size + 1], chunk_size=page_size + 1)
+        )
+        more = len(page) > page_size
+        page = page[:page_size]
+        next_url = None
+        if more:
+            last = page[-1][0]
+            cursor = encode_cursor(selectors.LineCursor(last["fee_begin_at"], last["id"]))
+            params = {**request.query_params.dict(), "cursor": cursor}
+            next_url = request.build_absolute_uri(f"{request.path}?{urlencode(params)}")
+        return Response(
+            {"next": next_url, "results": [rows.focus_json_row(row, gpu) for row, gpu in page]}
+        )

@@ -1,0 +1,178 @@
+"""The figures behind /metrics: each live instance's cost rate, GPU utilization, phase and waste.
+
+Read once per scrape, a few grouped queries for the whole organization (no query per instance):
+
+- cost rate per hour: the instance's latest billed hour (the sum of that hour's lines, every
+  component) within the last day; a subscription covering now counts as its cost over its
+  hours. An instance with neither is at 0.
+- GPU utilization: the average of its latest hour rollup with observed minutes (last 6 hours).
+- phase: the phase of its latest analysed segment ending in the last 3 hours, else unknown.
+- idle and data-bound cost today: ``analysis.pricing.instances_waste`` over the organization's
+  day so far (local midnight to now), the same money the analysis pages show.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import zoneinfo
+from collections import defaultdict
+from decimal import Decimal
+
+from apps.accounts.models import Organization
+from apps.analysis import pricing
+from apps.analysis.models import PhaseChoices, PhaseSegment, phase_key
+from apps.billing.models import BillLine
+from apps.cloud.models import Instance
+from apps.exports.focus import charge_period
+from apps.metrics.models import InstanceHourRollup
+
+RATE_LOOKBACK = dt.timedelta(hours=24)
+UTIL_LOOKBACK = dt.timedelta(hours=6)
+PHASE_LOOKBACK = dt.timedelta(hours=3)
+_HOURLY_LINE_MAX = dt.timedelta(hours=1, seconds=1)
+_HOUR = dt.timedelta(hours=1)
+UNALLOCATED = "Unallocated"
+UNKNOWN_PHASE = phase_key(PhaseChoices.UNKNOWN)
+
+
+@dataclasses.dataclass(frozen=True)
+class InstanceGauges:
+    provider_id: str
+    name: str
+    project: str
+    team: str
+    instance_type: str
+    region: str
+    gpu_model: str
+    gpu_count: float
+    currency: str
+    cost_rate_per_hour: Decimal
+    gpu_util_pct: float | None
+    phase: str
+    idle_cost_today: Decimal
+    data_bound_cost_today: Decimal
+
+
+def live_instances(organization: Organization) -> list[Instance]:
+    """The organization's instances that are not terminated, with their project, by id."""
+    return list(
+        Instance.objects.for_organization(organization)
+        .filter(terminated_at__isnull=True)
+        .select_related("project")
+        .order_by("pk")
+    )
+
+
+def cost_rates(
+    organization: Organization, instance_ids: list[int], now: dt.datetime
+) -> dict[int, Decimal]:
+    """Instance id -> cost per hour of its latest billed hour (or its running subscription)."""
+    lines = BillLine.objects.for_organization(organization).filter(
+        instance_id__in=instance_ids, fee_begin_at__gte=now - RATE_LOOKBACK, fee_begin_at__lt=now
+    )
+    hours: dict[int, dict[dt.datetime, Decimal]] = defaultdict(lambda: defaultdict(Decimal))
+    for instance_id, begin, end, cost in lines.values_list(
+        "instance_id", "fee_begin_at", "fee_end_at", "cost"
+    ):
+        if end - begin <= _HOURLY_LINE_MAX:
+            hours[instance_id][begin] += cost
+    rates = {instance_id: by_hour[max(by_hour)] for instance_id, by_hour in hours.items()}
+    subscriptions = BillLine.objects.for_organization(organization).filter(
+        instance_id__in=instance_ids, fee_begin_at__lte=now, fee_end_at__gt=now
+    )
+    running: dict[int, Decimal] = defaultdict(Decimal)
+    for instance_id, begin, end, cost in subscriptions.values_list(
+        "instance_id", "fee_begin_at", "fee_end_at", "cost"
+    ):
+        if end - begin > _HOURLY_LINE_MAX:
+            start, stop = charge_period(begin, end)
+            running[instance_id] += cost / Decimal((stop - start) / _HOUR)
+    for instance_id, rate in running.items():
+        rates.setdefault(instance_id, rate.quantize(Decimal("0.00000001")))
+    return rates
+
+
+def latest_gpu_utils(instance_ids: list[int], now: dt.datetime) -> dict[int, float]:
+    """Instance id -> GPU utilization average of its latest hour with observed minutes."""
+    rows = InstanceHourRollup.objects.filter(
+        instance_id__in=instance_ids,
+        hour_start__gte=now - UTIL_LOOKBACK,
+        hour_start__lte=now,
+        gpu_util_pct_minutes__gt=0,
+        gpu_util_pct_avg__isnull=False,
+    ).values_list("instance_id", "hour_start", "gpu_util_pct_avg")
+    latest: dict[int, tuple[dt.datetime, float]] = {}
+    for instance_id, hour, avg in rows:
+        if avg is None:
+            continue
+        if instance_id not in latest or hour > latest[instance_id][0]:
+            latest[instance_id] = (hour, avg)
+    return {instance_id: avg for instance_id, (_, avg) in latest.items()}
+
+
+def current_phases(instance_ids: list[int], now: dt.datetime) -> dict[int, str]:
+    """Instance id -> phase key of its latest analysed segment ending in the lookback."""
+    rows = (
+        PhaseSegment.objects.filter(
+            instance_id__in=instance_ids, end_at__gt=now - PHASE_LOOKBACK, start_at__lte=now
+        )
+        .exclude(phase=PhaseChoices.UNKNOWN)
+        .values_list("instance_id", "end_at", "phase")
+    )
+    latest: dict[int, tuple[dt.datetime, int]] = {}
+    for instance_id, end_at, phase in rows:
+        if instance_id not in latest or end_at > latest[instance_id][0]:
+            latest[instance_id] = (end_at, phase)
+    return {instance_id: phase_key(phase) for instance_id, (_, phase) in latest.items()}
+
+
+def local_midnight(organization: Organization, now: dt.datetime) -> dt.datetime:
+    local = now.astimezone(zoneinfo.ZoneInfo(organization.timezone))
+    return local.replace(hour=0, minute=0, second=0, microsecond=0).astimezone(dt.UTC)
+
+
+def instance_gauges(organization: Organization, now: dt.datetime) -> list[InstanceGauges]:
+    """The figures of every live instance of the organization at ``now``."""
+    instances = live_instances(organization)
+    ids = [instance.pk for instance in instances]
+    rates = cost_rates(organization, ids, now)
+    utils = latest_gpu_utils(ids, now)
+    phases = current_phases(ids, now)
+    today = local_midnight(organization, now)
+    minute = now.replace(second=0, microsecond=0)
+    waste = (
+        {
+            item.instance_id: item
+            for item in pricing.instances_waste(
+                instances=instances, start=today, end=minute, currency=organization.currency
+            )
+        }
+        if minute > today and instances
+        else {}
+    )
+    out = []
+    for instance in instances:
+        figures = waste.get(instance.pk)
+        priced = figures is not None and figures.cost_source != pricing.SOURCE_UNPRICED
+        out.append(
+            InstanceGauges(
+                provider_id=instance.provider_id,
+                name=instance.name,
+                project=instance.project.name if instance.project else UNALLOCATED,
+                team=(instance.tags or {}).get("team", ""),
+                instance_type=instance.instance_type,
+                region=instance.region,
+                gpu_model=instance.gpu_model,
+                gpu_count=instance.gpu_count,
+                currency=figures.currency if figures is not None else organization.currency,
+                cost_rate_per_hour=rates.get(instance.pk, Decimal(0)),
+                gpu_util_pct=utils.get(instance.pk),
+                phase=phases.get(instance.pk, UNKNOWN_PHASE),
+                idle_cost_today=figures.idle_cost if priced and figures else Decimal(0),
+                data_bound_cost_today=(
+                    figures.data_bound_cost if priced and figures else Decimal(0)
+                ),
+            )
+        )
+    return out

@@ -1,0 +1,225 @@
+"""Reads of the exports: an organization's bill lines with their allocation and GPU figures.
+
+A year of a large fleet is millions of lines, so nothing here builds a list of them: the lines
+come from a server-side cursor (``.iterator(chunk_size=...)``), and each chunk is completed
+with two small queries (the hour rollups and the phase minutes of the chunk's instances and
+hours) before it is handed on and forgotten. Memory is bounded by the chunk, whatever the range.
+
+Lines are ordered by (charge period start, id), which is also the cursor of the JSON pages.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Iterator, Mapping
+from itertools import islice
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q, QuerySet
+
+from apps.accounts.models import Organization
+from apps.analysis.engine import Phase
+from apps.analysis.models import PhaseDay, phase_day_decode
+from apps.billing.models import BillLine
+from apps.exports.focus import GpuFigures, charge_period
+from apps.metrics.models import InstanceHourRollup
+
+CHUNK_SIZE = 2000
+# A line longer than this (a monthly subscription) has its figures read with the other long
+# lines: folding its month into the hourly lines' lookups would read a month of every instance
+# of the chunk.
+_SHORT_LINE = dt.timedelta(hours=2)
+_HOUR = dt.timedelta(hours=1)
+
+#: The values of a bill line an export needs (FOCUS and costs.csv alike).
+LINE_FIELDS = (
+    "id",
+    "bill_id",
+    "month",
+    "component_code",
+    "component_name",
+    "item_code",
+    "item_name",
+    "product_name",
+    "pay_mode_name",
+    "action_type",
+    "resource_id",
+    "resource_name",
+    "region_name",
+    "zone_name",
+    "fee_begin_at",
+    "fee_end_at",
+    "list_cost",
+    "cost",
+    "currency",
+    "used_amount",
+    "used_unit",
+    "time_span",
+    "time_unit",
+    "tags",
+    "account_id",
+    "account__name",
+    "instance_id",
+    "instance__provider_id",
+    "instance__name",
+    "instance__instance_type",
+    "instance__gpu_model",
+    "instance__gpu_count",
+    "instance__region",
+    "instance__zone",
+    "instance__charge_type",
+    "instance__tags",
+    "project__name",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class LineCursor:
+    """Where a page ends: the last line's (charge period start, id)."""
+
+    fee_begin_at: dt.datetime
+    line_id: int
+
+
+def export_lines(
+    *, organization: Organization, start: dt.datetime, end: dt.datetime
+) -> QuerySet[BillLine, dict[str, Any]]:
+    """The organization's bill lines whose charge period starts in ``[start, end)``, as values."""
+    return (
+        BillLine.objects.for_organization(organization)
+        .filter(fee_begin_at__gte=start, fee_begin_at__lt=end)
+        .order_by("fee_begin_at", "id")
+        .values(*LINE_FIELDS)
+    )
+
+
+def after_cursor(
+    lines: QuerySet[BillLine, dict[str, Any]], cursor: LineCursor | None
+) -> QuerySet[BillLine, dict[str, Any]]:
+    """The lines after ``cursor`` in export order (keyset: no OFFSET, however deep the page)."""
+    if cursor is None:
+        return lines
+    return lines.filter(
+        Q(fee_begin_at__gt=cursor.fee_begin_at)
+        | Q(fee_begin_at=cursor.fee_begin_at, id__gt=cursor.line_id)
+    )
+
+
+def streamed(
+    lines: QuerySet[BillLine, dict[str, Any]], *, chunk_size: int = CHUNK_SIZE
+) -> Iterator[dict[str, Any]]:
+    """The lines from a server-side cursor, inside a transaction for as long as they stream.
+
+    Outside a transaction Django declares the cursor WITH HOLD, and PostgreSQL then computes
+    and stores the whole result before the first row: a year of a fleet, on the server's disk,
+    before the download starts. Inside one, rows are produced as they are fetched.
+    """
+    with transaction.atomic():
+        yield from lines.iterator(chunk_size=chunk_size)
+
+
+def lines_with_gpu_figures(
+    lines: QuerySet[BillLine, dict[str, Any]], *, chunk_size: int = CHUNK_SIZE
+) -> Iterator[tuple[dict[str, Any], GpuFigures]]:
+    """Each line with the GPU utilization and idle minutes of its charge period, streamed."""
+    rows = streamed(lines, chunk_size=chunk_size)
+    while chunk := list(islice(rows, chunk_size)):
+        figures = _chunk_figures(chunk)
+        for row in chunk:
+            yield row, figures.get(row["id"], GpuFigures())
+
+
+def _chunk_figures(chunk: list[dict[str, Any]]) -> dict[int, GpuFigures]:
+    """Line id -> figures for the lines of one chunk that have an instance.
+
+    Hourly lines and long ones (subscriptions) are looked up apart, each group with one query
+    per table over its own instances and hours: at most four queries a chunk, whatever it holds.
+    """
+    groups: dict[bool, list[tuple[int, int, list[dt.datetime]]]] = {True: [], False: []}
+    for row in chunk:
+        if row["instance_id"] is None:
+            continue
+        start, end = charge_period(row["fee_begin_at"], row["fee_end_at"])
+        groups[end - start <= _SHORT_LINE].append(
+            (row["id"], row["instance_id"], _hours(start, end))
+        )
+    out: dict[int, GpuFigures] = {}
+    for lines in groups.values():
+        if not lines:
+            continue
+        instance_ids = sorted({instance_id for _, instance_id, _ in lines})
+        first = min(hours[0] for _, _, hours in lines)
+        last = max(hours[-1] for _, _, hours in lines) + _HOUR
+        utils = _hour_utils(instance_ids, first, last)
+        phases = _phase_days(instance_ids, first, last)
+        for line_id, instance_id, hours in lines:
+            out[line_id] = _figures_of(utils, phases, instance_id, hours)
+    return out
+
+
+def _hours(start: dt.datetime, end: dt.datetime) -> list[dt.datetime]:
+    """UTC hour starts the period touches (at least one)."""
+    hour = start.astimezone(dt.UTC).replace(minute=0, second=0, microsecond=0)
+    hours = [hour]
+    while hours[-1] + _HOUR < end:
+        hours.append(hours[-1] + _HOUR)
+    return hours
+
+
+def _hour_utils(
+    instance_ids: list[int], start: dt.datetime, end: dt.datetime
+) -> dict[tuple[int, dt.datetime], tuple[float, int]]:
+    """(instance, hour) -> (average GPU utilization, observed minutes) of the hour rollups."""
+    rows = InstanceHourRollup.objects.filter(
+        instance_id__in=instance_ids,
+        hour_start__gte=start,
+        hour_start__lt=end,
+        gpu_util_pct_minutes__gt=0,
+    ).values_list("instance_id", "hour_start", "gpu_util_pct_avg", "gpu_util_pct_minutes")
+    return {
+        (instance_id, hour): (avg, minutes)
+        for instance_id, hour, avg, minutes in rows
+        if avg is not None
+    }
+
+
+def _phase_days(
+    instance_ids: list[int], start: dt.datetime, end: dt.datetime
+) -> dict[tuple[int, dt.date], tuple[list[int], list[int]]]:
+    """(instance, UTC day) -> (idle minutes, analysed minutes) of each of its 24 UTC hours."""
+    rows = PhaseDay.objects.filter(
+        instance_id__in=instance_ids,
+        day__gte=start.astimezone(dt.UTC).date(),
+        day__lte=(end - dt.timedelta(microseconds=1)).astimezone(dt.UTC).date(),
+    ).values_list("instance_id", "day", "minutes")
+    out = {}
+    for instance_id, day, raw in rows:
+        hours = phase_day_decode(raw)
+        out[(instance_id, day)] = (hours[:, Phase.IDLE].tolist(), hours.sum(axis=1).tolist())
+    return out
+
+
+def _figures_of(
+    utils: Mapping[tuple[int, dt.datetime], tuple[float, int]],
+    phases: Mapping[tuple[int, dt.date], tuple[list[int], list[int]]],
+    instance_id: int,
+    hours: list[dt.datetime],
+) -> GpuFigures:
+    """Utilization weighted by observed minutes; idle minutes summed; None without data."""
+    weighted, observed = 0.0, 0
+    idle, analysed = 0, 0
+    for hour in hours:
+        util = utils.get((instance_id, hour))
+        if util is not None:
+            weighted += util[0] * util[1]
+            observed += util[1]
+        day = phases.get((instance_id, hour.date()))
+        if day is not None:
+            idle += day[0][hour.hour]
+            analysed += day[1][hour.hour]
+    return GpuFigures(
+        gpu_util_avg_pct=weighted / observed if observed else None,
+        idle_minutes=idle if analysed else None,
+    )

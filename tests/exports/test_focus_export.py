@@ -1,0 +1,344 @@
+"""The FOCUS 1.2 export: reconciliation to the bills, every column typed as the spec says."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import json
+import re
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+import pytest
+from rest_framework.test import APIClient
+
+from apps.accounts.models import ApiKey, Organization
+from apps.analysis.engine import Phase
+from apps.analysis.models import PHASE_DAY_SHAPE, PhaseDay, phase_day_encode
+from apps.billing.models import BillLine
+from apps.billing.selectors import cost_total
+from apps.cloud.models import ChargeType, Instance
+from apps.cloud.providers.tencent.simulator import SimulatedCloud
+from apps.exports.focus import (
+    CONDITIONAL,
+    DATETIME,
+    DECIMAL,
+    FOCUS_COLUMNS,
+    JSON,
+    MANDATORY,
+    MANDATORY_COLUMNS,
+)
+from apps.metrics.models import InstanceHourRollup
+from tests.exports.conftest import streamed_text, sync_fleet_bills
+
+pytestmark = pytest.mark.django_db
+
+# FOCUS 1.2's mandatory columns, as the specification lists them (not read from the code).
+FOCUS_1_2_MANDATORY = {
+    "BilledCost", "BillingAccountId", "BillingAccountName", "BillingCurrency",
+    "BillingPeriodEnd", "BillingPeriodStart", "ChargeCategory", "ChargeClass",
+    "ChargeDescription", "ChargePeriodEnd", "ChargePeriodStart", "ContractedCost",
+    "EffectiveCost", "InvoiceIssuerName", "ListCost", "PricingQuantity", "PricingUnit",
+    "ProviderName", "PublisherName", "ServiceCategory", "ServiceName",
+}  # fmt: skip
+ISO_Z = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+DECIMAL_TEXT = re.compile(r"^-?\d+(\.\d+)?$")
+# Tencent bill months are Beijing months: October is [Sep 30 16:00Z, Oct 31 16:00Z).
+OCTOBER = {"start": "2026-10-01", "end": "2026-11-01"}
+
+
+def focus_csv(client: APIClient, **query: str) -> list[dict[str, str]]:
+    response = client.get("/api/v1/exports/focus.csv", query)
+    assert response.status_code == 200, response.content
+    assert response["Content-Type"].startswith("text/csv")
+    text = streamed_text(response)
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+@pytest.fixture
+def synced(acme: Organization, cloud: SimulatedCloud):
+    return sync_fleet_bills(acme, cloud)
+
+
+def test_it_streams_the_csv_in_pieces(synced, alice_client: APIClient) -> None:
+    response: Any = alice_client.get("/api/v1/exports/focus.csv", OCTOBER)
+    assert response.streaming
+    pieces = list(response.streaming_content)
+    assert len(pieces) > 10
+    assert max(len(piece) for piece in pieces) < 2 * 65536
+    assert response["Content-Disposition"] == (
+        'attachment; filename="acme-focus-20261001-20261101.csv"'
+    )
+
+
+def test_it_totals_billed_cost_of_a_month_to_the_bills_real_cost_exactly(
+    synced, alice_client: APIClient, acme: Organization
+) -> None:
+    _account, bills = synced
+    rows = focus_csv(alice_client, **OCTOBER)
+    # Acme's timezone is Asia/Shanghai: its October is the bills' Beijing October.
+    start = dt.datetime(2026, 9, 30, 16, tzinfo=dt.UTC)
+    end = dt.datetime(2026, 10, 31, 16, tzinfo=dt.UTC)
+    in_db = cost_total(BillLine.objects.filter(fee_begin_at__gte=start, fee_begin_at__lt=end))
+    billed = sum((Decimal(row["BilledCost"]) for row in rows), Decimal(0))
+    assert billed == in_db == bills.expected_total(start, end)
+    assert billed == cost_total(BillLine.objects.filter(month="2026-10"))
+    assert len(rows) == BillLine.objects.filter(month="2026-10").count() > 1000
+    # Every kind of line is in: hourly, spot, subscriptions and the month's adjustments.
+    assert {row["ChargeCategory"] for row in rows} == {"Usage", "Adjustment"}
+    assert {row["PricingCategory"] for row in rows} == {"Standard", "Dynamic", "Committed", ""}
+
+
+def test_it_writes_every_mandatory_column_typed_as_focus_1_2_says(
+    synced, alice_client: APIClient
+) -> None:
+    rows = focus_csv(alice_client, **OCTOBER)
+    assert set(MANDATORY_COLUMNS) == FOCUS_1_2_MANDATORY
+    assert set(rows[0]) >= FOCUS_1_2_MANDATORY | {
+        "ResourceId", "ResourceName", "ResourceType", "RegionId", "RegionName",
+        "PricingCategory", "Tags", "ConsumedQuantity", "ConsumedUnit",
+        "x_GpuHours", "x_GpuUtilAvgPct", "x_IdleCost",
+    }  # fmt: skip
+    for row in rows:
+        for column in FOCUS_COLUMNS:
+            value = row[column.name]
+            if value == "":
+                assert column.nullable, f"{column.name} is empty in {row}"
+                continue
+            if column.data_type == DECIMAL:
+                assert DECIMAL_TEXT.match(value), (column.name, value)
+            elif column.data_type == DATETIME:
+                assert ISO_Z.match(value), (column.name, value)
+            elif column.data_type == JSON:
+                tags = json.loads(value)
+                assert isinstance(tags, dict)
+                assert all(isinstance(k, str) and isinstance(v, str) for k, v in tags.items())
+            if column.allowed_values:
+                assert value in column.allowed_values, (column.name, value)
+        assert row["BillingCurrency"] == "CNY"
+        assert row["ProviderName"] == row["PublisherName"] == row["InvoiceIssuerName"]
+        assert row["ChargePeriodStart"] < row["ChargePeriodEnd"]
+        assert row["BillingPeriodStart"] <= row["ChargePeriodStart"] < row["BillingPeriodEnd"]
+        if row["ChargeCategory"] == "Usage":
+            assert row["PricingCategory"]
+            assert row["ConsumedQuantity"]
+            assert row["PricingQuantity"]
+    assert {c.feature_level for c in FOCUS_COLUMNS if c.name in FOCUS_1_2_MANDATORY} == {MANDATORY}
+    assert {c.feature_level for c in FOCUS_COLUMNS if c.name == "ResourceId"} == {CONDITIONAL}
+
+
+def test_it_prices_spot_as_dynamic_and_subscriptions_as_committed(
+    synced, alice_client: APIClient
+) -> None:
+    rows = focus_csv(alice_client, **OCTOBER)
+    kinds = dict(Instance.objects.values_list("provider_id", "charge_type"))
+    regions = dict(Instance.objects.values_list("provider_id", "region"))
+    expected: dict[str, str] = {
+        ChargeType.POSTPAID_BY_HOUR: "Standard",
+        ChargeType.SPOTPAID: "Dynamic",
+        ChargeType.PREPAID: "Committed",
+    }
+    usage = [row for row in rows if row["ChargeCategory"] == "Usage"]
+    assert {expected[kinds[row["ResourceId"]]] for row in usage} == set(expected.values())
+    for row in usage:
+        assert row["PricingCategory"] == expected[kinds[row["ResourceId"]]]
+        assert row["RegionId"] == regions[row["ResourceId"]]
+        assert row["ResourceType"] == "Virtual Machine"
+    hourly = next(
+        r for r in usage if r["PricingCategory"] == "Standard" and "运算" in r["ChargeDescription"]
+    )
+    assert (hourly["PricingUnit"], Decimal(hourly["PricingQuantity"])) == ("Hours", 1)
+    assert hourly["ChargeFrequency"] == "Usage-Based"
+    start = dt.datetime.fromisoformat(hourly["ChargePeriodStart"])
+    assert dt.datetime.fromisoformat(hourly["ChargePeriodEnd"]) - start == dt.timedelta(hours=1)
+    monthly = next(r for r in usage if r["PricingCategory"] == "Committed")
+    assert monthly["ChargeFrequency"] == "Recurring"
+    assert monthly["PricingUnit"] in {"Months", "GB-Months"}
+
+
+def test_it_gives_gpu_hours_utilization_and_idle_cost_recomputable_by_hand(
+    synced, alice_client: APIClient, acme: Organization
+) -> None:
+    instance = Instance.objects.filter(charge_type=ChargeType.POSTPAID_BY_HOUR).first()
+    assert instance is not None
+    line = (
+        BillLine.objects.filter(instance=instance, component_code="v_cvm_compute", month="2026-10")
+        .order_by("fee_begin_at")
+        .last()
+    )
+    assert line is not None
+    hour = line.fee_begin_at
+    # The evidence: the hour's rollup (util 37.5 % over 48 minutes) and its phases (15 idle).
+    InstanceHourRollup.objects.create(
+        organization=acme, instance=instance, hour_start=hour, gpu_count=instance.gpu_count,
+        gpu_util_pct_avg=37.5, gpu_util_pct_minutes=48,
+    )  # fmt: skip
+    minutes = np.zeros(PHASE_DAY_SHAPE, dtype=np.int64)
+    minutes[hour.hour, Phase.IDLE] = 15
+    minutes[hour.hour, Phase.TRAINING] = 45
+    PhaseDay.objects.create(
+        organization=acme, instance=instance, day=hour.date(), minutes=phase_day_encode(minutes)
+    )
+    rows = focus_csv(
+        alice_client, start=hour.isoformat(), end=(hour + dt.timedelta(hours=1)).isoformat()
+    )
+    (compute,) = [
+        r
+        for r in rows
+        if r["ResourceId"] == instance.provider_id and "运算" in r["ChargeDescription"]
+    ]
+    assert Decimal(compute["BilledCost"]) == line.cost
+    assert Decimal(compute["x_GpuHours"]) == Decimal(instance.gpu_count) * 1
+    assert Decimal(compute["x_GpuUtilAvgPct"]) == Decimal("37.50")
+    assert Decimal(compute["x_IdleCost"]) == (line.cost * 15 / 60).quantize(Decimal("1e-8"))
+    # Another instance's line of the same hour has no evidence: no figures, not zeros.
+    others = [
+        r
+        for r in rows
+        if r["ResourceId"] != instance.provider_id and "运算" in r["ChargeDescription"]
+    ]
+    assert others
+    assert all(r["x_GpuUtilAvgPct"] == "" and r["x_IdleCost"] == "" for r in others)
+
+
+def test_it_pages_the_same_rows_as_json_with_a_cursor(synced, alice_client: APIClient) -> None:
+    rows = focus_csv(alice_client, **OCTOBER)
+    seen: list[dict[str, Any]] = []
+    url: str | None = "/api/v1/exports/focus"
+    query: dict[str, Any] = {**OCTOBER, "page_size": 400}
+    pages = 0
+    while url:
+        response = alice_client.get(url, query)
+        assert response.status_code == 200, response.content
+        body = response.json()
+        seen += body["results"]
+        url, query = body["next"], {}
+        pages += 1
+    assert pages == -(-len(rows) // 400)
+    assert len(seen) == len(rows)
+    assert [r["BilledCost"] for r in seen] == [r["BilledCost"] for r in rows]
+    assert seen[0]["Tags"] == json.loads(rows[0]["Tags"])
+    assert seen[0]["ChargePeriodStart"] == rows[0]["ChargePeriodStart"]
+
+
+def test_it_exports_only_the_own_organizations_lines(
+    synced, cloud: SimulatedCloud, globex: Organization, bob_client: APIClient,
+    key_client: Callable[..., tuple[APIClient, ApiKey]], acme: Organization,
+) -> None:  # fmt: skip
+    globex_account, _ = sync_fleet_bills(
+        globex,
+        SimulatedCloud(seed=2, now=cloud.now, anchor=dt.datetime(2026, 11, 5, tzinfo=dt.UTC)),
+    )
+    globex_ids = set(
+        Instance.objects.filter(organization=globex).values_list("provider_id", flat=True)
+    )
+    acme_ids = set(Instance.objects.filter(organization=acme).values_list("provider_id", flat=True))
+    assert globex_ids
+    assert acme_ids
+    assert not globex_ids & acme_ids
+    client, _ = key_client(acme)
+    for rows in (focus_csv(client, **OCTOBER), focus_csv(bob_client, **OCTOBER)):
+        assert rows
+    assert {r["ResourceId"] for r in focus_csv(client, **OCTOBER)} <= acme_ids
+    bob_rows = focus_csv(bob_client, **OCTOBER)
+    assert {r["ResourceId"] for r in bob_rows} <= globex_ids
+    assert {r["BillingAccountId"] for r in bob_rows} == {str(globex_account.pk)}
+    costs = client.get("/api/v1/exports/costs.csv", OCTOBER)
+    ids = {r["instance_id"] for r in csv.DictReader(io.StringIO(streamed_text(costs)))}
+    assert ids
+    assert ids <= acme_ids
+
+
+@pytest.mark.parametrize(
+    ("query", "parameter"),
+    [
+        ({"start": "2026-13-01"}, "start"),
+        ({"start": "yesterday"}, "start"),
+        ({"start": "2026-10-01", "end": "2026-09-01"}, "end"),
+        ({"start": "2025-01-01", "end": "2026-11-01"}, "start"),
+        ({"strat": "2026-10-01"}, "strat"),
+        ({"start": "0001-01-01"}, "start"),
+    ],
+)
+@pytest.mark.parametrize(
+    "path", ["/api/v1/exports/focus.csv", "/api/v1/exports/costs.csv", "/api/v1/exports/focus"]
+)
+def test_it_answers_bad_input_with_400_naming_the_parameter(
+    alice_client: APIClient, path: str, query: dict[str, str], parameter: str
+) -> None:
+    response = alice_client.get(path, query)
+    assert response.status_code == 400
+    assert parameter in response.json()["error"]["fields"]
+
+
+@pytest.mark.parametrize(
+    ("query", "parameter"), [({"cursor": "nope"}, "cursor"), ({"page_size": "0"}, "page_size")]
+)
+def test_it_refuses_a_bad_cursor_or_page_size(
+    alice_client: APIClient, query: dict[str, str], parameter: str
+) -> None:
+    response = alice_client.get("/api/v1/exports/focus", query)
+    assert response.status_code == 400
+    assert parameter in response.json()["error"]["fields"]
+
+
+def test_it_needs_a_signed_in_member_or_an_api_key(client: Any) -> None:
+    assert APIClient().get("/api/v1/exports/focus.csv").status_code == 401
+
+
+@pytest.mark.parametrize("page_size", [20, 2000])
+def test_it_reads_a_page_in_a_pinned_number_of_queries(
+    synced, alice_client: APIClient, page_size: int
+) -> None:
+    """Session, user and membership (3), the lines' cursor in a savepoint (3), hour rollups and
+    phase days of the hourly lines (2) and of the subscriptions (2): 20 rows or 2,000 alike."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    alice_client.get("/api/v1/me")  # warm the session
+    query = {**OCTOBER, "page_size": str(page_size)}
+    with CaptureQueriesContext(connection) as captured:
+        response = alice_client.get("/api/v1/exports/focus", query)
+    assert response.status_code == 200
+    kinds = {r["ChargeFrequency"] for r in response.json()["results"]}
+    assert len(captured) == 6 + (2 if "Usage-Based" in kinds else 0) + (
+        2 if "Recurring" in kinds else 0
+    ), [q["sql"][:80] for q in captured.captured_queries]
+
+
+def _json_schema(node: Any) -> Any:
+    """An OpenAPI 3.0 schema as JSON Schema: ``nullable`` becomes a null type, refs resolved
+    by the caller's registry."""
+    if isinstance(node, dict):
+        out = {key: _json_schema(value) for key, value in node.items() if key != "nullable"}
+        if node.get("nullable"):
+            if "type" in out:
+                out["type"] = [out["type"], "null"]
+            if "enum" in out and None not in out["enum"]:
+                out["enum"] = [*out["enum"], None]
+            if "allOf" in out or "oneOf" in out:
+                out = {"anyOf": [out, {"type": "null"}]}
+        return out
+    if isinstance(node, list):
+        return [_json_schema(item) for item in node]
+    return node
+
+
+def test_its_json_pages_conform_to_the_openapi_schema(synced, alice_client: APIClient) -> None:
+    import jsonschema
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    operation = schema["paths"]["/api/v1/exports/focus"]["get"]
+    page = operation["responses"]["200"]["content"]["application/json"]["schema"]
+    document = _json_schema({**page, "components": schema["components"]})
+    body = alice_client.get("/api/v1/exports/focus", {**OCTOBER, "page_size": "3000"}).json()
+    assert len(body["results"]) == 3000
+    jsonschema.validate(body, document)
+    row_schema = schema["components"]["schemas"]["FocusRow"]
+    assert set(row_schema["required"]) == set(row_schema["properties"]) >= FOCUS_1_2_MANDATORY
+    enums = {name: item.get("enum") for name, item in schema["components"]["schemas"].items()}
+    assert enums["PricingCategoryEnum"] == ["Standard", "Dynamic", "Committed", "Other"]
