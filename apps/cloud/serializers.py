@@ -113,8 +113,21 @@ class CloudAccountSerializer(StrictModelSerializer):
         return fields
 
 
+# Django's validate_unicode_slug is ^[-\w]+\Z with Python's Unicode \w: letters and digits of
+# any script and "_". drf-spectacular would state it as ^[-\w]+$, which JSON Schema (ECMA 262)
+# reads as ASCII-only, so a project named from a tag like "项目a" broke the schema; this states
+# the same classes in Unicode property escapes (tests/api/test_contract_fixes.py compares them).
+UNICODE_SLUG_PATTERN = r"^[-_\p{L}\p{N}]+$"
+
+
+@extend_schema_field({"type": "string", "pattern": UNICODE_SLUG_PATTERN})
+class UnicodeSlugField(serializers.CharField):
+    """A unicode slug (read as is); the schema's pattern matches the model's validator."""
+
+
 class ProjectSerializer(StrictModelSerializer):
     tag_values = serializers.ListField(child=serializers.CharField(max_length=255), required=False)
+    slug = UnicodeSlugField(read_only=True)
 
     class Meta:
         model = Project
@@ -131,7 +144,10 @@ class ProjectTagKeySerializer(StrictModelSerializer):
 
 class InstanceSerializer(serializers.ModelSerializer):
     project: serializers.SlugRelatedField[Project] = serializers.SlugRelatedField(
-        slug_field="name", read_only=True
+        slug_field="name",
+        read_only=True,
+        allow_null=True,
+        help_text="The project's name; null while the instance is unallocated.",
     )
 
     class Meta:

@@ -1,0 +1,81 @@
+"""Schemathesis against /api/v1/schema/: every operation, as a read-write API key of Globex.
+
+Examples are generated from the OpenAPI schema (valid and invalid ones) and sent in-process
+through Django's WSGI application, so they see the test's database. Each answer must be no
+server error, a documented status code and content type, and a body and headers that conform
+to the schema. The example count per operation is bounded so the run stays short.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import schemathesis
+from django.conf import LazySettings
+from django.core import signals
+from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from apps.accounts import services as accounts_services
+from apps.accounts.models import Organization, User
+from tests.api.globex_world import globex_world
+
+pytestmark = pytest.mark.django_db
+
+EXAMPLES_PER_OPERATION = 12
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+]
+
+
+@pytest.fixture
+def in_test_transaction() -> Iterator[None]:
+    """Keep the test's database connection open across WSGI requests, as Django's test client
+    does: the handler's request signals would otherwise close it (and the test's transaction)."""
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    yield
+    signals.request_started.connect(close_old_connections)
+    signals.request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def write_key(in_test_transaction: None, globex: Organization, bob: User) -> str:
+    globex_world(globex, bob)
+    _, raw = accounts_services.api_key_create(
+        organization=globex, name="schemathesis", scope="write", created_by=bob
+    )
+    return raw
+
+
+# Loaded at collection, through the app's own schema endpoint (no database is needed for it).
+schema = schemathesis.openapi.from_wsgi("/api/v1/schema/", get_wsgi_application())
+schema.config.generation.update(max_examples=EXAMPLES_PER_OPERATION)
+
+
+@schema.parametrize()
+@hypothesis_settings(
+    max_examples=EXAMPLES_PER_OPERATION,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+def test_it_answers_every_operation_as_its_schema_says(
+    case: schemathesis.Case, write_key: str, settings: LazySettings
+) -> None:
+    # Hundreds of requests a minute with one key: not what this test is about.
+    settings.API_RATE_LIMIT = "100000/min"
+    case.call_and_validate(headers={"Authorization": f"Bearer {write_key}"}, checks=CHECKS)
