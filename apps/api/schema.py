@@ -8,7 +8,7 @@ from typing import Any
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import build_bearer_security_scheme_object
-from drf_spectacular.utils import Direction, OpenApiParameter
+from drf_spectacular.utils import Direction, OpenApiExample, OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 
@@ -60,6 +60,29 @@ _ERROR_DESCRIPTIONS = {
     "415": "The request body is not JSON (or form data).",
     "429": "Too many requests for this API key or person: wait `Retry-After` seconds.",
 }
+_ERROR_EXAMPLES = {
+    "400": ("invalid", 'Invalid input: scope: "admin" is not a valid choice.',
+            {"scope": ['"admin" is not a valid choice.']}),
+    "404": ("not_found", "Not found.", {}),
+    "429": ("throttled", "Request was throttled. Expected available in 12 seconds.", {}),
+}  # fmt: skip
+
+
+def _error_response(code: str) -> OpenApiResponse:
+    examples = []
+    if code in _ERROR_EXAMPLES:
+        error_code, message, fields = _ERROR_EXAMPLES[code]
+        examples.append(
+            OpenApiExample(
+                error_code,
+                value={"error": {"code": error_code, "message": message, "fields": fields}},
+                response_only=True,
+                status_codes=[code],
+            )
+        )
+    return OpenApiResponse(ErrorSerializer, _ERROR_DESCRIPTIONS[code], examples)
+
+
 _RETRY_AFTER = {
     "Retry-After": {
         "schema": {"type": "integer"},
@@ -122,8 +145,7 @@ class ApiAutoSchema(AutoSchema):
         for code in sorted(codes):
             if code in responses:
                 continue
-            response = self._get_response_for_code(ErrorSerializer, code, direction=direction)
-            response["description"] = _ERROR_DESCRIPTIONS[code]
+            response = self._get_response_for_code(_error_response(code), code, direction=direction)
             if code == "429":
                 response["headers"] = _RETRY_AFTER
             responses[code] = response
