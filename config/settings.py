@@ -263,6 +263,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "RecommendationKindEnum": "apps.recommendations.rules.KINDS",
         "RecommendationStatusEnum": "apps.recommendations.models.Status",
+        # The phases of a segment, of its unseparated pairs, of the evidence summary: one enum.
+        "PhaseEnum": "apps.analysis.serializers.PHASE_CHOICES",
     },
 }
 
