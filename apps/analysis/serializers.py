@@ -95,8 +95,14 @@ class AnalysisSettingsSerializer(StrictSerializer):
     """``thresholds``: the overrides (PATCH merges; null drops one); the rest is read-only."""
 
     thresholds = ThresholdsField()
-    effective = serializers.DictField(read_only=True)
-    defaults = serializers.DictField(read_only=True)
+    effective = serializers.DictField(
+        child=serializers.FloatField(),
+        read_only=True,
+        help_text="Threshold name -> the value in force (the override, else the default).",
+    )
+    defaults = serializers.DictField(
+        child=serializers.FloatField(), read_only=True, help_text="Threshold name -> default."
+    )
     updated_at = serializers.DateTimeField(read_only=True, allow_null=True)
 
 
