@@ -4,7 +4,7 @@ The composition root wires every app's endpoints here, so apps/api stays plumbin
 imports no domain app (DESIGN.md: apps depend in one direction).
 """
 
-from django.urls import URLPattern, URLResolver, include, path
+from django.urls import URLPattern, URLResolver, include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
@@ -12,6 +12,7 @@ from apps.accounts import api as accounts_api
 from apps.accounts import signup as accounts_signup
 from apps.alerts import api as alerts_api
 from apps.analysis import api as analysis_api
+from apps.api import views as api_views
 from apps.cloud import api as cloud_api
 from apps.exports import api as exports_api
 from apps.recommendations import api as recommendations_api
@@ -81,4 +82,6 @@ urlpatterns = [
     path("v1/", include((v1, "api"), namespace="v1")),
     path("docs/", SpectacularSwaggerView.as_view(url_name="v1:schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="v1:schema"), name="api-redoc"),
+    # Last: any other /api/ path is a JSON 404 in the error shape (not Django's HTML page).
+    re_path(r"^", api_views.api_not_found, name="api-not-found"),
 ]

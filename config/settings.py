@@ -182,6 +182,8 @@ SECURE_SSL_REDIRECT = HTTPS
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 SESSION_COOKIE_SECURE = HTTPS
 CSRF_COOKIE_SECURE = HTTPS
+# A failed CSRF check of an /api/ request answers in the API's error shape (JSON), not HTML.
+CSRF_FAILURE_VIEW = "apps.api.views.csrf_failure"
 SECURE_HSTS_SECONDS = 31_536_000 if HTTPS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
 SECURE_HSTS_PRELOAD = HTTPS
@@ -235,14 +237,18 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "apps.api.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "apps.api.schema.ApiAutoSchema",
     "EXCEPTION_HANDLER": "apps.api.exceptions.exception_handler",
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # Per API key / person / anonymous address (API_RATE_LIMIT below); 429 with Retry-After.
+    "DEFAULT_THROTTLE_CLASSES": ["apps.api.throttling.ClientRateThrottle"],
 }
+# Requests per API key (or signed-in person, or anonymous address): "<n>/<sec|min|hour|day>".
+API_RATE_LIMIT = env_str("API_RATE_LIMIT", "1200/min")
 SPECTACULAR_SETTINGS = {
     "TITLE": "GPU Ledger API",
     "DESCRIPTION": "GPU cost and utilization analytics for Tencent Cloud. "
@@ -257,6 +263,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "RecommendationKindEnum": "apps.recommendations.rules.KINDS",
         "RecommendationStatusEnum": "apps.recommendations.models.Status",
+        # The phases of a segment, of its unseparated pairs, of the evidence summary: one enum.
+        "PhaseEnum": "apps.analysis.serializers.PHASE_CHOICES",
     },
 }
 

@@ -98,10 +98,16 @@ class LoginView(APIView):
 
 
 class LogoutView(APIView):
+    """Ends the browser session. An API key has no session: revoke the key to end it."""
+
     permission_classes = [AllowAny]
 
     @extend_schema(request=None, responses={204: None})
     def post(self, request: Request) -> Response:
+        if isinstance(request.auth, ApiKey):
+            # Django's logout would sign out a person (and axes log one); a key is neither,
+            # and a key request never carries the session cookie's person.
+            return Response(status=status.HTTP_204_NO_CONTENT)
         logout(request._request)
         return Response(status=status.HTTP_204_NO_CONTENT)
 

@@ -13,7 +13,6 @@ from typing import Any
 
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -23,6 +22,8 @@ from apps.analysis import pricing, selectors, services
 from apps.analysis.serializers import (
     AnalysisSettingsSerializer,
     AnalysisSummarySerializer,
+    InstancePhasesSerializer,
+    InstanceProfileSerializer,
     PeriodQuerySerializer,
     SummaryQuerySerializer,
     evidence_summary_json,
@@ -32,6 +33,7 @@ from apps.analysis.serializers import (
     unallocated_by_reason_json,
     waste_totals_json,
 )
+from apps.api.conditional import ConditionalGetMixin
 from apps.api.views import OrganizationAPIView
 from apps.cloud.models import Instance
 
@@ -63,10 +65,10 @@ class AnalysisAPIView(OrganizationAPIView):
         return serializer.validated_data
 
 
-class InstancePhasesView(AnalysisAPIView):
+class InstancePhasesView(ConditionalGetMixin, AnalysisAPIView):
     """Phase segments of one instance and its GPU-hours and money per phase."""
 
-    @extend_schema(parameters=_PERIOD_PARAMS, responses=OpenApiTypes.OBJECT)
+    @extend_schema(parameters=_PERIOD_PARAMS, responses=InstancePhasesSerializer)
     def get(self, request: Request, pk: int) -> Response:
         instance = self.instance(pk)
         period = self.period(PeriodQuerySerializer, default_days=1, max_days=31)
@@ -78,65 +80,71 @@ class InstancePhasesView(AnalysisAPIView):
         priced = figures.cost_source != pricing.SOURCE_UNPRICED
         segments = selectors.instance_segments(instance_id=instance.pk, start=start, end=end)
         return Response(
-            {
-                "instance_id": instance.pk,
-                "start": start,
-                "end": end,
-                "currency": figures.currency,
-                "cost_source": figures.cost_source,
-                "cost": money(figures.total_cost) if priced else None,
-                "idle_cost": money(figures.idle_cost) if priced else None,
-                "data_bound_cost": money(figures.data_bound_cost) if priced else None,
-                "totals": phase_figures_json(figures.by_phase, priced=priced),
-                "evidence": evidence_summary_json(segments),
-                "segments": [segment_json(s) for s in segments],
-            }
+            InstancePhasesSerializer(
+                {
+                    "instance_id": instance.pk,
+                    "start": start,
+                    "end": end,
+                    "currency": figures.currency,
+                    "cost_source": figures.cost_source,
+                    "cost": money(figures.total_cost) if priced else None,
+                    "idle_cost": money(figures.idle_cost) if priced else None,
+                    "data_bound_cost": money(figures.data_bound_cost) if priced else None,
+                    "totals": phase_figures_json(figures.by_phase, priced=priced),
+                    "evidence": evidence_summary_json(segments),
+                    "segments": [segment_json(s) for s in segments],
+                }
+            ).data
         )
 
 
-class InstanceProfileView(AnalysisAPIView):
+class InstanceProfileView(ConditionalGetMixin, AnalysisAPIView):
     """Hour-of-week profile (7 x 24, Monday first, local hours) and the off window, if any."""
 
-    @extend_schema(responses=OpenApiTypes.OBJECT)
+    @extend_schema(responses=InstanceProfileSerializer)
     def get(self, request: Request, pk: int) -> Response:
         instance = self.instance(pk)
         profile = selectors.instance_profile(instance.pk)
         if profile is None:
             # Analysed hourly: a new instance simply has no profile yet; that is not an error.
             return Response(
-                {
-                    "instance_id": instance.pk,
-                    "analysed": False,
-                    "tz": self.tenant.organization.timezone,
-                    "start_at": None,
-                    "end_at": None,
-                    "computed_at": None,
-                    "median_pct": None,
-                    "p95_pct": None,
-                    "coverage": None,
-                    "off_window": None,
-                    "low_around_the_clock": None,
-                }
+                InstanceProfileSerializer(
+                    {
+                        "instance_id": instance.pk,
+                        "analysed": False,
+                        "tz": self.tenant.organization.timezone,
+                        "start_at": None,
+                        "end_at": None,
+                        "computed_at": None,
+                        "median_pct": None,
+                        "p95_pct": None,
+                        "coverage": None,
+                        "off_window": None,
+                        "low_around_the_clock": None,
+                    }
+                ).data
             )
         return Response(
-            {
-                "instance_id": instance.pk,
-                "analysed": True,
-                "tz": profile.tz,
-                "start_at": profile.start_at,
-                "end_at": profile.end_at,
-                "computed_at": profile.computed_at,
-                "median_pct": profile.median_pct,
-                "p95_pct": profile.p95_pct,
-                "coverage": profile.coverage,
-                "off_window": profile.off_window,
-                # Idle in every observed hour: a finding of its own, never a week-long window.
-                "low_around_the_clock": profile.low_around_the_clock_detail,
-            }
+            InstanceProfileSerializer(
+                {
+                    "instance_id": instance.pk,
+                    "analysed": True,
+                    "tz": profile.tz,
+                    "start_at": profile.start_at,
+                    "end_at": profile.end_at,
+                    "computed_at": profile.computed_at,
+                    "median_pct": profile.median_pct,
+                    "p95_pct": profile.p95_pct,
+                    "coverage": profile.coverage,
+                    "off_window": profile.off_window,
+                    # Idle in every observed hour: a finding of its own, never a week-long window.
+                    "low_around_the_clock": profile.low_around_the_clock_detail,
+                }
+            ).data
         )
 
 
-class AnalysisSummaryView(AnalysisAPIView):
+class AnalysisSummaryView(ConditionalGetMixin, AnalysisAPIView):
     """GPU-hours and money per phase for the fleet or per project (``Unallocated`` included)."""
 
     @extend_schema(

@@ -95,8 +95,14 @@ class AnalysisSettingsSerializer(StrictSerializer):
     """``thresholds``: the overrides (PATCH merges; null drops one); the rest is read-only."""
 
     thresholds = ThresholdsField()
-    effective = serializers.DictField(read_only=True)
-    defaults = serializers.DictField(read_only=True)
+    effective = serializers.DictField(
+        child=serializers.FloatField(),
+        read_only=True,
+        help_text="Threshold name -> the value in force (the override, else the default).",
+    )
+    defaults = serializers.DictField(
+        child=serializers.FloatField(), read_only=True, help_text="Threshold name -> default."
+    )
     updated_at = serializers.DateTimeField(read_only=True, allow_null=True)
 
 
@@ -258,3 +264,113 @@ def evidence_summary_json(segments: list[MergedSegment]) -> dict[str, Any]:
             for (a, b), minutes in sorted(unseparated.items())
         ],
     }
+
+
+# Output shapes of an instance's phases and profile. The views build the figures and pass them
+# through these serializers, so the schema states every field the answer carries.
+
+PHASE_CHOICES = [phase_key(phase) for phase in Phase]
+COST_SOURCE_CHOICES = ["bills", "list_price", "unpriced"]
+
+
+class SegmentSerializer(serializers.Serializer):
+    phase = serializers.ChoiceField(choices=PHASE_CHOICES)
+    start_at = serializers.DateTimeField()
+    end_at = serializers.DateTimeField(help_text="Exclusive.")
+    minutes = serializers.IntegerField()
+    mean_gpu_util_pct = serializers.FloatField(allow_null=True)
+    missing_metrics = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Classifier inputs absent from most of the segment's minutes.",
+    )
+    unseparated_phases = serializers.ListField(
+        child=serializers.ListField(child=serializers.ChoiceField(choices=PHASE_CHOICES)),
+        help_text="Pairs of phases the segment's metrics could not tell apart.",
+    )
+
+
+class UnseparatedMinutesSerializer(serializers.Serializer):
+    phases = serializers.ListField(child=serializers.ChoiceField(choices=PHASE_CHOICES))
+    minutes = serializers.IntegerField()
+
+
+class EvidenceSummarySerializer(serializers.Serializer):
+    full_evidence_minutes = serializers.IntegerField(
+        help_text="Classified minutes that had GPU utilization, CPU and GPU memory."
+    )
+    unseparated_phases = UnseparatedMinutesSerializer(many=True)
+
+
+class InstancePhasesSerializer(serializers.Serializer):
+    instance_id = serializers.IntegerField()
+    start = serializers.DateTimeField()
+    end = serializers.DateTimeField(help_text="Exclusive.")
+    currency = serializers.CharField()
+    cost_source = serializers.ChoiceField(
+        choices=COST_SOURCE_CHOICES,
+        help_text="bills: the bill lines' real cost; list_price: the catalog price; unpriced: "
+        "neither is known (money fields are null).",
+    )
+    cost = serializers.CharField(allow_null=True, help_text="Decimal string; null if unpriced.")
+    idle_cost = serializers.CharField(allow_null=True)
+    data_bound_cost = serializers.CharField(allow_null=True)
+    totals = serializers.DictField(
+        child=PhaseFiguresSerializer(), help_text="Phase key -> minutes, GPU-hours and money."
+    )
+    evidence = EvidenceSummarySerializer()
+    segments = SegmentSerializer(many=True)
+
+
+class OffWindowRunSerializer(serializers.Serializer):
+    start_weekday = serializers.IntegerField(min_value=0, max_value=6, help_text="0 = Monday.")
+    start_hour = serializers.IntegerField(min_value=0, max_value=23)
+    end_weekday = serializers.IntegerField(min_value=0, max_value=6)
+    end_hour = serializers.IntegerField(min_value=0, max_value=23)
+    hours = serializers.IntegerField()
+    # A declared field leaves the class body (DRF's metaclass), so Field.label is not shadowed.
+    label = serializers.CharField()  # type: ignore[assignment]
+
+
+class OffWindowSerializer(serializers.Serializer):
+    runs = OffWindowRunSerializer(many=True)
+    weekly_hours = serializers.IntegerField()
+    longest_run_hours = serializers.IntegerField()
+    supporting_weeks = serializers.IntegerField()
+    observed_weeks = serializers.IntegerField()
+    p95_max_pct = serializers.FloatField()
+    text = serializers.CharField()
+    description = serializers.CharField()
+
+
+class LowAroundTheClockSerializer(serializers.Serializer):
+    observed_hours = serializers.IntegerField()
+    supporting_weeks = serializers.IntegerField()
+    observed_weeks = serializers.IntegerField()
+    p95_max_pct = serializers.FloatField()
+    text = serializers.CharField()
+    description = serializers.CharField()
+
+
+def _week_matrix(help_text: str) -> serializers.ListField:
+    return serializers.ListField(
+        child=serializers.ListField(child=serializers.FloatField(allow_null=True)),
+        allow_null=True,
+        help_text=help_text,
+    )
+
+
+class InstanceProfileSerializer(serializers.Serializer):
+    instance_id = serializers.IntegerField()
+    analysed = serializers.BooleanField(help_text="False until the first hourly analysis.")
+    tz = serializers.CharField(help_text="The IANA time zone of the matrices' local hours.")
+    start_at = serializers.DateTimeField(allow_null=True)
+    end_at = serializers.DateTimeField(allow_null=True)
+    computed_at = serializers.DateTimeField(allow_null=True)
+    median_pct = _week_matrix("7 x 24 (Monday first, local hours); null cells had no data.")
+    p95_pct = _week_matrix("7 x 24, like median_pct.")
+    coverage = _week_matrix("7 x 24 share (0-1) of each cell's minutes that were observed.")
+    off_window = OffWindowSerializer(allow_null=True)
+    low_around_the_clock = LowAroundTheClockSerializer(
+        allow_null=True,
+        help_text="Idle in every observed hour: a finding of its own, never a week-long window.",
+    )

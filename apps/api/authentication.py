@@ -57,6 +57,10 @@ class _ApiKeyUser:
     def __str__(self) -> str:
         return self.email
 
+    def get_username(self) -> str:
+        # What Django's auth signals and their receivers (axes) ask of any user.
+        return self.email
+
 
 class CsrfSessionAuthentication(authentication.SessionAuthentication):
     """Django's session, with CSRF enforced on unsafe methods (DRF's default behaviour)."""

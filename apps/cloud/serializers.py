@@ -113,8 +113,24 @@ class CloudAccountSerializer(StrictModelSerializer):
         return fields
 
 
+# Django's validate_unicode_slug is ^[-\w]+\Z with Python's Unicode \w: letters and digits of
+# any script and "_". drf-spectacular stated it as ^[-\w]+$, which JSON Schema (ECMA 262)
+# reads as ASCII-only, so a project named from a tag like "项目a" broke the schema. Unicode
+# property escapes (\p{L}) are no cure: validators differ on them (schemathesis narrows \p{L}
+# to Latin letters). So the pattern agrees with the validator exactly on ASCII (letters,
+# digits, "_" and "-" only) and admits any non-space character beyond it: every slug the model
+# accepts matches (tests/api/test_contract.py checks both halves).
+UNICODE_SLUG_PATTERN = r"^[^\s\x00-\x2c\x2e\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f]+$"
+
+
+@extend_schema_field({"type": "string", "pattern": UNICODE_SLUG_PATTERN})
+class UnicodeSlugField(serializers.CharField):
+    """A unicode slug (read as is); the schema's pattern matches the model's validator."""
+
+
 class ProjectSerializer(StrictModelSerializer):
     tag_values = serializers.ListField(child=serializers.CharField(max_length=255), required=False)
+    slug = UnicodeSlugField(read_only=True)
 
     class Meta:
         model = Project
@@ -131,7 +147,10 @@ class ProjectTagKeySerializer(StrictModelSerializer):
 
 class InstanceSerializer(serializers.ModelSerializer):
     project: serializers.SlugRelatedField[Project] = serializers.SlugRelatedField(
-        slug_field="name", read_only=True
+        slug_field="name",
+        read_only=True,
+        allow_null=True,
+        help_text="The project's name; null while the instance is unallocated.",
     )
 
     class Meta:

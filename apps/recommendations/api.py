@@ -11,11 +11,13 @@ import dataclasses
 from typing import Any
 
 from django.db.models import QuerySet
-from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins
 from rest_framework.decorators import action
+
+# DRF's, not Django's: a malformed id ("null,null") is a 404, not a ValueError.
+from rest_framework.generics import get_object_or_404
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -24,7 +26,9 @@ from apps.accounts.roles import MANAGER_ROLES
 from apps.api.views import OrganizationAPIView
 from apps.api.viewsets import OrganizationScopedViewSet
 from apps.recommendations import selectors, services
-from apps.recommendations.models import Recommendation
+from apps.recommendations.models import Recommendation, Status
+from apps.recommendations.rules import KINDS
+from apps.recommendations.selectors import ORDERINGS
 from apps.recommendations.serializers import (
     ActionInputSerializer,
     ListQuerySerializer,
@@ -34,13 +38,26 @@ from apps.recommendations.serializers import (
     TotalsSerializer,
 )
 
+# The schema states what ListQuerySerializer accepts, so a client (or schemathesis) knows the
+# valid kinds, statuses, orderings and number formats before it is told so by a 400.
 _FILTERS = [
-    OpenApiParameter("kind", str, many=True, description="Repeatable."),
-    OpenApiParameter("status", str, many=True, description="Repeatable; default: not resolved."),
-    OpenApiParameter("project", int),
-    OpenApiParameter("instance", int),
-    OpenApiParameter("min_saving", str, description="Minimum monthly saving (decimal)."),
-    OpenApiParameter("ordering", str, description="saving, -saving (default), risk, -risk, ..."),
+    OpenApiParameter("kind", str, many=True, enum=list(KINDS), description="Repeatable."),
+    OpenApiParameter(
+        "status",
+        str,
+        many=True,
+        enum=list(Status.values),
+        description="Repeatable; default: not resolved.",
+    ),
+    OpenApiParameter("project", {"type": "integer", "minimum": 1}),
+    OpenApiParameter("instance", {"type": "integer", "minimum": 1}),
+    OpenApiParameter(
+        "min_saving",
+        str,
+        pattern=r"^-?\d{1,14}(\.\d{1,2})?$",
+        description="Minimum monthly saving (decimal, at most 2 places).",
+    ),
+    OpenApiParameter("ordering", str, enum=sorted(ORDERINGS), description="Default: -saving."),
 ]
 
 

@@ -1,0 +1,177 @@
+"""Every list endpoint answers in a pinned number of queries, whatever the number of rows.
+
+Each list of the OpenAPI schema (a GET without ``{id}`` answering a page of ``results``) is
+read once with Acme's one row of everything (tests/api/globex_world.py) and once after three
+more rows of what it lists, each with its related rows (project, sync states, events, ...).
+The count must not grow with the rows (no N+1) and must stay within the pin. A list without a
+pin fails, so a new list endpoint gets one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from drf_spectacular.generators import SchemaGenerator
+from rest_framework.test import APIClient
+
+from apps.accounts import services as accounts_services
+from apps.accounts.models import Invitation, Membership, Organization, User
+from apps.accounts.roles import Role
+from apps.cloud.models import Instance, Project, ProjectTagKey
+from apps.cloud.services import cloud_account_create
+from apps.recommendations.models import Recommendation
+from tests.api.globex_world import MIDNIGHT, GlobexWorld, globex_world
+
+pytestmark = pytest.mark.django_db
+
+MORE = 3
+
+
+def _organizations(world: GlobexWorld, user: User, i: int) -> None:
+    accounts_services.organization_create(name=f"Extra {i}", owner=user)
+
+
+def _members(world: GlobexWorld, user: User, i: int) -> None:
+    person = User.objects.create_user(email=f"m{i}@acme.test", password="x-pass-123456")
+    Membership.objects.create(organization=world.organization, user=person, role=Role.VIEWER)
+
+
+def _invitations(world: GlobexWorld, user: User, i: int) -> None:
+    Invitation.objects.create(
+        organization=world.organization,
+        email=f"i{i}@acme.test",
+        token_hash=f"{i}" * 64,
+        invited_by=user,
+        expires_at=MIDNIGHT + dt.timedelta(days=3650),
+    )
+
+
+def _api_keys(world: GlobexWorld, user: User, i: int) -> None:
+    accounts_services.api_key_create(
+        organization=world.organization, name=f"k{i}", scope="read", created_by=user
+    )
+
+
+def _cloud_accounts(world: GlobexWorld, user: User, i: int) -> None:
+    cloud_account_create(
+        organization=world.organization,
+        name=f"extra {i}",
+        secret_id=f"AKIDextra{i:027d}",
+        secret_key="extra-secret-key-000000000000000000",
+        regions=["ap-shanghai"],
+    )
+
+
+def _projects(world: GlobexWorld, user: User, i: int) -> Project:
+    return Project.objects.create(organization=world.organization, name=f"p{i}", slug=f"p{i}")
+
+
+def _tag_keys(world: GlobexWorld, user: User, i: int) -> None:
+    ProjectTagKey.objects.create(organization=world.organization, key=f"k{i}", position=i + 1)
+
+
+def _instances(world: GlobexWorld, user: User, i: int) -> Instance:
+    return Instance.objects.create(
+        organization=world.organization,
+        account=world["cloud_account"],
+        provider_id=f"ins-extra{i}",
+        name=f"extra-{i}",
+        region="ap-shanghai",
+        instance_type="GN7.2XLARGE32",
+        gpu_count=1,
+        project=_projects(world, user, 100 + i),
+    )
+
+
+def _recommendations(world: GlobexWorld, user: User, i: int) -> None:
+    instance = _instances(world, user, 200 + i)
+    Recommendation.objects.create(
+        organization=world.organization,
+        kind="stop_idle",
+        fingerprint=f"extra-{i}",
+        instance=instance,
+        project=instance.project,
+        title=f"Stop idle {instance.name}",
+        explanation="Idle.",
+        monthly_saving=Decimal("100.00"),
+        currency="CNY",
+        saving_formula="x",
+        price_source="bills",
+        confidence="high",
+        evidence_days=14.0,
+        coverage_pct=100.0,
+        risk_level=1,
+        risk_reason="Low.",
+        first_seen_at=MIDNIGHT,
+        last_seen_at=MIDNIGHT,
+    )
+
+
+Adder = Callable[[GlobexWorld, User, int], Any]
+
+# Path -> (the most queries it may take, how to add one more row of what it lists). Five is
+# the session, its user, the memberships (tenant), the page's COUNT and its rows; cloud
+# accounts prefetch their sync states, organizations read the caller's roles.
+LIST_QUERY_COUNTS: dict[str, tuple[int, Adder]] = {
+    "/api/v1/organizations": (6, _organizations),
+    "/api/v1/members": (5, _members),
+    "/api/v1/invitations": (5, _invitations),
+    "/api/v1/api-keys": (5, _api_keys),
+    "/api/v1/cloud-accounts": (6, _cloud_accounts),
+    "/api/v1/projects": (5, _projects),
+    "/api/v1/project-tag-keys": (5, _tag_keys),
+    "/api/v1/instances": (5, _instances),
+    "/api/v1/recommendations": (5, _recommendations),
+}
+
+
+def schema_lists() -> list[str]:
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    lists = []
+    for path, operations in schema["paths"].items():
+        ok = operations.get("get", {}).get("responses", {}).get("200", {})
+        ref = ok.get("content", {}).get("application/json", {}).get("schema", {}).get("$ref", "")
+        component = schema["components"]["schemas"].get(ref.rsplit("/", 1)[-1], {})
+        if "{" not in path and "results" in component.get("properties", {}):
+            lists.append(path)
+    return sorted(lists)
+
+
+def test_it_pins_the_query_count_of_every_list_of_the_schema() -> None:
+    assert schema_lists() == sorted(LIST_QUERY_COUNTS)
+
+
+def _count(client: APIClient, path: str) -> tuple[int, int]:
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(path)
+    assert response.status_code == 200, response.content
+    return len(queries), response.json()["count"]
+
+
+@pytest.mark.parametrize("path", sorted(LIST_QUERY_COUNTS))
+def test_it_lists_in_a_pinned_number_of_queries_whatever_the_rows(
+    alice_client: APIClient,
+    acme: Organization,
+    alice: User,
+    path: str,
+    django_assert_max_num_queries: Callable[[int], AbstractContextManager[Any]],
+) -> None:
+    pinned, add = LIST_QUERY_COUNTS[path]
+    world = globex_world(acme, alice)
+    alice_client.get(path)  # Warm up what is cached per process (content types, ...).
+
+    few, rows_before = _count(alice_client, path)
+    for i in range(MORE):
+        add(world, alice, i)
+    with django_assert_max_num_queries(pinned):
+        many, rows_after = _count(alice_client, path)
+
+    assert rows_after == rows_before + MORE
+    assert many == few, f"{path}: {few} queries for {rows_before} rows, {many} for {rows_after}"
