@@ -265,6 +265,7 @@ SPECTACULAR_SETTINGS = {
         "RecommendationStatusEnum": "apps.recommendations.models.Status",
         # The phases of a segment, of its unseparated pairs, of the evidence summary: one enum.
         "PhaseEnum": "apps.analysis.serializers.PHASE_CHOICES",
+        "CurrencyEnum": "apps.accounts.models.Currency",
     },
 }
 

@@ -12,7 +12,7 @@ class AlertsConfig(AppConfig):
         # The analysis must not import alerts (apps depend in one direction): it signals.
         from apps.alerts import receivers
         from apps.analysis.signals import analysis_completed
-        from apps.cloud.sync.signals import sync_completed
+        from apps.cloud.signals import sync_completed
 
         analysis_completed.connect(
             receivers.enqueue_after_analysis, dispatch_uid="alerts.after_analysis"

@@ -8,7 +8,7 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps.accounts.models import Membership
+from apps.accounts.models import Currency, Membership
 from apps.alerts.models import (
     AlertDelivery,
     AlertEvent,
@@ -33,9 +33,11 @@ class _OrganizationProjects:
         view = self.context.get("view")  # type: ignore[attr-defined]
         field = self.fields.get("project")  # type: ignore[attr-defined]
         if field is not None and not field.read_only:
+            # The schema generator builds serializers with no signed-in person behind the view.
+            in_request = view is not None and not getattr(view, "swagger_fake_view", False)
             field.queryset = (
                 Project.objects.for_organization(view.tenant.organization)
-                if view is not None
+                if in_request
                 else Project.objects.none()
             )
 
@@ -82,7 +84,7 @@ class BudgetSerializer(_OrganizationProjects, StrictModelSerializer):
     scope = serializers.SerializerMethodField()
     amount = serializers.DecimalField(max_digits=16, decimal_places=2, min_value=0)
     currency = serializers.ChoiceField(
-        choices=["CNY", "USD"], required=False, help_text="Default: the organization's."
+        choices=Currency.choices, required=False, help_text="Default: the organization's."
     )
     actual_thresholds_pct = _thresholds_field()
     forecast_thresholds_pct = _thresholds_field()

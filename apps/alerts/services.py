@@ -112,6 +112,12 @@ def alert_settings_update(
 
 def threshold_rules_ensure_defaults(organization: Organization) -> None:
     """Create the default rules once per organization (deleting them later is respected)."""
+    # Every list of the rules comes here: the usual case (done long ago) costs one read.
+    done = AlertSettings.objects.filter(
+        organization=organization, default_rules_created_at__isnull=False
+    )
+    if done.exists():
+        return
     with transaction.atomic():
         settings = AlertSettings.objects.select_for_update().get(
             pk=alert_settings_get(organization).pk

@@ -15,7 +15,7 @@ from apps.alerts.evaluation.budgets import budgets_evaluate
 from apps.alerts.models import AlertDelivery, AlertEvent, Budget, BudgetCrossing
 from apps.alerts.services import budget_create
 from apps.analysis.signals import analysis_completed
-from apps.cloud.sync.signals import sync_completed
+from apps.cloud.signals import sync_completed
 from tests.alerts.builders import bill, make_account
 
 pytestmark = pytest.mark.django_db

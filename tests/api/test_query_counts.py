@@ -24,6 +24,8 @@ from rest_framework.test import APIClient
 from apps.accounts import services as accounts_services
 from apps.accounts.models import Invitation, Membership, Organization, User
 from apps.accounts.roles import Role
+from apps.alerts.models import AlertEvent, AlertRecipient, Budget, ThresholdRule
+from apps.billing.models import BillLine
 from apps.cloud.models import Instance, Project, ProjectTagKey
 from apps.cloud.services import cloud_account_create
 from apps.recommendations.models import Recommendation
@@ -114,6 +116,63 @@ def _recommendations(world: GlobexWorld, user: User, i: int) -> None:
     )
 
 
+def _budgets(world: GlobexWorld, user: User, i: int) -> None:
+    project = _projects(world, user, 300 + i)
+    Budget.objects.create(
+        organization=world.organization, name=f"b{i}", amount=Decimal("1000"), project=project
+    )
+
+
+def _threshold_rule(world: GlobexWorld, user: User, i: int) -> ThresholdRule:
+    return ThresholdRule.objects.create(
+        organization=world.organization,
+        name=f"hot {i}",
+        metric="gpu_temp_c",
+        comparison="above",
+        threshold=80 + i,
+        duration_minutes=5,
+        project=_projects(world, user, 400 + i),
+    )
+
+
+def _alert_recipients(world: GlobexWorld, user: User, i: int) -> None:
+    AlertRecipient.objects.create(
+        organization=world.organization, role="finance", project=_projects(world, user, 500 + i)
+    )
+
+
+def _alerts(world: GlobexWorld, user: User, i: int) -> None:
+    instance = _instances(world, user, 600 + i)
+    AlertEvent.objects.create(
+        organization=world.organization,
+        kind="threshold",
+        title=f"alert {i}",
+        message="hot",
+        rule=_threshold_rule(world, user, 600 + i),
+        instance=instance,
+        project=instance.project,
+        started_at=MIDNIGHT,
+    )
+
+
+def _bill_lines(world: GlobexWorld, user: User, i: int) -> None:
+    instance = _instances(world, user, 700 + i)
+    BillLine.objects.create(
+        organization=world.organization,
+        account=world["cloud_account"],
+        bill_id=f"extra-bill-{i}",
+        component_code="v1",
+        item_code="i1",
+        month="2026-11",
+        instance=instance,
+        project=instance.project,
+        fee_begin_at=MIDNIGHT + dt.timedelta(hours=i + 1),
+        fee_end_at=MIDNIGHT + dt.timedelta(hours=i + 2),
+        list_cost=Decimal("12.5"),
+        cost=Decimal("10"),
+    )
+
+
 Adder = Callable[[GlobexWorld, User, int], Any]
 
 # Path -> (the most queries it may take, how to add one more row of what it lists). Five is
@@ -129,7 +188,17 @@ LIST_QUERY_COUNTS: dict[str, tuple[int, Adder]] = {
     "/api/v1/project-tag-keys": (5, _tag_keys),
     "/api/v1/instances": (5, _instances),
     "/api/v1/recommendations": (5, _recommendations),
+    # Budgets add their status: month-to-date and last-7-days spend, one query each per currency.
+    "/api/v1/budgets": (7, _budgets),
+    # The rules list first checks that the default rules exist (one query once they do).
+    "/api/v1/alert-rules": (6, _threshold_rule),
+    "/api/v1/alert-recipients": (5, _alert_recipients),
+    # Alerts prefetch their deliveries (one more query for the page).
+    "/api/v1/alerts": (6, _alerts),
+    "/api/v1/exports/focus": (9, _bill_lines),
 }
+# Lists that need a query to have rows in a fixed period (Globex's world lives on 2026-11-02).
+LIST_QUERIES = {"/api/v1/exports/focus": "?start=2026-11-01&end=2026-11-30"}
 
 
 def schema_lists() -> list[str]:
@@ -150,9 +219,11 @@ def test_it_pins_the_query_count_of_every_list_of_the_schema() -> None:
 
 def _count(client: APIClient, path: str) -> tuple[int, int]:
     with CaptureQueriesContext(connection) as queries:
-        response = client.get(path)
+        response = client.get(path + LIST_QUERIES.get(path, ""))
     assert response.status_code == 200, response.content
-    return len(queries), response.json()["count"]
+    page = response.json()
+    # Keyset (cursor) pages carry no count; every row fits on the first page here.
+    return len(queries), page.get("count", len(page["results"]))
 
 
 @pytest.mark.parametrize("path", sorted(LIST_QUERY_COUNTS))
@@ -165,7 +236,9 @@ def test_it_lists_in_a_pinned_number_of_queries_whatever_the_rows(
 ) -> None:
     pinned, add = LIST_QUERY_COUNTS[path]
     world = globex_world(acme, alice)
-    alice_client.get(path)  # Warm up what is cached per process (content types, ...).
+    alice_client.get(
+        path + LIST_QUERIES.get(path, "")
+    )  # Warm up what is cached per process (content types, ...).
 
     few, rows_before = _count(alice_client, path)
     for i in range(MORE):

@@ -42,9 +42,9 @@ def test_it_has_an_entry_for_every_write_of_the_schema() -> None:
 
 
 def test_it_reports_a_write_without_an_entry() -> None:
-    operations = {**schema_operations(), "/api/v1/budgets/{id}": ["get", "patch"]}
-    assert [str(v)[:32] for v in coverage_violations(operations)] == [
-        "PATCH /api/v1/budgets/{id}: no e"
+    operations = {**schema_operations(), "/api/v1/unprobed/{id}": ["get", "patch"]}
+    assert [str(v)[:33] for v in coverage_violations(operations)] == [
+        "PATCH /api/v1/unprobed/{id}: no e"
     ]
 
 
