@@ -12,6 +12,7 @@ from apps.accounts import api as accounts_api
 from apps.accounts import signup as accounts_signup
 from apps.analysis import api as analysis_api
 from apps.cloud import api as cloud_api
+from apps.digests import api as digests_api
 from apps.recommendations import api as recommendations_api
 
 router = DefaultRouter(trailing_slash=False)
@@ -26,6 +27,10 @@ router.register("instances", cloud_api.InstanceViewSet, basename="instance")
 router.register(
     "recommendations", recommendations_api.RecommendationViewSet, basename="recommendation"
 )
+router.register(
+    "digest-subscriptions", digests_api.DigestSubscriptionViewSet, basename="digest-subscription"
+)
+router.register("holidays", digests_api.HolidayViewSet, basename="holiday")
 
 v1: list[URLPattern | URLResolver] = [
     path("auth/csrf", accounts_api.CsrfView.as_view(), name="auth-csrf"),
@@ -64,6 +69,7 @@ v1: list[URLPattern | URLResolver] = [
         recommendations_api.RecommendationSettingsView.as_view(),
         name="recommendation-settings",
     ),
+    path("digests/unsubscribe", digests_api.UnsubscribeView.as_view(), name="digest-unsubscribe"),
     path("", include(router.urls)),
 ]
 

@@ -32,4 +32,7 @@ BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "accounts.purge-expired-invitations": every(
         timedelta(hours=6), "accounts.purge_expired_invitations"
     ),
+    # Claims the digests due now (each subscriber's local send time); the conditional UPDATE
+    # of next_send_at makes a doubled tick harmless.
+    "digests.claim-due": every(timedelta(minutes=2), "digests.claim_due"),
 }
