@@ -57,7 +57,9 @@ def _cache_key(
     scope = "all" if project_ids is None else ",".join(str(pk) for pk in sorted(project_ids))
     spans = ";".join(f"{a.isoformat()}/{b.isoformat()}" for a, b in periods)
     digest = hashlib.sha256(f"{scope}|{spans}|{tz_name}".encode()).hexdigest()[:32]
-    return f"digests:figures:{organization.pk}:{digest}"
+    # The creation time too: a database rebuilt from scratch (tests, a restored demo) reuses
+    # primary keys, and must not find the figures of the organization that had it before.
+    return f"digests:figures:{organization.pk}:{organization.created_at.timestamp()}:{digest}"
 
 
 def digest_content(
