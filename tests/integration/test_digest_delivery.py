@@ -9,6 +9,7 @@ period, at their local send time, none on a holiday.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 import time
 import zoneinfo
@@ -91,7 +92,7 @@ def test_it_sends_each_subscriber_one_digest_at_their_local_time_through_a_week(
             # A doubled beat tick: the same moment claimed twice, by whichever worker.
             claim_due.delay(now.isoformat())
             claim_due.delay(now.isoformat())
-            assert wait_for(lambda now=now: all_claimed(now), timeout=60, interval=0.05), now
+            assert wait_for(functools.partial(all_claimed, now), timeout=60, interval=0.05), now
         expected = 2 + 4  # li and sam weekly; dana on Mon, Tue, Thu, Fri (Wed is a holiday)
         delivered = wait_for(lambda: len(inbox.messages) >= expected, timeout=120)
         time.sleep(3)  # long enough for a duplicate to show up
