@@ -96,7 +96,7 @@ def utilization_heatmap(days: Sequence[dt.date], grid: Sequence[Sequence[float |
     image = Image.new("RGB", (WIDTH, height), BACKGROUND)
     draw = ImageDraw.Draw(image)
     font = _font(11)
-    cell_w = (WIDTH - left - 10) / 24
+    cell_w = (WIDTH - left - 10) // 24  # whole pixels: no seams between cells
     for hour in range(0, 24, 3):
         draw.text((left + hour * cell_w, 2), f"{hour:02d}", fill=INK, font=font)
     label_every = max(1, rows // 10)
@@ -107,6 +107,6 @@ def utilization_heatmap(days: Sequence[dt.date], grid: Sequence[Sequence[float |
         for hour in range(24):
             x = left + hour * cell_w
             draw.rectangle(
-                [(x, y), (x + cell_w - 1, y + cell_h - 1)], fill=_heat_colour(grid[row][hour])
+                [(x, y), (x + cell_w - 1, y + cell_h - 2)], fill=_heat_colour(grid[row][hour])
             )
     return _png(image)
