@@ -36,7 +36,8 @@ def html_with_inline_images(message: Message) -> str:
             html = part.get_payload(decode=True).decode()  # type: ignore[union-attr]
         elif part.get_content_type() == "image/png":
             images[part["Content-ID"].strip("<>")] = part.get_payload(decode=True)  # type: ignore[assignment]
-    assert html and len(images) == 2
+    assert html
+    assert len(images) == 2
     for cid, png in images.items():
         html = html.replace(f"cid:{cid}", "data:image/png;base64," + base64.b64encode(png).decode())
     return html
