@@ -22,7 +22,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from apps.accounts.models import Organization, User
+from apps.accounts.models import Membership, Organization, User
 from apps.cloud.models import Project
 from apps.digests import schedule, selectors
 from apps.digests.content import Stopwatch
@@ -34,6 +34,7 @@ logger = logging.getLogger(__name__)
 # A worker that took a delivery and died leaves it "sending"; after this another may take it.
 DELIVERY_LEASE = dt.timedelta(minutes=10)
 CLAIM_BATCH = 500
+MAX_CLAIM_BATCHES = 200
 
 
 class TransientDeliveryError(Exception):
@@ -132,20 +133,26 @@ def subscriptions_claim_due(*, now: dt.datetime) -> list[int]:
             is_active=True, next_send_at__isnull=False, next_send_at__lte=now
         )
         .select_related("organization", "user")
-        .order_by("next_send_at", "pk")[:CLAIM_BATCH]
+        .order_by("next_send_at", "pk")
     )
     holidays_by_org: dict[int, set[dt.date]] = {}
     created = []
-    for subscription in due:
-        if subscription.organization_id not in holidays_by_org:
-            holidays_by_org[subscription.organization_id] = selectors.holiday_dates(
-                subscription.organization_id
+    # Batches until nothing is due: every row read is moved past ``now`` (by this claimer or
+    # by another), so the loop ends; the bound only guards against a bug turning it endless.
+    for _ in range(MAX_CLAIM_BATCHES):
+        batch = list(due[:CLAIM_BATCH])
+        if not batch:
+            break
+        for subscription in batch:
+            if subscription.organization_id not in holidays_by_org:
+                holidays_by_org[subscription.organization_id] = selectors.holiday_dates(
+                    subscription.organization_id
+                )
+            delivery_id = _claim_one(
+                subscription, now=now, holidays=holidays_by_org[subscription.organization_id]
             )
-        delivery_id = _claim_one(
-            subscription, now=now, holidays=holidays_by_org[subscription.organization_id]
-        )
-        if delivery_id is not None:
-            created.append(delivery_id)
+            if delivery_id is not None:
+                created.append(delivery_id)
     return created
 
 
@@ -181,6 +188,15 @@ def _claim_one(
 
         transaction.on_commit(lambda: send_digest.delay(delivery.pk))
         return delivery.pk
+
+
+def _still_a_member(subscription: DigestSubscription) -> bool:
+    return (
+        subscription.user.is_active
+        and Membership.objects.filter(
+            organization_id=subscription.organization_id, user_id=subscription.user_id
+        ).exists()
+    )
 
 
 def delivery_claim(*, delivery_id: int, now: dt.datetime) -> bool:
@@ -219,6 +235,14 @@ def delivery_send(*, delivery_id: int, final_attempt: bool) -> SendOutcome | Non
     delivery = DigestDelivery.objects.select_related(
         "subscription__organization", "subscription__user"
     ).get(pk=delivery_id)
+    subscription = delivery.subscription
+    if not _still_a_member(subscription):
+        # Someone who left the organization must not receive its figures any more.
+        DigestDelivery.objects.filter(pk=delivery_id).update(
+            status=DeliveryStatus.FAILED, error="The recipient is no longer a member."
+        )
+        subscription_unsubscribe(subscription_id=subscription.pk)
+        return SendOutcome(status=DeliveryStatus.FAILED, error="not a member")
     stopwatch = Stopwatch()
     email = digest_render(
         subscription=delivery.subscription,

@@ -32,6 +32,8 @@ def claim_due(now_iso: str | None = None) -> int:
     touching the clock; claiming is idempotent for any given time.
     """
     now = dt.datetime.fromisoformat(now_iso) if now_iso else timezone.now()
+    if timezone.is_naive(now):
+        now = now.replace(tzinfo=dt.UTC)
     return len(services.subscriptions_claim_due(now=now))
 
 

@@ -13,7 +13,7 @@ import pytest
 from django.core import mail
 from rest_framework.test import APIClient
 
-from apps.accounts.models import Organization, User
+from apps.accounts.models import Membership, Organization, User
 from apps.digests import services
 from apps.digests.models import DeliveryStatus, DigestDelivery, DigestSubscription
 from tests.digests.world import SHANGHAI, World, build_world, hand_spend, make_user
@@ -194,3 +194,28 @@ def test_it_records_a_refused_address_as_failed_without_retrying(
     assert "550" in delivery.error
     assert delivery.attempts == 1
     assert inbox.messages == []
+
+
+def test_it_sends_nothing_to_someone_who_left_the_organization(
+    world: World, charlie: User, django_capture_on_commit_callbacks: Any
+) -> None:
+    subscription = subscribe(world.organization, charlie)
+    Membership.objects.filter(organization=world.organization, user=charlie).delete()
+    assert send_due(MONDAY_NINE, django_capture_on_commit_callbacks) == []
+    delivery = DigestDelivery.objects.get()
+    assert delivery.status == DeliveryStatus.FAILED
+    assert delivery.error == "The recipient is no longer a member."
+    subscription.refresh_from_db()
+    assert not subscription.is_active
+
+
+def test_it_claims_everything_due_in_one_tick_batch_after_batch(
+    world: World, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+) -> None:
+    monkeypatch.setattr(services, "CLAIM_BATCH", 2)
+    for index in range(5):
+        person = make_user(f"p{index}@acme.test")
+        world.organization.members.add(person)
+        subscribe(world.organization, person)
+    assert len(send_due(MONDAY_NINE, django_capture_on_commit_callbacks)) == 5
+    assert DigestSubscription.objects.filter(next_send_at__lte=MONDAY_NINE).count() == 0
