@@ -24,6 +24,9 @@ from apps.accounts.models import Organization
 from apps.digests import charts, selectors
 from apps.digests.budgets import budget_lines
 
+# How long others wait for the digest figures one worker is computing.
+COMPUTE_LOCK_SECONDS = 120
+
 
 @dataclasses.dataclass
 class Stopwatch:
@@ -75,25 +78,66 @@ def digest_content(
     key = _cache_key(organization, project_ids, periods, tz_name)
     if use_cache:
         with stopwatch.measure("cache"):
-            cached = cache.get(key)
-        if isinstance(cached, DigestContent):
+            cached = _cached_or_wait(key)
+        if cached is not None:
             return cached
+    try:
+        content = _compute(organization, project_ids, periods, tz_name, stopwatch, use_cache)
+        if use_cache:
+            cache.set(key, content, timeout=settings.DIGEST_FIGURES_CACHE_SECONDS)
+    finally:
+        if use_cache:
+            cache.delete(f"{key}:computing")
+    return content
+
+
+def _compute(
+    organization: Organization,
+    project_ids: Sequence[int] | None,
+    periods: Sequence[tuple[dt.datetime, dt.datetime]],
+    tz_name: str,
+    stopwatch: Stopwatch,
+    use_cache: bool,
+) -> DigestContent:
     with stopwatch.measure("queries"):
         figures = selectors.digest_figures(
-            organization=organization, project_ids=project_ids, periods=periods, tz_name=tz_name
+            organization=organization,
+            project_ids=project_ids,
+            periods=periods,
+            tz_name=tz_name,
+            use_cache=use_cache,
         )
         figures = dataclasses.replace(
             figures,
             budgets=budget_lines(
-                organization=organization, period_end=periods[0][1], project_ids=project_ids
+                organization=organization,
+                period_end=periods[0][1],
+                project_ids=project_ids,
+                use_cache=use_cache,
             ),
         )
     with stopwatch.measure("charts"):
-        content = DigestContent(
+        return DigestContent(
             figures=figures,
             spend_png=charts.spend_bars(figures.daily_spend),
             heatmap_png=charts.utilization_heatmap(figures.heatmap_days, figures.heatmap),
         )
-    if use_cache:
-        cache.set(key, content, timeout=settings.DIGEST_FIGURES_CACHE_SECONDS)
-    return content
+
+
+def _cached_or_wait(key: str) -> DigestContent | None:
+    """The cached content, or None when this caller should compute it.
+
+    The first caller takes a short lock and computes; the others (another worker at 09:00
+    sharp) wait for its result instead of running the same queries at the same time. A
+    lock holder that dies only delays the others by the lock's lifetime.
+    """
+    deadline = time.monotonic() + COMPUTE_LOCK_SECONDS
+    while True:
+        cached = cache.get(key)
+        if isinstance(cached, DigestContent):
+            return cached
+        if cache.add(f"{key}:computing", 1, timeout=COMPUTE_LOCK_SECONDS):
+            return None
+        if time.monotonic() > deadline:
+            return None
+        time.sleep(0.1)

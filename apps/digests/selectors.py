@@ -13,19 +13,22 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import zoneinfo
+from collections import defaultdict
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Avg, QuerySet
-from django.db.models.functions import TruncDate
+from django.conf import settings
+from django.core.cache import cache
+from django.db.models import Avg, CharField, QuerySet, Value
+from django.db.models.functions import Cast, Coalesce, Concat, TruncDate
 
 from apps.accounts.models import Organization, User
 from apps.analysis import pricing
 from apps.analysis import selectors as analysis_selectors
 from apps.analysis.serializers import waste_totals_json
 from apps.billing.models import BillLine
-from apps.billing.selectors import cost_total, cost_totals
+from apps.billing.selectors import cost_totals
 from apps.cloud.models import CloudAccount, Instance
 from apps.digests.models import DigestDelivery, DigestSubscription, Holiday
 from apps.metrics.models import InstanceHourRollup
@@ -120,16 +123,71 @@ class DigestFigures:
     budgets: list[Any]
 
 
-def _lines(
-    organization: Organization,
-    project_ids: Sequence[int] | None,
-    start: dt.datetime,
-    end: dt.datetime,
-) -> QuerySet[BillLine]:
-    lines = BillLine.objects.for_organization(organization).filter(
+def _lines(organization: Organization, start: dt.datetime, end: dt.datetime) -> QuerySet[BillLine]:
+    return BillLine.objects.for_organization(organization).filter(
         fee_begin_at__gte=start, fee_begin_at__lt=end
     )
-    return lines if project_ids is None else lines.filter(project_id__in=list(project_ids))
+
+
+CostCell = tuple[dt.date, int | None, int | None]  # (local day, project id, instance id)
+
+
+def period_costs(
+    *, organization: Organization, start: dt.datetime, end: dt.datetime, tz_name: str
+) -> dict[CostCell, Decimal]:
+    """The cost of the bill lines whose fee began in ``[start, end)`` (every component), per
+    local day, project and instance: one grouped query instead of one per figure.
+
+    Every spend figure of a digest (the total, the days, the movers, for the whole
+    organization or any projects) is a sum of these cells, so it equals ``cost_total`` /
+    ``cost_totals`` over the same lines to the cent (``cost_totals`` sums exactly on both
+    databases).
+    """
+    tz = zoneinfo.ZoneInfo(tz_name)
+    lines = _lines(organization, start, end).annotate(
+        local_day=TruncDate("fee_begin_at", tzinfo=tz)
+    )
+    # A composite key through cost_totals: it sums exactly on PostgreSQL and SQLite alike.
+    grouped = cost_totals(
+        lines.annotate(
+            cell=Concat(
+                Cast("local_day", CharField()),
+                Value("|"),
+                Coalesce(Cast("project_id", CharField()), Value("")),
+                Value("|"),
+                Coalesce(Cast("instance_id", CharField()), Value("")),
+                output_field=CharField(),
+            )
+        ),
+        "cell",
+    )
+    cells: dict[CostCell, Decimal] = {}
+    for key, total in grouped.items():
+        day, project, instance = key.split("|")
+        cells[
+            (
+                dt.date.fromisoformat(day),
+                int(project) if project else None,
+                int(instance) if instance else None,
+            )
+        ] = total
+    return cells
+
+
+def _in_scope(
+    cells: dict[CostCell, Decimal], project_ids: Sequence[int] | None
+) -> dict[CostCell, Decimal]:
+    if project_ids is None:
+        return cells
+    wanted = set(project_ids)
+    return {cell: cost for cell, cost in cells.items() if cell[1] in wanted}
+
+
+def _sum_by(cells: dict[CostCell, Decimal], index: int) -> dict[Any, Decimal]:
+    totals: dict[Any, Decimal] = defaultdict(Decimal)
+    for cell, cost in cells.items():
+        totals[cell[index]] += cost
+    return dict(totals)
 
 
 def _movers(
@@ -155,37 +213,36 @@ def digest_figures(
     project_ids: Sequence[int] | None,
     periods: Sequence[tuple[dt.datetime, dt.datetime]],
     tz_name: str,
+    use_cache: bool = True,
 ) -> DigestFigures:
     """The figures of a digest of ``periods[0]`` (with ``periods[1:]`` beside it)."""
     tz = zoneinfo.ZoneInfo(tz_name)
     start, end = periods[0]
-    spends, daily = [], []
-    for index, (a, b) in enumerate(periods):
-        lines = _lines(organization, project_ids, a, b)
-        spends.append(PeriodSpend(start=a, end=b, cost=cost_total(lines)))
-        by_day = cost_totals(
-            lines.annotate(local_day=TruncDate("fee_begin_at", tzinfo=tz)), "local_day"
+    scoped = [
+        _in_scope(
+            cached_period_costs(
+                organization=organization, start=a, end=b, tz_name=tz_name, use_cache=use_cache
+            ),
+            project_ids,
         )
+        for a, b in periods
+    ]
+    spends, daily = [], []
+    for index, ((a, b), cells) in enumerate(zip(periods, scoped, strict=True)):
+        spends.append(PeriodSpend(start=a, end=b, cost=sum(cells.values(), Decimal(0))))
+        by_day = _sum_by(cells, 0)
         day, last = a.astimezone(tz).date(), b.astimezone(tz).date()
         while day < last:
             daily.append((day, index, by_day.get(day, Decimal(0))))
             day += dt.timedelta(days=1)
     daily.sort(key=lambda row: row[0])
 
-    current_lines = _lines(organization, project_ids, start, end)
-    previous_lines = _lines(organization, project_ids, *periods[1]) if len(periods) > 1 else None
+    current = scoped[0]
+    previous = scoped[1] if len(scoped) > 1 else {}
     project_names = analysis_selectors.project_names(organization=organization)
-    project_movers = _movers(
-        cost_totals(current_lines, "project_id"),
-        cost_totals(previous_lines, "project_id") if previous_lines is not None else {},
-        project_names,
-    )
-    by_instance_now = cost_totals(current_lines.filter(instance__isnull=False), "instance_id")
-    by_instance_before = (
-        cost_totals(previous_lines.filter(instance__isnull=False), "instance_id")
-        if previous_lines is not None
-        else {}
-    )
+    project_movers = _movers(_sum_by(current, 1), _sum_by(previous, 1), project_names)
+    by_instance_now = {k: v for k, v in _sum_by(current, 2).items() if k is not None}
+    by_instance_before = {k: v for k, v in _sum_by(previous, 2).items() if k is not None}
     instance_names = {
         pk: name or provider_id
         for pk, name, provider_id in Instance.objects.filter(
@@ -222,6 +279,28 @@ def digest_figures(
         heatmap_days=heatmap_days,
         budgets=[],
     )
+
+
+def cached_period_costs(
+    *,
+    organization: Organization,
+    start: dt.datetime,
+    end: dt.datetime,
+    tz_name: str,
+    use_cache: bool = True,
+) -> dict[CostCell, Decimal]:
+    """``period_costs``, shared for a few minutes by every digest of the organization and
+    period (whatever their projects), like the figures themselves (see ``content``)."""
+    key = (
+        f"digests:costs:{organization.pk}:{organization.created_at.timestamp()}:"
+        f"{start.timestamp()}:{end.timestamp()}:{tz_name}"
+    )
+    cells = cache.get(key) if use_cache else None
+    if cells is None:
+        cells = period_costs(organization=organization, start=start, end=end, tz_name=tz_name)
+        if use_cache:
+            cache.set(key, cells, timeout=settings.DIGEST_FIGURES_CACHE_SECONDS)
+    return cells
 
 
 def top_recommendations(
