@@ -29,6 +29,7 @@ import datetime as dt
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import zoneinfo
@@ -159,6 +160,43 @@ def build(days_of_metrics: int) -> tuple[int, float]:
     return organization.pk, time.perf_counter() - started
 
 
+def _bench_database_exists(database_url: str) -> bool:
+    import psycopg
+
+    try:
+        with psycopg.connect(database_url) as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM accounts_organization WHERE slug = 'bench'"
+            ).fetchone()
+            return bool(row and row[0])
+    except psycopg.Error:
+        return False
+
+
+def _setup_django_only(database_url: str) -> None:
+    os.environ["DATABASE_URL"] = database_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.setdefault("SECRET_KEY", "bench-only-secret-key-0123456789-abcdefghijklmnopqrstuv")
+    os.environ.setdefault("FIELD_ENCRYPTION_KEY", "8V9nXU6Wr3m3wq9GxYqCMyn3tqm2lH4Ccv0ghiEhUFs=")
+    os.environ.setdefault("DEBUG", "0")
+    os.environ.setdefault("VAR_DIR", str(Path(tempfile.gettempdir()) / "gpu-ledger-bench"))
+    import django
+
+    django.setup()
+
+
+def _reset_deliveries() -> None:
+    """Forget a previous run's digests: every subscription due again on Monday 09:00."""
+    from apps.digests import services
+    from apps.digests.models import DigestDelivery, DigestSubscription
+
+    DigestDelivery.objects.all().delete()
+    before = dt.datetime.combine(MONDAY, dt.time(), tzinfo=SHANGHAI) - dt.timedelta(days=3)
+    for subscription in DigestSubscription.objects.select_related("organization"):
+        subscription.is_active = True
+        services.subscription_save(subscription=subscription, now=before)
+
+
 def start_worker(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [
@@ -186,13 +224,22 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--no-record", action="store_true")
     parser.add_argument("--days", type=int, default=7, help="days of metrics (the digest's week)")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="keep the database between runs: build it only if it is not there, never drop it",
+    )
     args = parser.parse_args()
     database_url = os.environ.get(
         "DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gpu_ledger_bench_digests"
     )
     if not os.environ.get("REDIS_URL"):
         sys.exit("the bench needs REDIS_URL: the workers share a broker and the figures cache")
-    setup_django(database_url)
+    reused = args.reuse and _bench_database_exists(database_url)
+    if reused:
+        _setup_django_only(database_url)
+    else:
+        setup_django(database_url)
     from aiosmtpd.controller import Controller
 
     from apps.accounts.models import Organization
@@ -203,9 +250,17 @@ def main() -> None:
     from tests.integration.conftest import free_port
 
     try:
-        organization_id, build_s = build(args.days)
-        print(f"built the organization in {build_s:.1f} s", flush=True)
-        organization = Organization.objects.get(pk=organization_id)
+        if reused:
+            from apps.digests.cachekeys import figures_cache_invalidate
+
+            organization = Organization.objects.get(slug="bench")
+            _reset_deliveries()
+            # A cold start, like the first 09:00 of a fresh database.
+            figures_cache_invalidate(organization)
+        else:
+            organization_id, build_s = build(args.days)
+            print(f"built the organization in {build_s:.1f} s", flush=True)
+            organization = Organization.objects.get(pk=organization_id)
         monday_nine = dt.datetime.combine(MONDAY, dt.time(9), tzinfo=SHANGHAI)
         occurrence = next_occurrence(
             Schedule(frequency="weekly", send_time=dt.time(9), timezone="Asia/Shanghai"),
@@ -311,7 +366,8 @@ def main() -> None:
                 )
             )
     finally:
-        teardown(database_url)
+        if not args.reuse:
+            teardown(database_url)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from django.core.cache import cache
 
 from apps.accounts.models import Organization
 from apps.alerts.selectors import budget_statuses, month_of
+from apps.digests.cachekeys import figures_key
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,10 +55,7 @@ def budget_lines(
     # The month the period's last instant belongs to: a monthly digest of October, sent on
     # 1 November, shows how October ended.
     month = month_of(organization, period_end - dt.timedelta(microseconds=1))
-    key = (
-        f"digests:budgets:{organization.pk}:{organization.created_at.timestamp()}:"
-        f"{period_end.timestamp()}"
-    )
+    key = figures_key(organization, "budgets", str(period_end.timestamp()))
     lines = cache.get(key) if use_cache else None
     if lines is None:
         lines = _all_budget_lines(organization, month, as_of)

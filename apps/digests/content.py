@@ -23,6 +23,7 @@ from django.core.cache import cache
 from apps.accounts.models import Organization
 from apps.digests import charts, selectors
 from apps.digests.budgets import budget_lines
+from apps.digests.cachekeys import figures_key
 
 # How long others wait for the digest figures one worker is computing.
 COMPUTE_LOCK_SECONDS = 120
@@ -60,9 +61,7 @@ def _cache_key(
     scope = "all" if project_ids is None else ",".join(str(pk) for pk in sorted(project_ids))
     spans = ";".join(f"{a.isoformat()}/{b.isoformat()}" for a, b in periods)
     digest = hashlib.sha256(f"{scope}|{spans}|{tz_name}".encode()).hexdigest()[:32]
-    # The creation time too: a database rebuilt from scratch (tests, a restored demo) reuses
-    # primary keys, and must not find the figures of the organization that had it before.
-    return f"digests:figures:{organization.pk}:{organization.created_at.timestamp()}:{digest}"
+    return figures_key(organization, "figures", digest)
 
 
 def digest_content(

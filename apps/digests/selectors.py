@@ -30,6 +30,7 @@ from apps.analysis.serializers import waste_totals_json
 from apps.billing.models import BillLine
 from apps.billing.selectors import cost_totals
 from apps.cloud.models import CloudAccount, Instance
+from apps.digests.cachekeys import figures_key
 from apps.digests.models import DigestDelivery, DigestSubscription, Holiday
 from apps.metrics.models import InstanceHourRollup
 from apps.recommendations.models import Status
@@ -291,10 +292,7 @@ def cached_period_costs(
 ) -> dict[CostCell, Decimal]:
     """``period_costs``, shared for a few minutes by every digest of the organization and
     period (whatever their projects), like the figures themselves (see ``content``)."""
-    key = (
-        f"digests:costs:{organization.pk}:{organization.created_at.timestamp()}:"
-        f"{start.timestamp()}:{end.timestamp()}:{tz_name}"
-    )
+    key = figures_key(organization, "costs", f"{start.timestamp()}:{end.timestamp()}:{tz_name}")
     cells = cache.get(key) if use_cache else None
     if cells is None:
         cells = period_costs(organization=organization, start=start, end=end, tz_name=tz_name)

@@ -12,12 +12,16 @@ Exactly once per subscription and period, by two guards (DESIGN.md, "Due work"):
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
 import smtplib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives, get_connection
+from django.core.mail.backends.base import BaseEmailBackend
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -222,6 +226,55 @@ def is_permanent(error: BaseException) -> bool:
     return False
 
 
+# One connection to the mail server per worker process, kept open between digests: at 09:00
+# a worker sends hundreds in a row, and a new connection (TCP, EHLO, maybe TLS) for each
+# would cost more than the message. Dropped after any error, so the next send reconnects; a
+# connection the server closed while idle is reopened once at once (that is no failure).
+_connection: tuple[tuple[str, str, int], BaseEmailBackend] | None = None
+
+
+def _mail_connection() -> tuple[BaseEmailBackend, bool]:
+    """The open connection (and whether it was open before) for the current settings."""
+    global _connection
+    wanted = (settings.EMAIL_BACKEND, settings.EMAIL_HOST, int(settings.EMAIL_PORT))
+    if _connection is not None and _connection[0] == wanted:
+        return _connection[1], True
+    _drop_connection()
+    connection = get_connection()
+    connection.open()
+    _connection = (wanted, connection)
+    return connection, False
+
+
+def _drop_connection() -> None:
+    global _connection
+    if _connection is not None:
+        connection, _connection = _connection[1], None
+        with contextlib.suppress(Exception):  # broken already: the send's own error matters
+            connection.close()
+
+
+def _send(message: EmailMultiAlternatives) -> None:
+    connection, reused = _mail_connection()
+    try:
+        message.connection = connection
+        message.send()
+    except smtplib.SMTPServerDisconnected:
+        _drop_connection()
+        if not reused:
+            raise
+        connection, _ = _mail_connection()
+        message.connection = connection
+        try:
+            message.send()
+        except BaseException:
+            _drop_connection()
+            raise
+    except BaseException:
+        _drop_connection()
+        raise
+
+
 def delivery_send(*, delivery_id: int, final_attempt: bool) -> SendOutcome | None:
     """Render and send a claimed delivery; record the Message-ID or the error.
 
@@ -255,7 +308,7 @@ def delivery_send(*, delivery_id: int, final_attempt: bool) -> SendOutcome | Non
     attempts = delivery.attempts + 1
     try:
         with stopwatch.measure("smtp"):
-            message.send()
+            _send(message)
     except (OSError, smtplib.SMTPException) as exc:
         error = f"{type(exc).__name__}: {exc}"
         if is_permanent(exc) or final_attempt:

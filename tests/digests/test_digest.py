@@ -219,3 +219,24 @@ def test_it_claims_everything_due_in_one_tick_batch_after_batch(
         subscribe(world.organization, person)
     assert len(send_due(MONDAY_NINE, django_capture_on_commit_callbacks)) == 5
     assert DigestSubscription.objects.filter(next_send_at__lte=MONDAY_NINE).count() == 0
+
+
+def test_it_shares_a_scopes_figures_until_they_are_invalidated(world: World) -> None:
+    from apps.digests.cachekeys import figures_cache_invalidate
+    from apps.digests.content import Stopwatch, digest_content
+
+    periods = [PERIOD, (PERIOD[0] - dt.timedelta(days=7), PERIOD[0])]
+    runs = []
+    for invalidate in (False, False, True):
+        if invalidate:
+            figures_cache_invalidate(world.organization)
+        stopwatch = Stopwatch()
+        digest_content(
+            organization=world.organization,
+            project_ids=None,
+            periods=periods,
+            tz_name="Asia/Shanghai",
+            stopwatch=stopwatch,
+        )
+        runs.append("queries" in stopwatch.ms)
+    assert runs == [True, False, True]
