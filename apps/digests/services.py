@@ -37,7 +37,7 @@ logger = logging.getLogger(__name__)
 
 # A worker that took a delivery and died leaves it "sending"; after this another may take it.
 DELIVERY_LEASE = dt.timedelta(minutes=10)
-CLAIM_BATCH = 500
+CLAIM_BATCH = 100
 MAX_CLAIM_BATCHES = 200
 
 
@@ -129,8 +129,10 @@ def holiday_delete(*, holiday: Holiday, now: dt.datetime | None = None) -> None:
 def subscriptions_claim_due(*, now: dt.datetime) -> list[int]:
     """Claim every subscription due at ``now``; returns the ids of the deliveries created.
 
-    Each claim is its own transaction: the conditional UPDATE of ``next_send_at`` and the
-    delivery row commit together, so a crash in between cannot lose or double a digest.
+    A batch of claims is one transaction: the conditional UPDATEs of ``next_send_at`` and
+    the delivery rows commit together (a crash in between cannot lose or double a digest),
+    and the sends are queued once they have; one commit per batch, not per digest, is what
+    lets a thousand digests due at 09:00 be claimed in seconds.
     """
     due = (
         DigestSubscription.objects.filter(
@@ -144,19 +146,20 @@ def subscriptions_claim_due(*, now: dt.datetime) -> list[int]:
     # Batches until nothing is due: every row read is moved past ``now`` (by this claimer or
     # by another), so the loop ends; the bound only guards against a bug turning it endless.
     for _ in range(MAX_CLAIM_BATCHES):
-        batch = list(due[:CLAIM_BATCH])
-        if not batch:
-            break
-        for subscription in batch:
-            if subscription.organization_id not in holidays_by_org:
-                holidays_by_org[subscription.organization_id] = selectors.holiday_dates(
-                    subscription.organization_id
+        with transaction.atomic():
+            batch = list(due[:CLAIM_BATCH])
+            if not batch:
+                break
+            for subscription in batch:
+                if subscription.organization_id not in holidays_by_org:
+                    holidays_by_org[subscription.organization_id] = selectors.holiday_dates(
+                        subscription.organization_id
+                    )
+                delivery_id = _claim_one(
+                    subscription, now=now, holidays=holidays_by_org[subscription.organization_id]
                 )
-            delivery_id = _claim_one(
-                subscription, now=now, holidays=holidays_by_org[subscription.organization_id]
-            )
-            if delivery_id is not None:
-                created.append(delivery_id)
+                if delivery_id is not None:
+                    created.append(delivery_id)
     return created
 
 
