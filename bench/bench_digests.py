@@ -372,6 +372,12 @@ def main() -> None:
                         f"lines ({INSTANCES * 21 * 24:,}); {SUBSCRIBERS} subscribers: half the "
                         "whole organization, half one project each; half in Simplified Chinese. "
                         "SMTP sink: aiosmtpd in the bench process, on loopback."
+                        + (
+                            " Database kept from an earlier build of this bench (--reuse); "
+                            "figures cache cold."
+                            if reused
+                            else ""
+                        )
                     ),
                 )
             )
