@@ -13,11 +13,15 @@ RUN := $(VAR)/run
 LOG := $(VAR)/log
 PORT ?= 8000
 SIMULATOR_PORT ?= 8900
+# The demo's mail catcher (workers/mail_catcher.py): every e-mail the demo sends lands in var/mail.
+MAIL_PORT ?= 8825
 DEMO_ENV := $(VAR)/demo.env
 # The demo runs like production (DEBUG off) but over plain HTTP on localhost.
 DEMO := set -a && source $(DEMO_ENV) && set +a &&
+# The demo's services send e-mail to the mail catcher, unless EMAIL_URL says otherwise.
+DEMO_MAIL := EMAIL_URL=$${EMAIL_URL:-smtp://127.0.0.1:$(MAIL_PORT)}
 # Starts, waits for and stops the demo's long-running processes (see the script's header).
-SERVICES := VAR=$(VAR) PORT=$(PORT) SIMULATOR_PORT=$(SIMULATOR_PORT) VENV_BIN=$(abspath $(VENV))/bin \
+SERVICES := VAR=$(VAR) PORT=$(PORT) SIMULATOR_PORT=$(SIMULATOR_PORT) MAIL_PORT=$(MAIL_PORT) VENV_BIN=$(abspath $(VENV))/bin \
   workers/demo-services.sh
 
 .PHONY: help install frontend migrate demo stop dev test test-python test-frontend lint bench bench-metrics bench-analysis bench-sync bench-backfill-faults bench-recommendations bench-digests clean
@@ -63,17 +67,18 @@ migrate: $(VENV)/.installed $(DEMO_ENV)
 # --- the demo -----------------------------------------------------------------------------
 demo: install frontend migrate stop
 	@mkdir -p $(RUN) $(LOG)
-	$(DEMO) $(SERVICES) start simulator
+	$(DEMO) $(SERVICES) start simulator mail
 	$(DEMO) $(PY) manage.py setup_demo --simulator 127.0.0.1:$(SIMULATOR_PORT) | tee $(RUN)/setup_demo.out
 	@# 30 days of history through the real sync code (SDK -> simulator), before the browser opens.
 	$(DEMO) $(PY) manage.py backfill --days 30 --account $$(sed -n 's/^cloud-account-id=//p' $(RUN)/setup_demo.out)
 	$(DEMO) $(PY) manage.py analyse --organization demo
 	$(DEMO) $(PY) manage.py recommend --organization demo
 	$(DEMO) $(PY) manage.py collectstatic --noinput --verbosity 0
-	$(DEMO) $(SERVICES) start web worker beat
+	$(DEMO) $(DEMO_MAIL) $(SERVICES) start web worker beat
 	@echo
 	@echo "  GPU Ledger is running:  http://localhost:$(PORT)"
 	@echo "  Sign in as:             demo@example.com / demo"
+	@echo "  E-mail it sends:        $(VAR)/mail/*.eml (caught on 127.0.0.1:$(MAIL_PORT); log: $(LOG)/mail.log)"
 	@echo "  Logs:                   $(LOG)/   Stop with: make stop"
 	@echo
 

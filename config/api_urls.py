@@ -10,6 +10,7 @@ from rest_framework.routers import DefaultRouter
 
 from apps.accounts import api as accounts_api
 from apps.accounts import signup as accounts_signup
+from apps.alerts import api as alerts_api
 from apps.analysis import api as analysis_api
 from apps.cloud import api as cloud_api
 from apps.digests import api as digests_api
@@ -31,6 +32,10 @@ router.register(
     "digest-subscriptions", digests_api.DigestSubscriptionViewSet, basename="digest-subscription"
 )
 router.register("holidays", digests_api.HolidayViewSet, basename="holiday")
+router.register("budgets", alerts_api.BudgetViewSet, basename="budget")
+router.register("alert-rules", alerts_api.ThresholdRuleViewSet, basename="alert-rule")
+router.register("alert-recipients", alerts_api.AlertRecipientViewSet, basename="alert-recipient")
+router.register("alerts", alerts_api.AlertViewSet, basename="alert")
 
 v1: list[URLPattern | URLResolver] = [
     path("auth/csrf", accounts_api.CsrfView.as_view(), name="auth-csrf"),
@@ -70,6 +75,7 @@ v1: list[URLPattern | URLResolver] = [
         name="recommendation-settings",
     ),
     path("digests/unsubscribe", digests_api.UnsubscribeView.as_view(), name="digest-unsubscribe"),
+    path("alerts/settings", alerts_api.AlertSettingsView.as_view(), name="alert-settings"),
     path("", include(router.urls)),
 ]
 

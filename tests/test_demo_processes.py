@@ -13,6 +13,7 @@ import os
 import secrets
 import shutil
 import signal
+import smtplib
 import socket
 import subprocess
 import sys
@@ -20,6 +21,9 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
+from email import message_from_bytes
+from email.message import EmailMessage
+from email.policy import default
 from pathlib import Path
 
 import pytest
@@ -29,7 +33,7 @@ from tests.integration.conftest import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "workers" / "demo-services.sh"
-SERVICES = ("simulator", "web", "worker", "beat")
+SERVICES = ("simulator", "web", "worker", "beat", "mail")
 
 pytestmark = [
     pytest.mark.integration,
@@ -129,7 +133,7 @@ class Demo:
         )
 
     def start(self) -> dict[str, int]:
-        """Starts the four services; returns each one's recorded process group."""
+        """Starts the services; returns each one's recorded process group."""
         result = self.run("start", *SERVICES)
         assert result.returncode == 0, result.stdout + result.stderr + self.logs()
         return self.recorded_groups()
@@ -171,6 +175,7 @@ def demo(tmp_path: Path) -> Iterator[Demo]:
         VAR=str(var),
         PORT=str(free_port()),
         SIMULATOR_PORT=str(free_port()),
+        MAIL_PORT=str(free_port()),
         # The virtualenv's bin directory, where the demo finds python, gunicorn and celery.
         VENV_BIN=os.path.dirname(sys.executable),
     )
@@ -285,3 +290,27 @@ def test_it_refuses_a_taken_port_and_names_what_holds_it(demo: Demo) -> None:
         if can_name_holders:
             assert f"pid {os.getpid()} " in result.stderr
     assert not (demo.var / "run" / "web.pid").exists()
+
+
+def test_it_catches_the_demos_mail_in_var_mail_and_stops_the_catcher(demo: Demo) -> None:
+    result = demo.run("start", "mail")
+    assert result.returncode == 0, result.stdout + result.stderr + demo.logs()
+    port = int(demo.env["MAIL_PORT"])
+    message = EmailMessage()
+    message["From"] = "GPU Ledger <ledger@localhost>"
+    message["To"] = "new@acme.test"
+    message["Subject"] = "You are invited to Acme · 欢迎"
+    message.set_content("Accept: http://localhost:8000/invitations/accept?token=abc")
+    with smtplib.SMTP("127.0.0.1", port, timeout=10) as smtp:
+        smtp.send_message(message)
+
+    caught = sorted((demo.var / "mail").glob("*.eml"))
+    assert len(caught) == 1
+    read_back = message_from_bytes(caught[0].read_bytes(), policy=default)
+    assert read_back["Subject"] == "You are invited to Acme · 欢迎"
+    assert "token=abc" in read_back.get_content()
+    assert "caught mail to new@acme.test" in (demo.var / "log" / "mail.log").read_text()
+
+    demo.stop()
+    assert listeners_on(port) == set()
+    assert processes_naming(demo.var) == set()

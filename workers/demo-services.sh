@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Starts and stops the long-running processes of `make demo`: the Tencent Cloud simulator,
-# gunicorn, the Celery worker and Celery beat.
+# gunicorn, the Celery worker, Celery beat and the mail catcher (a loopback SMTP server that
+# writes each message the demo sends to VAR/mail/*.eml: workers/mail_catcher.py).
 #
-#   workers/demo-services.sh start simulator|web|worker|beat ...   start them, wait until ready
+#   workers/demo-services.sh start simulator|web|worker|beat|mail ...   start them, wait until ready
 #   workers/demo-services.sh stop                                   stop them, check the ports
 #
 # Settings from the environment: VAR (default var: pid and port files in VAR/run, logs in
-# VAR/log; the services get VAR_DIR=VAR), PORT (8000), SIMULATOR_PORT (8900), VENV_BIN
+# VAR/log; the services get VAR_DIR=VAR), PORT (8000), SIMULATOR_PORT (8900), MAIL_PORT (8825), VENV_BIN
 # (.venv/bin), STOP_TIMEOUT (seconds from SIGTERM to SIGKILL, 20), READY_TIMEOUT (seconds, 120).
 # The caller provides the rest of the services' environment (make demo sources var/demo.env).
 #
@@ -27,11 +28,13 @@ RUN="$VAR/run"
 LOG="$VAR/log"
 PORT="${PORT:-8000}"
 SIMULATOR_PORT="${SIMULATOR_PORT:-8900}"
+MAIL_PORT="${MAIL_PORT:-8825}"
 VENV_BIN="${VENV_BIN:-$ROOT/.venv/bin}"
 STOP_TIMEOUT="${STOP_TIMEOUT:-20}"
 READY_TIMEOUT="${READY_TIMEOUT:-120}"
-# Stopped in this order: the web first (no new requests), the simulator last (syncs need it).
-SERVICES=(web worker beat simulator)
+# Stopped in this order: the web first (no new requests), the mail catcher after the worker (it
+# may still be sending), the simulator last (syncs need it).
+SERVICES=(web worker beat mail simulator)
 
 fail() {
   echo "demo-services: $*" >&2
@@ -171,7 +174,7 @@ stop_services() {
   done
   # The ports the stopped services were started on (make stop may be run without PORT=...),
   # and the ones configured now, which the next make demo needs.
-  local -a ports=("$PORT" "$SIMULATOR_PORT")
+  local -a ports=("$PORT" "$SIMULATOR_PORT" "$MAIL_PORT")
   local port_file
   for port_file in "$RUN"/*.port; do
     [[ -f "$port_file" ]] || continue
@@ -187,6 +190,7 @@ port_of() {
   case "$1" in
     web) echo "$PORT" ;;
     simulator) echo "$SIMULATOR_PORT" ;;
+    mail) echo "$MAIL_PORT" ;;
   esac
 }
 
@@ -203,6 +207,7 @@ launch() {
       ;;
     worker) command=(workers/start-worker.sh) ;;
     beat) command=(workers/start-beat.sh) ;;
+    mail) command=(python -m workers.mail_catcher --port "$MAIL_PORT" --dir "$VAR/mail") ;;
     *) fail "unknown service '$name' (known: ${SERVICES[*]})" ;;
   esac
   if pgid="$(recorded_group "$name")" && [[ -n "$(members_of_group "$pgid")" ]]; then
@@ -240,6 +245,7 @@ wait_until_ready() {
 is_ready() {
   case "$1" in
     simulator) port_is_listening "$SIMULATOR_PORT" ;;
+    mail) port_is_listening "$MAIL_PORT" ;;
     web) curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" ;;
     # Celery logs these lines once the worker consumes and beat ticks.
     worker) grep -q ' ready\.' "$LOG/worker.log" ;;

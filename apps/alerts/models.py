@@ -11,6 +11,8 @@ duplicate beat tick or two workers evaluating at the same moment cannot raise it
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Q
@@ -44,8 +46,9 @@ class Budget(OrganizationScopedModel):
         max_digits=16, decimal_places=2, validators=[MinValueValidator(0)], help_text="Per month."
     )
     currency = models.CharField(max_length=3, default="CNY")
-    actual_thresholds_pct = models.JSONField(default=default_thresholds_pct)
-    forecast_thresholds_pct = models.JSONField(default=default_thresholds_pct)
+    # An empty list: no alerts on that basis.
+    actual_thresholds_pct = models.JSONField(default=default_thresholds_pct, blank=True)
+    forecast_thresholds_pct = models.JSONField(default=default_thresholds_pct, blank=True)
 
     class Meta:
         ordering = ["name", "id"]
@@ -68,7 +71,8 @@ class BudgetCrossing(models.Model):
     basis = models.CharField(max_length=8, choices=BudgetBasis.choices)
     amount = models.DecimalField(**MONEY, help_text="Spend (or forecast) when it was crossed.")
     crossed_at = models.DateTimeField()
-    event = models.OneToOneField(
+    # Thresholds crossed together (a jump from 40 % to 110 %) share one alert: the highest.
+    event = models.ForeignKey(
         "AlertEvent", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
 
@@ -190,18 +194,31 @@ class AlertRecipient(OrganizationScopedModel):
         return f"{self.role or self.user_id} ({self.project_id or 'all projects'})"
 
 
-class WebhookSettings(TimestampedModel):
-    """An organization's optional webhook: a JSON POST per alert, signed with its secret."""
+class AlertSettings(TimestampedModel):
+    """An organization's alert settings: the optional webhook and the anomaly sensitivity.
+
+    The webhook is a JSON POST per alert, signed with the organization's own secret (stored
+    encrypted, never shown again). An anomaly is a day above median + ``anomaly_k`` x the
+    robust spread (1.4826 x MAD) of the 30 days before it *and* above the median by at least
+    the minimum (money, or idle GPU-hours), so a flat, cheap series does not alert on pennies.
+    """
 
     organization = models.OneToOneField(
-        "accounts.Organization", on_delete=models.CASCADE, related_name="alert_webhook"
+        "accounts.Organization", on_delete=models.CASCADE, related_name="alert_settings"
     )
-    url = models.URLField(max_length=500)
-    secret_encrypted = models.TextField()
-    enabled = models.BooleanField(default=True)
+    webhook_url = models.URLField(max_length=500, blank=True)
+    webhook_secret_encrypted = models.TextField(blank=True)
+    webhook_enabled = models.BooleanField(default=False)
+    anomaly_k = models.FloatField(default=4.0, validators=[MinValueValidator(0)])
+    anomaly_min_amount = models.DecimalField(
+        max_digits=12, decimal_places=2, default=Decimal("50.00"), validators=[MinValueValidator(0)]
+    )
+    anomaly_min_idle_gpu_hours = models.FloatField(default=4.0, validators=[MinValueValidator(0)])
+    # Set once the default threshold rules were created, so deleting them all is respected.
+    default_rules_created_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
-        return self.url
+        return f"alert settings of {self.organization_id}"
 
 
 class Channel(models.TextChoices):

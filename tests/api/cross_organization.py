@@ -155,6 +155,26 @@ PROBES: dict[str, Probe] = {
     "/api/v1/digest-subscriptions/{id}/preview": Probe("digest_subscription"),
     "/api/v1/holidays": Probe("holiday", payload=_with_takeover(date="2026-12-25", name="x")),
     "/api/v1/holidays/{id}": Probe("holiday", payload=lambda world: {"name": "pwned"}),
+    "/api/v1/budgets": Probe(
+        "budget", payload=_with_takeover(name="pwned", amount="1", project=None)
+    ),
+    "/api/v1/budgets/{id}": Probe("budget"),
+    "/api/v1/alert-rules": Probe(
+        "threshold_rule",
+        payload=_with_takeover(name="pwned", metric="gpu_temp_c", comparison="above", threshold=1),
+    ),
+    "/api/v1/alert-rules/{id}": Probe("threshold_rule"),
+    "/api/v1/alert-recipients": Probe("alert_recipient", payload=_with_takeover(role="viewer")),
+    "/api/v1/alert-recipients/{id}": Probe("alert_recipient"),
+    "/api/v1/alerts": Probe("alert_event"),
+    "/api/v1/alerts/{id}": Probe("alert_event"),
+    # One settings row per organization, without an id: Globex's webhook must not show.
+    "/api/v1/alerts/settings": Probe(
+        "alert_settings",
+        exposed=lambda body: {body["webhook_url"]},
+        identify=lambda settings: settings.webhook_url,  # type: ignore[attr-defined]
+        payload=lambda world: {"anomaly_k": 9.0},
+    ),
 }
 
 NOT_ORGANIZATION_SCOPED: dict[str, str] = {

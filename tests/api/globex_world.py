@@ -17,6 +17,7 @@ from django.db import models
 
 from apps.accounts import services as accounts_services
 from apps.accounts.models import Invitation, Membership, Organization, User
+from apps.alerts.models import AlertEvent, AlertRecipient, AlertSettings, Budget, ThresholdRule
 from apps.analysis.engine.thresholds import Phase
 from apps.analysis.models import (
     PHASE_DAY_SHAPE,
@@ -178,6 +179,7 @@ def globex_world(globex: Organization, bob: User) -> GlobexWorld:
         "recommendation_settings": RecommendationSettings.objects.create(
             organization=globex, thresholds={"idle_min_share": 0.77}
         ),
+        **_alerts_objects(globex, project, instance),
     }
     subscription = DigestSubscription.objects.create(
         organization=globex, user=bob, next_send_at=MIDNIGHT + dt.timedelta(days=7)
@@ -196,6 +198,44 @@ def globex_world(globex: Organization, bob: User) -> GlobexWorld:
     )
     objects["holiday"] = Holiday.objects.create(organization=globex, date=DAY, name="Globex day")
     return GlobexWorld(organization=globex, objects=objects)
+
+
+def _alerts_objects(
+    globex: Organization, project: Project, instance: Instance
+) -> dict[str, models.Model]:
+    rule = ThresholdRule.objects.create(
+        organization=globex,
+        name="globex hot",
+        metric="gpu_temp_c",
+        comparison="above",
+        threshold=80,
+        duration_minutes=5,
+        project=project,
+    )
+    return {
+        "budget": Budget.objects.create(
+            organization=globex, name="globex budget", amount=Decimal("1000"), project=project
+        ),
+        "threshold_rule": rule,
+        "alert_event": AlertEvent.objects.create(
+            organization=globex,
+            kind="threshold",
+            title="globex alert",
+            message="hot",
+            rule=rule,
+            instance=instance,
+            project=project,
+            started_at=MIDNIGHT,
+        ),
+        "alert_recipient": AlertRecipient.objects.create(
+            organization=globex, role="finance", project=project
+        ),
+        "alert_settings": AlertSettings.objects.create(
+            organization=globex,
+            webhook_url="https://hooks.globex.test/alerts",
+            default_rules_created_at=MIDNIGHT,
+        ),
+    }
 
 
 def _rows(queryset: models.QuerySet) -> list[dict[str, Any]]:

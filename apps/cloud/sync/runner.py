@@ -23,6 +23,7 @@ from apps.cloud.providers.tencent.client import TencentClient
 from apps.cloud.providers.tencent.errors import CloudError
 from apps.cloud.sync.progress import ProgressRecorder
 from apps.cloud.sync.registry import SyncJob, sync_function
+from apps.cloud.sync.signals import sync_completed
 
 logger = logging.getLogger(__name__)
 
@@ -166,6 +167,10 @@ def sync_run(
         raise
     services.cloud_account_mark_ok(account_id=account_id)
     sync_release(account_id, kind, next_run_at=now + interval, success_at=timezone.now())
+    # Later apps (alerts) react to fresh data; cloud imports none of them.
+    sync_completed.send(
+        sender=sync_run, account_id=account_id, organization_id=account.organization_id, kind=kind
+    )
     return "ok"
 
 

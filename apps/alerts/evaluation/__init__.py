@@ -1,0 +1,1 @@
+"""The evaluators: each reads its data as of a moment and raises each alert once."""

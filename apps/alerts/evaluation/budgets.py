@@ -1,0 +1,123 @@
+"""Budget thresholds: an alert the first time each threshold is crossed in a month.
+
+"Once" is the unique ``BudgetCrossing`` (budget, month, threshold, basis): a second run, a
+duplicate tick or a second worker finds the row and raises nothing. Thresholds crossed in the
+same run on the same basis (a jump from 40 % to 110 %) are one alert, the highest, with every
+crossing recorded against it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.db import IntegrityError, transaction
+
+from apps.accounts.models import Organization
+from apps.alerts.models import AlertEvent, AlertKind, BudgetBasis, BudgetCrossing, Severity
+from apps.alerts.selectors import BudgetStatus, budget_statuses, month_of
+from apps.alerts.services import alert_event_raise
+
+
+def budgets_evaluate(*, organization: Organization, as_of: dt.datetime) -> list[AlertEvent]:
+    """Raise the alerts of thresholds newly crossed this month; returns them."""
+    month = month_of(organization, as_of)
+    raised = []
+    for status in budget_statuses(organization, month, as_of=as_of):
+        for basis in BudgetBasis:
+            thresholds = [t.threshold_pct for t in status.thresholds_crossed if t.basis == basis]
+            event = _raise_once(status, basis, thresholds, as_of)
+            if event is not None:
+                raised.append(event)
+    return raised
+
+
+def _raise_once(
+    status: BudgetStatus, basis: str, thresholds: list[int], as_of: dt.datetime
+) -> AlertEvent | None:
+    if not thresholds:
+        return None
+    budget = status.budget
+    with transaction.atomic():
+        known = set(
+            BudgetCrossing.objects.filter(
+                budget=budget, month=status.month, basis=basis, threshold_pct__in=thresholds
+            ).values_list("threshold_pct", flat=True)
+        )
+        new = [t for t in thresholds if t not in known]
+        if not new:
+            return None
+        amount = status.spent if basis == BudgetBasis.ACTUAL else status.forecast
+        try:
+            with transaction.atomic():
+                crossings = BudgetCrossing.objects.bulk_create(
+                    [
+                        BudgetCrossing(
+                            budget=budget,
+                            month=status.month,
+                            threshold_pct=t,
+                            basis=basis,
+                            amount=amount,
+                            crossed_at=as_of,
+                        )
+                        for t in new
+                    ]
+                )
+        except IntegrityError:
+            # Another worker recorded (some of) them first: it raises the alert.
+            return None
+        event = alert_event_raise(
+            organization=budget.organization,
+            started_at=as_of,
+            kind=AlertKind.BUDGET,
+            severity=Severity.CRITICAL if max(new) >= 100 else Severity.WARNING,
+            title=_title(status, basis, max(new)),
+            message=_message(status, basis),
+            budget=budget,
+            project_id=budget.project_id,
+            evidence=_evidence(status, basis, new),
+        )
+        BudgetCrossing.objects.filter(pk__in=[c.pk for c in crossings]).update(event=event)
+        return event
+
+
+def _scope(status: BudgetStatus) -> str:
+    return f"project {status.project_name}" if status.project_name else "the organization"
+
+
+def _title(status: BudgetStatus, basis: str, threshold: int) -> str:
+    if basis == BudgetBasis.ACTUAL:
+        return f"Budget {status.budget.name}: {threshold} % spent in {status.month}"
+    return f"Budget {status.budget.name}: forecast to reach {threshold} % in {status.month}"
+
+
+def _message(status: BudgetStatus, basis: str) -> str:
+    spent = f"{status.spent:,} {status.currency}"
+    budget = f"{status.amount:,} {status.currency}"
+    if basis == BudgetBasis.ACTUAL:
+        return (
+            f"{_scope(status).capitalize()} has spent {spent} of its {budget} budget for "
+            f"{status.month} ({status.percent_used} %)."
+        )
+    return (
+        f"At the last 7 days' average of {status.daily_average:,} {status.currency} a day, "
+        f"{_scope(status)} will spend {status.forecast:,} {status.currency} in {status.month}: "
+        f"{status.forecast_pct} % of its {budget} budget ({spent} spent so far, "
+        f"{status.days_left} days left)."
+    )
+
+
+def _evidence(status: BudgetStatus, basis: str, thresholds: list[int]) -> dict[str, object]:
+    return {
+        "month": status.month,
+        "basis": basis,
+        "thresholds_pct": sorted(thresholds),
+        "budget_amount": str(status.amount),
+        "currency": status.currency,
+        "spent": str(status.spent),
+        "percent_used": str(status.percent_used),
+        "daily_average": str(status.daily_average),
+        "days_left": str(status.days_left),
+        "forecast": str(status.forecast),
+        "forecast_pct": str(status.forecast_pct),
+        "forecast_method": status.forecast_method,
+    }

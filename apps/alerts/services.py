@@ -1,0 +1,155 @@
+"""Writes of the alerts app: budgets, rules, settings, and raising an alert (which notifies)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+from decimal import Decimal
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.accounts.models import Organization
+from apps.alerts.delivery import deliveries_plan
+from apps.alerts.models import (
+    AlertDelivery,
+    AlertEvent,
+    AlertSettings,
+    Budget,
+    Channel,
+    Comparison,
+    ThresholdRule,
+)
+from apps.cloud.models import Project
+from apps.core.crypto import encrypt_str
+from apps.metrics.constants import Metric
+
+#: The rules every organization starts with (DOMAIN.md: thresholds in common use).
+DEFAULT_RULES: tuple[dict[str, Any], ...] = (
+    {
+        "name": "GPU underused",
+        "metric": Metric.GPU_UTIL_PCT,
+        "comparison": Comparison.BELOW,
+        "threshold": 30.0,
+        "duration_minutes": 10,
+    },
+    {
+        "name": "GPU memory nearly full",
+        "metric": Metric.GPU_MEM_USED_PCT,
+        "comparison": Comparison.ABOVE,
+        "threshold": 90.0,
+        "duration_minutes": 5,
+    },
+    {
+        "name": "GPU running hot",
+        "metric": Metric.GPU_TEMP_C,
+        "comparison": Comparison.ABOVE,
+        "threshold": 85.0,
+        "duration_minutes": 5,
+    },
+)
+
+
+@transaction.atomic
+def budget_create(
+    *,
+    organization: Organization,
+    name: str,
+    amount: Decimal,
+    currency: str | None = None,
+    project: Project | None = None,
+    actual_thresholds_pct: list[int] | None = None,
+    forecast_thresholds_pct: list[int] | None = None,
+) -> Budget:
+    budget = Budget(
+        organization=organization,
+        name=name,
+        amount=amount,
+        currency=currency or organization.currency,
+        project=project,
+    )
+    if actual_thresholds_pct is not None:
+        budget.actual_thresholds_pct = sorted(set(actual_thresholds_pct))
+    if forecast_thresholds_pct is not None:
+        budget.forecast_thresholds_pct = sorted(set(forecast_thresholds_pct))
+    budget.full_clean()
+    budget.save()
+    return budget
+
+
+@transaction.atomic
+def budget_update(*, budget: Budget, **fields: Any) -> Budget:
+    for key in ("actual_thresholds_pct", "forecast_thresholds_pct"):
+        if key in fields:
+            fields[key] = sorted(set(fields[key]))
+    for key, value in fields.items():
+        setattr(budget, key, value)
+    budget.full_clean()
+    budget.save()
+    return budget
+
+
+def alert_settings_get(organization: Organization) -> AlertSettings:
+    settings, _ = AlertSettings.objects.get_or_create(organization=organization)
+    return settings
+
+
+@transaction.atomic
+def alert_settings_update(
+    *, organization: Organization, webhook_secret: str | None = None, **fields: Any
+) -> AlertSettings:
+    """Change the settings; a new ``webhook_secret`` is stored encrypted (write-only)."""
+    settings = AlertSettings.objects.select_for_update().get(pk=alert_settings_get(organization).pk)
+    for key, value in fields.items():
+        setattr(settings, key, value)
+    if webhook_secret is not None:
+        settings.webhook_secret_encrypted = encrypt_str(webhook_secret)
+    settings.full_clean()
+    settings.save()
+    return settings
+
+
+def threshold_rules_ensure_defaults(organization: Organization) -> None:
+    """Create the default rules once per organization (deleting them later is respected)."""
+    with transaction.atomic():
+        settings = AlertSettings.objects.select_for_update().get(
+            pk=alert_settings_get(organization).pk
+        )
+        if settings.default_rules_created_at is not None:
+            return
+        ThresholdRule.objects.bulk_create(
+            [ThresholdRule(organization=organization, **rule) for rule in DEFAULT_RULES]
+        )
+        settings.default_rules_created_at = timezone.now()
+        settings.save(update_fields=["default_rules_created_at", "updated_at"])
+
+
+@transaction.atomic
+def threshold_rule_save(*, rule: ThresholdRule) -> ThresholdRule:
+    rule.full_clean()
+    rule.save()
+    return rule
+
+
+def alert_event_raise(
+    *, organization: Organization, started_at: dt.datetime, **fields: Any
+) -> AlertEvent:
+    """Record an alert and plan its deliveries; they are sent once the transaction commits.
+
+    Callers make "once" hold with a database constraint (see models); this only records.
+    """
+    event = AlertEvent.objects.create(organization=organization, started_at=started_at, **fields)
+    deliveries = deliveries_plan(event)
+    transaction.on_commit(functools.partial(_enqueue, [d.pk for d in deliveries]))
+    return event
+
+
+def _enqueue(delivery_ids: list[int]) -> None:
+    from apps.alerts.tasks import send_alert_email, send_alert_webhook
+
+    for delivery in AlertDelivery.objects.filter(pk__in=delivery_ids):
+        if delivery.channel == Channel.EMAIL:
+            send_alert_email.delay(delivery.pk)
+        else:
+            send_alert_webhook.delay(delivery.pk)
