@@ -339,6 +339,38 @@ def delivery_send(*, delivery_id: int, final_attempt: bool) -> SendOutcome | Non
     return SendOutcome(status=DeliveryStatus.SENT, message_id=message_id)
 
 
+def digest_send_latest(*, subscription: DigestSubscription, now: dt.datetime) -> int | None:
+    """Queue the digest of the latest period that has ended (the demo's "show me one now").
+
+    Recorded like a scheduled one, so it too goes out once per period: returns the
+    delivery's id, or None when that period's digest exists already. The schedule itself
+    (``next_send_at``) is left alone.
+    """
+    plan = subscription_schedule(
+        subscription, selectors.holiday_dates(subscription.organization_id)
+    )
+    occurrence = schedule.latest_due(plan, since=now - dt.timedelta(days=62), now=now)
+    if occurrence is None:
+        return None
+    with transaction.atomic():
+        delivery, created = DigestDelivery.objects.get_or_create(
+            subscription=subscription,
+            period_start=occurrence.period_start,
+            defaults={
+                "organization_id": subscription.organization_id,
+                "period_end": occurrence.period_end,
+                "scheduled_for": now,
+                "recipient": subscription.user.email,
+            },
+        )
+        if not created:
+            return None
+        from apps.digests.tasks import send_digest
+
+        transaction.on_commit(lambda: send_digest.delay(delivery.pk))
+    return delivery.pk
+
+
 def subscription_create_default(*, organization: Organization, user: User) -> DigestSubscription:
     """The default digest: weekly, Monday 09:00 in the organization's timezone, everything."""
     return subscription_save(subscription=DigestSubscription(organization=organization, user=user))

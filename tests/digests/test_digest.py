@@ -240,3 +240,17 @@ def test_it_shares_a_scopes_figures_until_they_are_invalidated(world: World) -> 
         )
         runs.append("queries" in stopwatch.ms)
     assert runs == [True, False, True]
+
+
+def test_it_sends_the_latest_digest_on_demand_once_per_period(
+    world: World, alice: User, django_capture_on_commit_callbacks: Any
+) -> None:
+    from django.core.management import call_command
+
+    for _ in range(2):
+        with django_capture_on_commit_callbacks(execute=True):
+            call_command("send_digest", email="alice@acme.test")
+    assert [m.to for m in mail.outbox] == [["alice@acme.test"]]
+    delivery = DigestDelivery.objects.get()
+    assert delivery.status == DeliveryStatus.SENT
+    assert delivery.period_end <= dt.datetime.now(dt.UTC)
