@@ -58,7 +58,9 @@ class DigestSubscriptionViewSet(
 
     def get_queryset(self) -> QuerySet:
         return selectors.subscriptions_of(
-            organization=self.tenant.organization, user=session_user(self.request)
+            organization=self.tenant.organization,
+            user=session_user(self.request),
+            now=timezone.now(),
         ).order_by("created_at", "id")
 
     def get_serializer_context(self) -> dict[str, Any]:

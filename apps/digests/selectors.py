@@ -20,7 +20,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Avg, CharField, QuerySet, Value
+from django.db.models import Avg, CharField, Prefetch, QuerySet, Value
 from django.db.models.functions import Cast, Coalesce, Concat, TruncDate
 
 from apps.accounts.models import Organization, User
@@ -41,13 +41,25 @@ TOP_RECOMMENDATIONS = 5
 UNALLOCATED = "Unallocated"
 
 
-def subscriptions_of(*, organization: Organization, user: User) -> QuerySet[DigestSubscription]:
-    """A person's own subscriptions in the organization (nobody sees another's)."""
+# How far back a subscription's latest delivery is looked for (a monthly digest, twice).
+LAST_DELIVERY_LOOKBACK = dt.timedelta(days=62)
+
+
+def subscriptions_of(
+    *, organization: Organization, user: User, now: dt.datetime
+) -> QuerySet[DigestSubscription]:
+    """A person's own subscriptions in the organization (nobody sees another's), each with
+    its recent deliveries newest first in ``recent_deliveries`` (one query for all)."""
+    recent = DigestDelivery.objects.filter(period_start__gte=now - LAST_DELIVERY_LOOKBACK).order_by(
+        "-period_start", "-id"
+    )
     return (
         DigestSubscription.objects.for_organization(organization)
         .filter(user=user)
         .select_related("organization", "user")
-        .prefetch_related("projects")
+        .prefetch_related(
+            "projects", Prefetch("deliveries", queryset=recent, to_attr="recent_deliveries")
+        )
     )
 
 

@@ -71,8 +71,13 @@ class DigestSubscriptionSerializer(StrictModelSerializer):
 
     @extend_schema_field(DigestDeliverySerializer(allow_null=True))
     def get_last_delivery(self, subscription: DigestSubscription) -> dict[str, Any] | None:
-        # Permanent failures (a bad address) show here, in the person's settings.
-        delivery = subscription.deliveries.order_by("-period_start", "-id").first()
+        # Permanent failures (a bad address) show here, in the person's settings. Listed
+        # subscriptions come with their recent deliveries (see ``subscriptions_of``).
+        recent = getattr(subscription, "recent_deliveries", None)
+        if recent is not None:
+            delivery = recent[0] if recent else None
+        else:
+            delivery = subscription.deliveries.order_by("-period_start", "-id").first()
         return DigestDeliverySerializer(delivery).data if delivery else None
 
 

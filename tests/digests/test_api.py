@@ -129,3 +129,19 @@ def test_it_unsubscribes_with_one_post_and_no_session(alice_client: APIClient) -
     assert subscription.next_send_at is None
     forged = token[:-2] + ("AA" if not token.endswith("AA") else "BB")
     assert anonymous.post(f"/api/v1/digests/unsubscribe?token={forged}").status_code == 404
+
+
+def test_it_lists_subscriptions_in_a_fixed_number_of_queries(alice_client: APIClient) -> None:
+    def count_queries() -> int:
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        with CaptureQueriesContext(connection) as queries:
+            assert alice_client.get(URL).status_code == 200
+        return len(queries)
+
+    alice_client.post(URL, {}, format="json")
+    one = count_queries()
+    for _ in range(3):
+        alice_client.post(URL, {"frequency": "daily"}, format="json")
+    assert count_queries() == one
