@@ -24,7 +24,7 @@ DEMO_MAIL := EMAIL_URL=$${EMAIL_URL:-smtp://127.0.0.1:$(MAIL_PORT)}
 SERVICES := VAR=$(VAR) PORT=$(PORT) SIMULATOR_PORT=$(SIMULATOR_PORT) MAIL_PORT=$(MAIL_PORT) VENV_BIN=$(abspath $(VENV))/bin \
   workers/demo-services.sh
 
-.PHONY: help install frontend migrate demo stop dev test test-python test-frontend lint bench bench-metrics bench-analysis bench-sync bench-backfill-faults bench-recommendations clean
+.PHONY: help install frontend migrate demo stop dev test test-python test-frontend lint bench bench-metrics bench-analysis bench-sync bench-backfill-faults bench-recommendations bench-digests clean
 
 help:
 	@echo "make demo    - install everything, start GPU Ledger with demo data on http://localhost:$(PORT)"
@@ -118,7 +118,7 @@ types: install
 	PYTHON=$(PY) frontend/scripts/generate-api-types.sh
 
 # --- benchmarks (not part of the test run) --------------------------------------------------
-bench: bench-metrics bench-analysis bench-sync bench-backfill-faults bench-recommendations
+bench: bench-metrics bench-analysis bench-sync bench-backfill-faults bench-recommendations bench-digests
 
 bench-metrics: install
 	DATABASE_URL=$${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpu_ledger_bench} $(PY) -m bench.metrics_store
@@ -141,6 +141,11 @@ bench-sync: install
 bench-backfill-faults: install
 	DATABASE_URL=$${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpu_ledger_bench_faults} \
 	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} $(PY) -m bench.backfill_faults
+
+# 1,000 digests rendered and sent by 2 worker processes to a loopback SMTP sink.
+bench-digests: install
+	DATABASE_URL=$${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpu_ledger_bench_digests} \
+	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} $(PY) -m bench.bench_digests
 
 clean: stop
 	rm -rf $(VAR)/run $(VAR)/log $(VAR)/test frontend/dist

@@ -15,6 +15,7 @@ from apps.analysis import api as analysis_api
 from apps.api import views as api_views
 from apps.cloud import api as cloud_api
 from apps.exports import api as exports_api
+from apps.digests import api as digests_api
 from apps.recommendations import api as recommendations_api
 
 router = DefaultRouter(trailing_slash=False)
@@ -29,6 +30,10 @@ router.register("instances", cloud_api.InstanceViewSet, basename="instance")
 router.register(
     "recommendations", recommendations_api.RecommendationViewSet, basename="recommendation"
 )
+router.register(
+    "digest-subscriptions", digests_api.DigestSubscriptionViewSet, basename="digest-subscription"
+)
+router.register("holidays", digests_api.HolidayViewSet, basename="holiday")
 router.register("budgets", alerts_api.BudgetViewSet, basename="budget")
 router.register("alert-rules", alerts_api.ThresholdRuleViewSet, basename="alert-rule")
 router.register("alert-recipients", alerts_api.AlertRecipientViewSet, basename="alert-recipient")
@@ -71,6 +76,7 @@ v1: list[URLPattern | URLResolver] = [
         recommendations_api.RecommendationSettingsView.as_view(),
         name="recommendation-settings",
     ),
+    path("digests/unsubscribe", digests_api.UnsubscribeView.as_view(), name="digest-unsubscribe"),
     path("alerts/settings", alerts_api.AlertSettingsView.as_view(), name="alert-settings"),
     path("exports/costs.csv", exports_api.CostsCsvView.as_view(), name="exports-costs-csv"),
     path("exports/focus.csv", exports_api.FocusCsvView.as_view(), name="exports-focus-csv"),

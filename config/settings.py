@@ -207,6 +207,8 @@ SERVER_EMAIL = DEFAULT_FROM_EMAIL
 PUBLIC_URL = env_str("PUBLIC_URL", "http://localhost:8000").rstrip("/")
 INVITATION_VALID_DAYS = env_int("INVITATION_VALID_DAYS", 7)
 EMAIL_VERIFICATION_VALID_HOURS = env_int("EMAIL_VERIFICATION_VALID_HOURS", 48)
+# How long a digest's figures and charts are shared by the digests of one scope and period.
+DIGEST_FIGURES_CACHE_SECONDS = env_int("DIGEST_FIGURES_CACHE_SECONDS", 600)
 # Sign-ups (and resent verification links) per client IP, DRF's "N/period" format.
 SIGNUP_RATE_LIMIT = env_str("SIGNUP_RATE_LIMIT", "10/hour")
 

@@ -19,6 +19,7 @@ from apps.accounts import services as accounts_services
 from apps.accounts.models import Invitation, Organization, User
 from apps.cloud.models import CloudAccount
 from apps.cloud.providers.tencent.errors import CloudError, ErrorKind
+from apps.digests.services import TransientDeliveryError
 from workers.celery import app
 from workers.defaults import NEVER_RETRY, task_options
 from workers.schedule import BEAT_SCHEDULE
@@ -37,6 +38,8 @@ STATED_RETRIES: dict[str, tuple[type[BaseException], ...]] = {
     "metrics.prune_raw": NEVER_RETRY,
     "metrics.compact_recent": (OperationalError,),
     "metrics.rebuild_rollups": (OperationalError,),
+    "digests.claim_due": NEVER_RETRY,
+    "digests.send_digest": (TransientDeliveryError,),
     "alerts.evaluate": (OperationalError,),
     "alerts.evaluate_thresholds_all": NEVER_RETRY,
     "alerts.evaluate_costs_all": NEVER_RETRY,

@@ -32,6 +32,9 @@ BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "accounts.purge-expired-invitations": every(
         timedelta(hours=6), "accounts.purge_expired_invitations"
     ),
+    # Claims the digests due now (each subscriber's local send time); the conditional UPDATE
+    # of next_send_at makes a doubled tick harmless.
+    "digests.claim-due": every(timedelta(minutes=2), "digests.claim_due"),
     # Metric thresholds follow the metrics sync (every 5 min); budgets and anomalies the bills
     # (hourly). Each alert is made once by a constraint, so a duplicate tick raises nothing.
     "alerts.evaluate-thresholds": every(timedelta(minutes=5), "alerts.evaluate_thresholds_all"),

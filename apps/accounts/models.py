@@ -32,6 +32,12 @@ class UserManager(BaseUserManager["User"]):
         return self.create_user(email, password, **extra)
 
 
+class Language(models.TextChoices):
+    # Django's language codes: e-mails (digests, alerts) are rendered with translation.override.
+    EN = "en", "English"
+    ZH_HANS = "zh-hans", "简体中文"
+
+
 class User(AbstractBaseUser, PermissionsMixin):
     """A person; logs in with an e-mail address (stored lower-case, unique)."""
 
@@ -43,6 +49,8 @@ class User(AbstractBaseUser, PermissionsMixin):
     # cannot sign in yet. Everyone else (invited, created by an operator) is trusted as is.
     email_verification_pending = models.BooleanField(default=False)
     date_joined = models.DateTimeField(default=timezone.now)
+    # The language of what is written to this person (e-mailed digests and alerts).
+    language = models.CharField(max_length=8, choices=Language.choices, default=Language.EN)
 
     objects = UserManager()
 

@@ -148,6 +148,17 @@ PROBES: dict[str, Probe] = {
         identify=lambda settings: canonical_json(settings.thresholds),  # type: ignore[attr-defined]
         payload=lambda world: {"thresholds": {"idle_min_share": 0.5}},
     ),
+    # A person's own subscriptions: Globex's (Bob's) must not show, change or preview.
+    "/api/v1/digest-subscriptions": Probe(
+        "digest_subscription",
+        payload=lambda world: {"frequency": "daily", "projects": [world["project"].pk]},
+    ),
+    "/api/v1/digest-subscriptions/{id}": Probe(
+        "digest_subscription", payload=lambda world: {"frequency": "daily"}
+    ),
+    "/api/v1/digest-subscriptions/{id}/preview": Probe("digest_subscription"),
+    "/api/v1/holidays": Probe("holiday", payload=_with_takeover(date="2026-12-25", name="x")),
+    "/api/v1/holidays/{id}": Probe("holiday", payload=lambda world: {"name": "pwned"}),
     "/api/v1/budgets": Probe(
         "budget", payload=_with_takeover(name="pwned", amount="1", project=None)
     ),
@@ -223,6 +234,10 @@ NOT_ORGANIZATION_SCOPED: dict[str, str] = {
         "addressed by a one-time signed link naming one person; answers with their memberships"
     ),
     "/api/v1/auth/verify-email/resend": "sends a link to an address; answers nothing about data",
+    "/api/v1/digests/unsubscribe": (
+        "addressed by a signed token naming one subscription, not by a session or organization "
+        "(tests/digests/test_api.py covers forged and foreign tokens)"
+    ),
     "/api/v1/invitations/accept": (
         "addressed by a secret token, not by an organization's id (tests/accounts covers it)"
     ),

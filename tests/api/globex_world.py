@@ -30,6 +30,7 @@ from apps.analysis.models import (
 from apps.billing.models import BalanceSnapshot, BillLine
 from apps.cloud.models import Instance, Project, ProjectTagKey, SyncState
 from apps.cloud.services import cloud_account_create
+from apps.digests.models import DigestDelivery, DigestSubscription, Holiday
 from apps.metrics.models import InstanceDayRollup, InstanceHourRollup, ProjectDayRollup
 from apps.recommendations.models import Recommendation, RecommendationSettings
 
@@ -180,6 +181,22 @@ def globex_world(globex: Organization, bob: User) -> GlobexWorld:
         ),
         **_alerts_objects(globex, project, instance),
     }
+    subscription = DigestSubscription.objects.create(
+        organization=globex, user=bob, next_send_at=MIDNIGHT + dt.timedelta(days=7)
+    )
+    subscription.projects.set([project])
+    objects["digest_subscription"] = subscription
+    objects["digest_delivery"] = DigestDelivery.objects.create(
+        organization=globex,
+        subscription=subscription,
+        period_start=MIDNIGHT - dt.timedelta(days=7),
+        period_end=MIDNIGHT,
+        scheduled_for=MIDNIGHT + dt.timedelta(hours=9),
+        recipient=bob.email,
+        status="sent",
+        message_id="<digest.globex@localhost>",
+    )
+    objects["holiday"] = Holiday.objects.create(organization=globex, date=DAY, name="Globex day")
     return GlobexWorld(organization=globex, objects=objects)
 
 

@@ -96,6 +96,11 @@ def test_it_reports_every_route_that_reads_through_for_organization_when_it_stop
         "/api/v1/organizations/{id}",
         "/api/v1/analysis/settings",
         "/api/v1/recommendations/settings",
+        # A person's own digests: filtered by the person as well, so another organization's
+        # (another person's) stay hidden even without the organization filter.
+        "/api/v1/digest-subscriptions",
+        "/api/v1/digest-subscriptions/{id}",
+        "/api/v1/digest-subscriptions/{id}/preview",
         "/api/v1/alerts/settings",
     }
 
