@@ -14,8 +14,8 @@ from apps.alerts import api as alerts_api
 from apps.analysis import api as analysis_api
 from apps.api import views as api_views
 from apps.cloud import api as cloud_api
-from apps.exports import api as exports_api
 from apps.digests import api as digests_api
+from apps.exports import api as exports_api
 from apps.recommendations import api as recommendations_api
 
 router = DefaultRouter(trailing_slash=False)
