@@ -1,7 +1,9 @@
+import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { BrowserRouter, Navigate, Route, Routes, useLocation } from 'react-router';
 import { AuthProvider, useAuth } from './auth/AuthContext';
 import { AppShell } from './components/AppShell';
+import { createQueryClient } from './data/queryClient';
 import { ErrorBanner, Spinner } from './components/ui';
 import { InstanceDetailPage } from './pages/InstanceDetailPage';
 import { InstancesPage } from './pages/InstancesPage';
@@ -76,12 +78,17 @@ export function AppRoutes() {
   );
 }
 
-export function App() {
+/** The browser's cache of server answers; tests pass their own (retries off, nothing shared between tests). */
+const defaultQueryClient = createQueryClient();
+
+export function App({ queryClient = defaultQueryClient }: { queryClient?: QueryClient }) {
   return (
-    <BrowserRouter>
-      <AuthProvider>
-        <AppRoutes />
-      </AuthProvider>
-    </BrowserRouter>
+    <QueryClientProvider client={queryClient}>
+      <BrowserRouter>
+        <AuthProvider>
+          <AppRoutes />
+        </AuthProvider>
+      </BrowserRouter>
+    </QueryClientProvider>
   );
 }

@@ -1,3 +1,4 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { ApiError, isNotAuthenticated, latestRequestSeq, setUnauthenticatedHandler } from '../api/client';
 import { authApi, invitationsApi } from '../api/endpoints';
@@ -33,13 +34,17 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   // The last request sent before the latest sign-in finished: answers to requests up to it were
   // sent without the new session, so a 401 among them says nothing about it.
   const signedInAfterSeq = useRef(0);
+  // Cached answers belong to one user in one organization: they are dropped when either changes.
+  const queryClient = useQueryClient();
+  const forgetAnswers = useCallback(() => queryClient.clear(), [queryClient]);
   const signedIn = useCallback((payload: Me) => {
+    forgetAnswers();
     signedInAfterSeq.current = latestRequestSeq();
     setMe(payload);
     setError(null);
     setStatus('authenticated');
     return payload;
-  }, []);
+  }, [forgetAnswers]);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -70,9 +75,10 @@ export function AuthProvider({ children }: { children: ReactNode }) {
 
   const markSignedOut = useCallback((requestSeq?: number) => {
     if (requestSeq !== undefined && requestSeq <= signedInAfterSeq.current) return;
+    forgetAnswers();
     setMe(null);
     setStatus('anonymous');
-  }, []);
+  }, [forgetAnswers]);
 
   useEffect(() => {
     setUnauthenticatedHandler(markSignedOut);
@@ -88,16 +94,18 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     try {
       await authApi.logout();
     } finally {
+      forgetAnswers();
       setMe(null);
       setStatus('anonymous');
     }
-  }, []);
+  }, [forgetAnswers]);
 
   const switchOrganization = useCallback(async (slug: string) => {
     const payload = await authApi.switchOrganization(slug);
+    forgetAnswers();
     setMe(payload);
     return payload;
-  }, []);
+  }, [forgetAnswers]);
 
   const acceptInvitation = useCallback(async (input: InvitationAcceptInput) => {
     const payload = await invitationsApi.accept(input);

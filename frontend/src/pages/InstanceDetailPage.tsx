@@ -12,6 +12,7 @@ import { formatDecimal, formatMoney, formatPercent, ratio, sumDecimals } from '.
 import { formatMinutes, PHASE_LABELS, PHASES } from '../phases';
 import { chargeTypeLabel, formatGpus, isTerminated } from './InstancesPage';
 import { HourOfWeekHeatmap } from './HourOfWeekHeatmap';
+import { queryKeys } from '../data/keys';
 
 // ECharts is loaded only when there is a timeline to draw.
 const PhaseTimelineChart = lazy(() => import('./PhaseTimelineChart'));
@@ -87,12 +88,11 @@ function InstanceDetail({ id, org }: { id: number; org: Org }) {
   const days = PERIODS.find((p) => p.key === periodKey)!.days;
   const range = useMemo(() => periodRange(days), [days]);
 
-  const instance = useApiData<Instance>((signal) => instancesApi.get(id, signal), String(id));
-  const phases = useApiData<InstancePhases>(
-    (signal) => instancesApi.phases(id, range, signal),
-    `${id}|${range.start}|${range.end}`,
+  const instance = useApiData<Instance>([...queryKeys.instance(id), 'detail'], (signal) => instancesApi.get(id, signal));
+  const phases = useApiData<InstancePhases>([...queryKeys.instance(id), 'phases', range.start, range.end], (signal) =>
+    instancesApi.phases(id, range, signal),
   );
-  const profile = useApiData<InstanceProfile>((signal) => instancesApi.profile(id, signal), String(id));
+  const profile = useApiData<InstanceProfile>([...queryKeys.instance(id), 'profile'], (signal) => instancesApi.profile(id, signal));
 
   if (instance.error?.status === 404) return <InstanceNotFound />;
 

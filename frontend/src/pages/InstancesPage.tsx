@@ -1,13 +1,13 @@
-import { useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useMe } from '../auth/AuthContext';
 import { instancesApi, projectsApi } from '../api/endpoints';
-import type { ChargeType, Instance, InstanceFilters, Project } from '../api/types';
+import type { ChargeType, Instance, InstanceFilters, Page, Project } from '../api/types';
 import { CHARGE_TYPE_LABELS, INSTANCE_STATE_LABELS, TENCENT_REGIONS } from '../api/cloudChoices';
-import { usePaginatedList } from '../hooks';
+import { useApiData, usePaginatedList } from '../hooks';
 import { EmptyState, ErrorBanner, NoOrganization, Pagination, Spinner } from '../components/ui';
 import { FormField } from '../components/FormField';
 import { formatDate, formatNumber } from '../format';
+import { queryKeys } from '../data/keys';
 
 const FILTER_KEYS = ['region', 'charge_type', 'state', 'project'] as const satisfies readonly (keyof InstanceFilters)[];
 type FilterKey = (typeof FILTER_KEYS)[number];
@@ -42,20 +42,11 @@ function stateTone(instance: Instance): string {
 
 /** Projects for the filter. Optional: without them the page still works, just without that filter's names. */
 function useProjects(): Project[] {
-  const [projects, setProjects] = useState<Project[]>([]);
-  useEffect(() => {
-    const controller = new AbortController();
-    projectsApi
-      .list({ page: 1, pageSize: 500 }, controller.signal)
-      .then((page) => {
-        if (!controller.signal.aborted) setProjects(page.results);
-      })
-      .catch(() => {
-        // The filter falls back to "All projects"; the instance list shows its own errors.
-      });
-    return () => controller.abort();
-  }, []);
-  return projects;
+  // For the filter only: on an error it falls back to "All projects"; the instance list shows its own errors.
+  const projects = useApiData<Page<Project>>([...queryKeys.projects, 'all'], (signal) =>
+    projectsApi.list({ page: 1, pageSize: 500 }, signal),
+  );
+  return projects.data?.results ?? [];
 }
 
 /**
@@ -144,7 +135,9 @@ function InstancesList({ timeZone }: { timeZone: string }) {
   const filterKey = FILTER_KEYS.map((k) => `${k}=${filters[k] ?? ''}`).join('&');
   const filtered = Object.keys(filters).length > 0;
 
-  const list = usePaginatedList<Instance>((q, signal) => instancesApi.list(q, filters, signal), 50, filterKey);
+  const list = usePaginatedList<Instance>([...queryKeys.instances, filterKey], (q, signal) =>
+    instancesApi.list(q, filters, signal),
+  50);
 
   const setFilter = (key: FilterKey, value: string) => {
     const next = new URLSearchParams(params);

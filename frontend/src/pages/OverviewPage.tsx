@@ -12,6 +12,7 @@ import { useApiData } from '../hooks';
 import { compareDecimals, formatDecimal, formatMoney, formatPercent, isPositive, ratio } from '../money';
 import { PHASE_LABELS, PHASES } from '../phases';
 import { canManageOrg } from './settings/permissions';
+import { queryKeys } from '../data/keys';
 
 // ECharts is loaded only when there is something to draw, so the first page load stays small.
 const CostByPhaseChart = lazy(() => import('./CostByPhaseChart'));
@@ -71,7 +72,9 @@ export function OverviewPage() {
 /** The last 7 days of the organization (from the analysis summary), or the welcome state without data. */
 function OrganizationOverview({ me, org }: { me: Me; org: Org }) {
   // The API's default period is the last 7 days up to the current hour.
-  const summary = useApiData<AnalysisSummary>((signal) => analysisApi.summary('project', {}, signal), org.slug);
+  const summary = useApiData<AnalysisSummary>([...queryKeys.analysisSummary, 'project'], (signal) =>
+    analysisApi.summary('project', {}, signal),
+  );
   const hasData = (summary.data?.totals.instance_count ?? 0) > 0;
 
   return (

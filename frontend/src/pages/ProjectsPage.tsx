@@ -4,9 +4,10 @@ import { projectsApi } from '../api/endpoints';
 import type { Project } from '../api/types';
 import { usePaginatedList } from '../hooks';
 import { EmptyState, ErrorBanner, NoOrganization, Pagination, Spinner } from '../components/ui';
+import { queryKeys } from '../data/keys';
 
 function ProjectsList() {
-  const list = usePaginatedList<Project>((q, signal) => projectsApi.list(q, signal), 50);
+  const list = usePaginatedList<Project>(queryKeys.projects, (q, signal) => projectsApi.list(q, signal), 50);
 
   if (!list.loading && !list.error && list.count === 0) {
     return (

@@ -2,7 +2,7 @@
  * /connect — the first run of an organization: connect a Tencent Cloud account (tested before saving), then
  * watch its backfill per kind and the first costs as they appear.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { useMe } from '../../auth/AuthContext';
 import { analysisApi, cloudAccountsApi } from '../../api/endpoints';
@@ -11,7 +11,8 @@ import type { AnalysisSummary } from '../../api/untypedEndpoints';
 import { StatCard } from '../../components/analysis';
 import { backfillDone, SyncProgress } from '../../components/SyncProgress';
 import { EmptyState, ErrorBanner, Spinner } from '../../components/ui';
-import { toApiError } from '../../hooks';
+import { useApiData } from '../../hooks';
+import { queryKeys } from '../../data/keys';
 import { formatDecimal, formatMoney } from '../../money';
 import { AccountForm, accountInput, EMPTY_FORM, testConnection, type AccountFormValues } from '../settings/CloudAccountForm';
 import { canManageOrg } from '../settings/permissions';
@@ -21,48 +22,10 @@ export const PROGRESS_POLL_MS = 2_000;
 /** Costs appear only once bills and metrics are in and analysed: a slower poll is enough. */
 export const COSTS_POLL_MS = 5_000;
 
-/** Fetches now and then every `everyMs` while `active`, keeping the last answer on screen between polls. */
-function usePolled<T>(fetchData: (signal: AbortSignal) => Promise<T>, everyMs: number, active: boolean, key: string) {
-  const [data, setData] = useState<T | null>(null);
-  const [loaded, setLoaded] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const fetchRef = useRef(fetchData);
-  fetchRef.current = fetchData;
-
-  useEffect(() => {
-    setData(null);
-    setLoaded(false);
-    setError(null);
-  }, [key]);
-
-  useEffect(() => {
-    if (!active) return undefined;
-    const controller = new AbortController();
-    const load = () =>
-      fetchRef
-        .current(controller.signal)
-        .then((answer) => {
-          if (controller.signal.aborted) return;
-          setData(answer);
-          setLoaded(true);
-          setError(null);
-        })
-        .catch((err: unknown) => {
-          if (!controller.signal.aborted) setError(toApiError(err).message);
-        });
-    void load();
-    const id = setInterval(() => void load(), everyMs);
-    return () => {
-      controller.abort();
-      clearInterval(id);
-    };
-  }, [everyMs, active, key]);
-
-  return { data, loaded, error };
-}
-
 function FirstCosts({ org, complete }: { org: Org; complete: boolean }) {
-  const summary = usePolled<AnalysisSummary>((signal) => analysisApi.summary('fleet', {}, signal), COSTS_POLL_MS, true, org.slug);
+  const summary = useApiData<AnalysisSummary>([...queryKeys.analysisSummary, 'fleet'], (signal) => analysisApi.summary('fleet', {}, signal), {
+    refetchInterval: () => COSTS_POLL_MS,
+  });
   const totals = summary.data?.totals;
   const hasCosts = (totals?.instance_count ?? 0) > 0;
   const money = (amount: string | null | undefined) => formatMoney(amount, summary.data?.currency ?? org.currency);
@@ -70,7 +33,7 @@ function FirstCosts({ org, complete }: { org: Org; complete: boolean }) {
   return (
     <section className="card" aria-labelledby="first-costs-title" data-testid="first-costs">
       <h2 id="first-costs-title">First costs</h2>
-      {summary.error && <ErrorBanner error={summary.error} />}
+      <ErrorBanner error={summary.error} />
       {hasCosts && totals ? (
         <>
           <div className="stats">
@@ -96,12 +59,9 @@ function FirstCosts({ org, complete }: { org: Org; complete: boolean }) {
 }
 
 function Backfill({ account, org }: { account: CloudAccount; org: Org }) {
-  const polled = usePolled<CloudAccount>(
-    (signal) => cloudAccountsApi.get(account.id, signal),
-    PROGRESS_POLL_MS,
-    true,
-    String(account.id),
-  );
+  const polled = useApiData<CloudAccount>(queryKeys.cloudAccount(account.id), (signal) => cloudAccountsApi.get(account.id, signal), {
+    refetchInterval: () => PROGRESS_POLL_MS,
+  });
   const current = polled.data ?? account;
   const complete = backfillDone(current);
   return (
@@ -118,7 +78,7 @@ function Backfill({ account, org }: { account: CloudAccount; org: Org }) {
             {current.last_error} <Link to="/settings/cloud-accounts">Fix it in Settings → Cloud accounts</Link>
           </div>
         )}
-        {polled.error && <ErrorBanner error={polled.error} />}
+        <ErrorBanner error={polled.error} />
         <SyncProgress account={current} />
       </section>
       <FirstCosts org={org} complete={complete} />
@@ -130,14 +90,14 @@ export function ConnectPage() {
   const me = useMe();
   const org = me.organization;
   const [connected, setConnected] = useState<CloudAccount | null>(null);
-  const existing = usePolled<CloudAccount | null>(
-    useCallback(async (signal: AbortSignal) => {
+  // The first account of the organization, if any (someone else may connect one meanwhile: checked every minute).
+  const existing = useApiData<CloudAccount | null>(
+    [...queryKeys.cloudAccounts, 'first'],
+    async (signal) => {
       const page = await cloudAccountsApi.list({ page: 1, pageSize: 1 }, signal);
       return page.results[0] ?? null;
-    }, []),
-    60_000,
-    Boolean(org) && connected === null,
-    org?.slug ?? '',
+    },
+    { enabled: Boolean(org) && connected === null, refetchInterval: () => 60_000 },
   );
 
   if (!org) {
@@ -159,7 +119,7 @@ export function ConnectPage() {
   let body = <Spinner label="Loading…" />;
   if (account) body = <Backfill account={account} org={org} />;
   else if (existing.error) body = <ErrorBanner error={existing.error} />;
-  else if (existing.loaded) {
+  else if (!existing.loading) {
     body = !canManageOrg(org.role) ? (
       <p className="muted">Only owners and admins can connect a cloud account. Ask one of them to connect it.</p>
     ) : (

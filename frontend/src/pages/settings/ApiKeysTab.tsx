@@ -10,6 +10,7 @@ import { PaginatedTable } from '../../components/PaginatedTable';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { formatDate, formatDateTime } from '../../format';
 import { canManageOrg } from './permissions';
+import { queryKeys } from '../../data/keys';
 
 const SCOPE_LABELS: Record<Scope, string> = {
   read: 'Read only',
@@ -81,7 +82,7 @@ export function ApiKeysTab() {
   const me = useMe();
   const org = me.organization!;
   const canManage = canManageOrg(org.role);
-  const list = usePaginatedList<ApiKey>((q, signal) => apiKeysApi.list(q, signal), 25);
+  const list = usePaginatedList<ApiKey>(queryKeys.apiKeys, (q, signal) => apiKeysApi.list(q, signal), 25);
   const rowAction = useRowAction(list.reload);
 
   const [name, setName] = useState('');
@@ -100,8 +101,8 @@ export function ApiKeysTab() {
       const key = await apiKeysApi.create(name.trim(), scope);
       setCreated(key);
       setName('');
-      if (list.page === 1) list.reload();
-      else list.setPage(1);
+      list.setPage(1);
+      list.reload();
     } catch (err) {
       setFormError(toApiError(err));
     } finally {

@@ -3,7 +3,7 @@ import { useMe } from '../../auth/AuthContext';
 import { cloudAccountsApi } from '../../api/endpoints';
 import type { CloudAccount, CloudAccountStatus } from '../../api/types';
 import { CLOUD_STATUS_LABELS, SITE_LABELS, SYNC_KINDS, SYNC_KIND_LABELS, TENCENT_REGIONS } from '../../api/cloudChoices';
-import { toApiError, useInterval, usePaginatedList, useTick } from '../../hooks';
+import { toApiError, usePaginatedList, useTick } from '../../hooks';
 import { ErrorBanner, Pagination, Spinner } from '../../components/ui';
 import { formatDateTime, formatRelative } from '../../format';
 import {
@@ -16,6 +16,7 @@ import {
 } from './CloudAccountForm';
 import { SyncProgress } from '../../components/SyncProgress';
 import { canManageOrg } from './permissions';
+import { queryKeys } from '../../data/keys';
 
 /** While an account has not finished its first sync, the list refreshes this often. */
 export const PENDING_POLL_MS = 10_000;
@@ -177,7 +178,10 @@ export function CloudAccountsTab() {
   const me = useMe();
   const org = me.organization!;
   const canManage = canManageOrg(org.role);
-  const list = usePaginatedList<CloudAccount>((q, signal) => cloudAccountsApi.list(q, signal), 25);
+  const list = usePaginatedList<CloudAccount>(queryKeys.cloudAccounts, (q, signal) => cloudAccountsApi.list(q, signal), 25, {
+    // While a sync is pending its progress is polled; the interval stops once none is.
+    refetchInterval: (items) => (items.some((a) => a.status === 'pending') ? PENDING_POLL_MS : false),
+  });
   useTick();
 
   const [formOpen, setFormOpen] = useState<boolean | null>(null);
@@ -186,9 +190,6 @@ export function CloudAccountsTab() {
   const [syncingId, setSyncingId] = useState<number | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
-
-  const anyPending = list.items.some((a) => a.status === 'pending');
-  useInterval(list.reload, PENDING_POLL_MS, anyPending);
 
   // With no account yet, the connect form is open from the start.
   const showForm = canManage && (formOpen ?? (!list.loading && !list.error && list.count === 0));
@@ -207,8 +208,9 @@ export function CloudAccountsTab() {
     setNotice(
       `Connected “${created?.name ?? form.name.trim()}”. The first sync starts now; its status shows below.`,
     );
-    if (list.page === 1) list.reload();
-    else list.setPage(1);
+    // The new row is on page 1; invalidation refetches every cached page of the list.
+    list.setPage(1);
+    list.reload();
   };
 
   const save = async (account: CloudAccount, form: AccountFormValues) => {

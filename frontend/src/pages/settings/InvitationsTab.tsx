@@ -10,6 +10,7 @@ import { FormField } from '../../components/FormField';
 import { PaginatedTable } from '../../components/PaginatedTable';
 import { formatDate } from '../../format';
 import { canManageOrg } from './permissions';
+import { queryKeys } from '../../data/keys';
 
 function status(inv: Invitation): { label: string; tone: string; pending: boolean } {
   if (inv.accepted_at) return { label: 'Accepted', tone: 'success', pending: false };
@@ -22,7 +23,7 @@ export function InvitationsTab() {
   const me = useMe();
   const org = me.organization!;
   const canManage = canManageOrg(org.role);
-  const list = usePaginatedList<Invitation>((q, signal) => invitationsApi.list(q, signal), 25);
+  const list = usePaginatedList<Invitation>(queryKeys.invitations, (q, signal) => invitationsApi.list(q, signal), 25);
   const rowAction = useRowAction(list.reload);
 
   const [email, setEmail] = useState('');
@@ -39,8 +40,8 @@ export function InvitationsTab() {
       const created = await invitationsApi.create(email.trim(), role);
       rowAction.setNotice(`Invitation sent to ${created?.email ?? email.trim()}.`);
       setEmail('');
-      if (list.page === 1) list.reload();
-      else list.setPage(1);
+      list.setPage(1);
+      list.reload();
     } catch (err) {
       setFormError(toApiError(err));
     } finally {

@@ -8,12 +8,13 @@ import { PaginatedTable } from '../../components/PaginatedTable';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { formatDate } from '../../format';
 import { canManageOrg } from './permissions';
+import { queryKeys } from '../../data/keys';
 
 export function MembersTab() {
   const me = useMe();
   const org = me.organization!;
   const canManage = canManageOrg(org.role);
-  const list = usePaginatedList<Member>((q, signal) => membersApi.list(q, signal), 25);
+  const list = usePaginatedList<Member>(queryKeys.members, (q, signal) => membersApi.list(q, signal), 25);
   const rowAction = useRowAction(list.reload);
   const [confirmId, setConfirmId] = useState<number | null>(null);
 
