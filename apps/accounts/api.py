@@ -31,6 +31,7 @@ from apps.accounts.serializers import (
     LoginSerializer,
     MembershipSerializer,
     MeSerializer,
+    MeUpdateSerializer,
     OrganizationCreateSerializer,
     OrganizationSerializer,
     SwitchOrganizationSerializer,
@@ -111,6 +112,16 @@ class MeView(APIView):
 
     @extend_schema(responses=MeSerializer)
     def get(self, request: Request) -> Response:
+        return _me_response(request)
+
+    @extend_schema(request=MeUpdateSerializer, responses=MeSerializer)
+    def patch(self, request: Request) -> Response:
+        """Change the signed-in person's own preferences; answers with the updated /me."""
+        serializer = MeUpdateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.user_update_preferences(
+            user=session_user(request), language=serializer.validated_data["language"]
+        )
         return _me_response(request)
 
 

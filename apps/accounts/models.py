@@ -32,6 +32,12 @@ class UserManager(BaseUserManager["User"]):
         return self.create_user(email, password, **extra)
 
 
+class Language(models.TextChoices):
+    # The languages the dashboard ships catalogs for; the teams renting Tencent GPUs mostly read Chinese.
+    EN = "en", "English"
+    ZH_HANS = "zh-hans", "简体中文"
+
+
 class User(AbstractBaseUser, PermissionsMixin):
     """A person; logs in with an e-mail address (stored lower-case, unique)."""
 
@@ -42,6 +48,9 @@ class User(AbstractBaseUser, PermissionsMixin):
     # Set for a self-service sign-up until the person opens the e-mailed link; such an account
     # cannot sign in yet. Everyone else (invited, created by an operator) is trusted as is.
     email_verification_pending = models.BooleanField(default=False)
+    # The dashboard's language for this person on every browser; the browser's own language is
+    # used only until they choose one.
+    language = models.CharField(max_length=8, choices=Language.choices, default=Language.EN)
     date_joined = models.DateTimeField(default=timezone.now)
 
     objects = UserManager()

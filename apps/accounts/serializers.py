@@ -11,6 +11,7 @@ from apps.accounts.models import (
     ApiKeyScope,
     Currency,
     Invitation,
+    Language,
     Membership,
     Organization,
     User,
@@ -48,8 +49,17 @@ class MeSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     email = serializers.EmailField()
     name = serializers.CharField()
+    language = serializers.ChoiceField(
+        choices=Language.choices, help_text="The dashboard's language chosen by this person."
+    )
     organization = OrganizationSerializer(allow_null=True)
     organizations = OrganizationSerializer(many=True)
+
+
+class MeUpdateSerializer(StrictSerializer):
+    """The signed-in person's own preferences (PATCH /me)."""
+
+    language = serializers.ChoiceField(choices=Language.choices)
 
 
 class LoginSerializer(StrictSerializer):
@@ -160,6 +170,7 @@ def me_payload(
         "id": user.pk,
         "email": user.email,
         "name": user.name,
+        "language": user.language,
         "organization": OrganizationSerializer(current, context=context).data if current else None,
         "organizations": OrganizationSerializer(
             [m.organization for m in memberships], many=True, context=context

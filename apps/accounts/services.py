@@ -150,6 +150,15 @@ def organization_create(
 
 
 @transaction.atomic
+def user_update_preferences(*, user: User, language: str) -> User:
+    """Store the person's own dashboard preferences (today the language)."""
+    user.language = language
+    user.full_clean(validate_unique=False)
+    user.save(update_fields=["language"])
+    return user
+
+
+@transaction.atomic
 def organization_update(*, organization: Organization, **changes: str) -> Organization:
     for field, value in changes.items():
         setattr(organization, field, value)

@@ -413,7 +413,8 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /** @description Change the signed-in person's own preferences; answers with the updated /me. */
+        patch: operations["v1_me_partial_update"];
         trace?: never;
     };
     "/api/v1/me/organization": {
@@ -937,6 +938,12 @@ export interface components {
             role?: components["schemas"]["RoleEnum"];
         };
         /**
+         * @description * `en` - English
+         *     * `zh-hans` - 简体中文
+         * @enum {string}
+         */
+        LanguageEnum: "en" | "zh-hans";
+        /**
          * @description * `high` - high
          *     * `medium` - medium
          *     * `low` - low
@@ -954,6 +961,13 @@ export interface components {
             /** Format: email */
             email: string;
             name: string;
+            /**
+             * @description The dashboard's language chosen by this person.
+             *
+             *     * `en` - English
+             *     * `zh-hans` - 简体中文
+             */
+            language: components["schemas"]["LanguageEnum"];
             organization: components["schemas"]["Organization"] | null;
             organizations: components["schemas"]["Organization"][];
         };
@@ -1133,6 +1147,10 @@ export interface components {
             /** @description host:port that every service is sent to instead of *.tencentcloudapi.com. */
             endpoint?: string;
             endpoint_scheme?: components["schemas"]["EndpointSchemeEnum"];
+        };
+        /** @description The signed-in person's own preferences (PATCH /me). */
+        PatchedMeUpdateRequest: {
+            language?: components["schemas"]["LanguageEnum"];
         };
         /** @description Reject unknown fields and non-string values for text fields. */
         PatchedMembershipRequest: {
@@ -2289,6 +2307,31 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+        };
+    };
+    v1_me_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedMeUpdateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedMeUpdateRequest"];
+                "multipart/form-data": components["schemas"]["PatchedMeUpdateRequest"];
+            };
+        };
         responses: {
             200: {
                 headers: {

@@ -1,0 +1,43 @@
+"""The dashboard language a person chooses, kept on the server (GET and PATCH /api/v1/me)."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from apps.accounts.models import User
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_answers_english_until_the_person_chooses(alice_client: APIClient) -> None:
+    assert alice_client.get("/api/v1/me").json()["language"] == "en"
+
+
+def test_it_stores_the_chosen_language_for_every_later_session(
+    alice: User, alice_client: APIClient
+) -> None:
+    response = alice_client.patch("/api/v1/me", {"language": "zh-hans"}, format="json")
+
+    assert response.status_code == 200, response.content
+    assert response.json()["language"] == "zh-hans"
+    assert response.json()["email"] == alice.email
+    alice.refresh_from_db()
+    assert alice.language == "zh-hans"
+    other_browser = APIClient()
+    other_browser.force_login(alice)
+    assert other_browser.get("/api/v1/me").json()["language"] == "zh-hans"
+
+
+def test_it_rejects_a_language_without_a_catalog_naming_the_field(
+    alice: User, alice_client: APIClient
+) -> None:
+    response = alice_client.patch("/api/v1/me", {"language": "fr"}, format="json")
+
+    assert response.status_code == 400
+    assert "language" in response.json()["error"]["fields"]
+    alice.refresh_from_db()
+    assert alice.language == "en"
+
+
+def test_it_changes_nothing_for_someone_signed_out() -> None:
+    response = APIClient().patch("/api/v1/me", {"language": "zh-hans"}, format="json")
+    assert response.status_code == 401
