@@ -3,6 +3,7 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useRef, use
 import { ApiError, isNotAuthenticated, latestRequestSeq, setUnauthenticatedHandler } from '../api/client';
 import { authApi, invitationsApi } from '../api/endpoints';
 import type { InvitationAcceptInput, Me, SetPasswordInput } from '../api/types';
+import { i18n, languageFromServer, languageToServer, type UiLanguage } from '../i18n';
 
 type Status = 'loading' | 'authenticated' | 'anonymous' | 'error';
 
@@ -19,6 +20,8 @@ export interface AuthState {
   verifyEmail: (token: string) => Promise<Me>;
   /** Choose a password through a one-time link (create_organization) and sign in. */
   setPassword: (input: SetPasswordInput) => Promise<Me>;
+  /** Stores the signed-in person's language on the server (the UI has already switched). */
+  setLanguage: (language: UiLanguage) => Promise<Me>;
   reload: () => void;
   /** Called when any API call reports that the session is gone (with that request's number). */
   markSignedOut: (requestSeq?: number) => void;
@@ -122,6 +125,18 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     return signedIn(payload);
   }, [signedIn]);
 
+  const setLanguage = useCallback(async (language: UiLanguage) => {
+    const payload = await authApi.updateMe({ language: languageToServer(language) });
+    setMe(payload);
+    return payload;
+  }, []);
+
+  // Signed in, the language stored for the person wins over the browser's.
+  const storedLanguage = me?.language;
+  useEffect(() => {
+    if (storedLanguage) void i18n.changeLanguage(languageFromServer(storedLanguage));
+  }, [storedLanguage]);
+
   const reload = useCallback(() => setAttempt((n) => n + 1), []);
 
   const value = useMemo<AuthState>(
@@ -135,10 +150,11 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       acceptInvitation,
       verifyEmail,
       setPassword,
+      setLanguage,
       reload,
       markSignedOut,
     }),
-    [status, me, error, login, logout, switchOrganization, acceptInvitation, verifyEmail, setPassword, reload, markSignedOut],
+    [status, me, error, login, logout, switchOrganization, acceptInvitation, verifyEmail, setPassword, setLanguage, reload, markSignedOut],
   );
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }

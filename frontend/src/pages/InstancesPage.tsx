@@ -1,3 +1,4 @@
+import { Trans, useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
 import { useMe } from '../auth/AuthContext';
 import { instancesApi, projectsApi } from '../api/endpoints';
@@ -8,16 +9,19 @@ import { EmptyState, ErrorBanner, NoOrganization, Pagination, Spinner } from '..
 import { FormField } from '../components/FormField';
 import { formatDate, formatNumber } from '../format';
 import { queryKeys } from '../data/keys';
+import { i18n } from '../i18n';
 
 const FILTER_KEYS = ['region', 'charge_type', 'state', 'project'] as const satisfies readonly (keyof InstanceFilters)[];
 type FilterKey = (typeof FILTER_KEYS)[number];
 
 /** "1 x NVIDIA T4 (16 GB)"; a share below 1 is a vGPU ("0.25 x NVIDIA A10 (24 GB)"). */
 export function formatGpus(instance: Pick<Instance, 'gpu_count' | 'gpu_model' | 'gpu_memory_gb'>): string {
-  if (!instance.gpu_count) return 'No GPU';
+  if (!instance.gpu_count) return i18n.t('instances.noGpu');
   const model = instance.gpu_model || 'GPU';
-  const memory = instance.gpu_memory_gb > 0 ? ` (${formatNumber(instance.gpu_memory_gb)} GB)` : '';
-  return `${formatNumber(instance.gpu_count)} x ${model}${memory}`;
+  const count = formatNumber(instance.gpu_count);
+  return instance.gpu_memory_gb > 0
+    ? i18n.t('instances.gpusWithMemory', { count, model, memory: formatNumber(instance.gpu_memory_gb) })
+    : i18n.t('instances.gpus', { count, model });
 }
 
 export function chargeTypeLabel(chargeType: string): string {
@@ -61,6 +65,7 @@ export function tagEntries(tags: unknown): [string, string][] {
 function InstanceRow({ instance, timeZone }: { instance: Instance; timeZone: string }) {
   const terminated = isTerminated(instance);
   const tags = tagEntries(instance.tags);
+  const { t } = useTranslation();
   return (
     <tr className={terminated ? 'row--muted' : undefined} data-testid={`instance-${instance.provider_id}`}>
       <td>
@@ -72,33 +77,33 @@ function InstanceRow({ instance, timeZone }: { instance: Instance; timeZone: str
       <td>
         <div>{instance.instance_type}</div>
         <div className="cell-sub muted">
-          {instance.cpu_cores} vCPU · {instance.memory_gb} GB · {instance.zone || instance.region}
+          {t('instances.typeLine', { cpu: instance.cpu_cores, memory: instance.memory_gb, zone: instance.zone || instance.region })}
         </div>
       </td>
       <td>{formatGpus(instance)}</td>
       <td>
         <div>{chargeTypeLabel(instance.charge_type)}</div>
         {instance.expires_at && !terminated && (
-          <div className="cell-sub muted">Expires {formatDate(instance.expires_at, timeZone)}</div>
+          <div className="cell-sub muted">{t('instances.expires', { date: formatDate(instance.expires_at, timeZone) })}</div>
         )}
       </td>
       <td>
         <span
           className={`badge badge--${stateTone(instance)}`}
-          title={terminated && instance.terminated_at ? `Terminated ${formatDate(instance.terminated_at, timeZone)}` : undefined}
+          title={terminated && instance.terminated_at ? t('instances.terminatedOn', { date: formatDate(instance.terminated_at, timeZone) }) : undefined}
         >
-          {terminated ? 'Terminated' : stateLabel(instance.state)}
+          {terminated ? INSTANCE_STATE_LABELS.TERMINATED : stateLabel(instance.state)}
         </span>
       </td>
-      <td>{instance.project ?? <span className="muted">Unallocated</span>}</td>
+      <td>{instance.project ?? <span className="muted">{t('common.unallocated')}</span>}</td>
       <td>
         {tags.length === 0 ? (
           <span className="muted">—</span>
         ) : (
-          <ul className="chips" aria-label="Tags">
+          <ul className="chips" aria-label={t('instances.col.tags')}>
             {tags.map(([key, value]) => (
               <li key={key} className="chip">
-                {key}: {value}
+                {t('instances.tag', { key, value })}
               </li>
             ))}
           </ul>
@@ -110,11 +115,12 @@ function InstanceRow({ instance, timeZone }: { instance: Instance; timeZone: str
 
 export function InstancesPage() {
   const me = useMe();
+  const { t } = useTranslation();
   if (!me.organization) {
     return (
       <div className="page">
         <header className="page__header">
-          <h1>Instances</h1>
+          <h1>{t('nav.instances')}</h1>
         </header>
         <NoOrganization />
       </div>
@@ -126,6 +132,7 @@ export function InstancesPage() {
 function InstancesList({ timeZone }: { timeZone: string }) {
   const [params, setParams] = useSearchParams();
   const projects = useProjects();
+  const { t } = useTranslation();
 
   const filters: InstanceFilters = {};
   for (const key of FILTER_KEYS) {
@@ -157,33 +164,28 @@ function InstancesList({ timeZone }: { timeZone: string }) {
     <div className="page">
       <header className="page__header">
         <div>
-          <h1>Instances</h1>
-          <p className="page__subtitle">GPU instances (CVM) of your connected Tencent Cloud accounts.</p>
+          <h1>{t('nav.instances')}</h1>
+          <p className="page__subtitle">{t('instances.subtitle')}</p>
         </div>
       </header>
 
       {noInstancesAtAll ? (
-        <EmptyState title="No instances yet" icon="▣" testId="instances-empty">
-          <p>
-            Every GPU instance (CVM) in your account will appear here with its type, GPU model, billing mode, project
-            and tags.
-          </p>
+        <EmptyState title={t('instances.empty.title')} icon="▣" testId="instances-empty">
+          <p>{t('instances.empty.body')}</p>
           <p className="muted">
-            This needs a connected Tencent Cloud account. Nothing is shown until real data has been synced from your
-            cloud: connect an account in <Link to="/settings/cloud-accounts">Settings → Cloud accounts</Link>. If
-            you have just connected one, the first sync can take a few minutes.
+            <Trans i18nKey="instances.empty.connect" components={{ settings: <Link to="/settings/cloud-accounts" /> }} />
           </p>
         </EmptyState>
       ) : (
         <>
-          <div className="filters" role="search" aria-label="Filter instances">
-            <FormField id="filter-region" label="Region">
+          <div className="filters" role="search" aria-label={t('instances.filter')}>
+            <FormField id="filter-region" label={t('instances.region')}>
               {(control) => (
                 <select {...control} value={filters.region ?? ''} onChange={(e) => setFilter('region', e.target.value)}>
-                  <option value="">All regions</option>
+                  <option value="">{t('instances.allRegions')}</option>
                   {TENCENT_REGIONS.map((r) => (
                     <option key={r.code} value={r.code}>
-                      {r.city} ({r.code})
+                      {t('cloudAccounts.regionLabel', { city: r.city, code: r.code })}
                     </option>
                   ))}
                   {filters.region && !regionCodes.includes(filters.region) && (
@@ -192,10 +194,10 @@ function InstancesList({ timeZone }: { timeZone: string }) {
                 </select>
               )}
             </FormField>
-            <FormField id="filter-charge-type" label="Billing">
+            <FormField id="filter-charge-type" label={t('instances.billing')}>
               {(control) => (
                 <select {...control} value={filters.charge_type ?? ''} onChange={(e) => setFilter('charge_type', e.target.value)}>
-                  <option value="">All billing modes</option>
+                  <option value="">{t('instances.allBilling')}</option>
                   {Object.entries(CHARGE_TYPE_LABELS).map(([value, label]) => (
                     <option key={value} value={value}>
                       {label}
@@ -207,10 +209,10 @@ function InstancesList({ timeZone }: { timeZone: string }) {
                 </select>
               )}
             </FormField>
-            <FormField id="filter-state" label="State">
+            <FormField id="filter-state" label={t('instances.state')}>
               {(control) => (
                 <select {...control} value={filters.state ?? ''} onChange={(e) => setFilter('state', e.target.value)}>
-                  <option value="">All states</option>
+                  <option value="">{t('instances.allStates')}</option>
                   {Object.entries(INSTANCE_STATE_LABELS).map(([value, label]) => (
                     <option key={value} value={value}>
                       {label}
@@ -222,23 +224,23 @@ function InstancesList({ timeZone }: { timeZone: string }) {
                 </select>
               )}
             </FormField>
-            <FormField id="filter-project" label="Project">
+            <FormField id="filter-project" label={t('projects.col.project')}>
               {(control) => (
                 <select {...control} value={filters.project ?? ''} onChange={(e) => setFilter('project', e.target.value)}>
-                  <option value="">All projects</option>
+                  <option value="">{t('instances.allProjects')}</option>
                   {projects.map((p) => (
                     <option key={p.id} value={String(p.id)}>
                       {p.name}
                     </option>
                   ))}
-                  {!projectKnown && <option value={filters.project}>Project #{filters.project}</option>}
+                  {!projectKnown && <option value={filters.project}>{t('instances.projectNumber', { id: filters.project })}</option>}
                 </select>
               )}
             </FormField>
             {filtered && (
               <div className="field field--button">
                 <button type="button" className="btn btn--ghost" onClick={clearFilters}>
-                  Clear filters
+                  {t('instances.clearFilters')}
                 </button>
               </div>
             )}
@@ -247,26 +249,26 @@ function InstancesList({ timeZone }: { timeZone: string }) {
           <ErrorBanner error={list.error} onRetry={list.reload} />
 
           {list.loading && list.items.length === 0 ? (
-            <Spinner label="Loading instances…" />
+            <Spinner label={t('instances.loading')} />
           ) : (
             !list.error && (
-              <table className="table" aria-label="Instances">
+              <table className="table" aria-label={t('nav.instances')}>
                 <thead>
                   <tr>
-                    <th>Instance</th>
-                    <th>Type</th>
-                    <th>GPUs</th>
-                    <th>Billing</th>
-                    <th>State</th>
-                    <th>Project</th>
-                    <th>Tags</th>
+                    <th>{t('instances.col.instance')}</th>
+                    <th>{t('instances.col.type')}</th>
+                    <th>{t('instances.col.gpus')}</th>
+                    <th>{t('instances.billing')}</th>
+                    <th>{t('instances.state')}</th>
+                    <th>{t('projects.col.project')}</th>
+                    <th>{t('instances.col.tags')}</th>
                   </tr>
                 </thead>
                 <tbody>
                   {list.items.length === 0 && (
                     <tr>
                       <td colSpan={7} className="table__empty">
-                        No instances match these filters.
+                        {t('instances.noMatch')}
                       </td>
                     </tr>
                   )}

@@ -1,0 +1,48 @@
+/**
+ * Light or dark: the system's preference (prefers-color-scheme, in CSS) until a theme is chosen in the top
+ * bar; the choice is kept in this browser only (localStorage) and set as data-theme on <html>.
+ */
+import { useCallback, useState } from 'react';
+
+export const THEMES = ['system', 'light', 'dark'] as const;
+export type Theme = (typeof THEMES)[number];
+
+const STORAGE_KEY = 'gpu-ledger.theme';
+
+export function storedTheme(): Theme {
+  try {
+    const value = localStorage.getItem(STORAGE_KEY);
+    return (THEMES as readonly string[]).includes(value ?? '') ? (value as Theme) : 'system';
+  } catch {
+    return 'system'; // Storage blocked (private mode, policy): the system's preference.
+  }
+}
+
+export function applyTheme(theme: Theme, root: HTMLElement = document.documentElement): void {
+  if (theme === 'system') root.removeAttribute('data-theme');
+  else root.setAttribute('data-theme', theme);
+}
+
+export function saveTheme(theme: Theme): void {
+  try {
+    if (theme === 'system') localStorage.removeItem(STORAGE_KEY);
+    else localStorage.setItem(STORAGE_KEY, theme);
+  } catch {
+    // Not kept across visits when storage is blocked; it still applies now.
+  }
+  applyTheme(theme);
+}
+
+export function useTheme(): [Theme, (theme: Theme) => void] {
+  const [theme, setTheme] = useState<Theme>(storedTheme);
+  const choose = useCallback((next: Theme) => {
+    saveTheme(next);
+    setTheme(next);
+  }, []);
+  return [theme, choose];
+}
+
+/** The theme the next click of the toggle chooses: system → light → dark → system. */
+export function nextTheme(theme: Theme): Theme {
+  return THEMES[(THEMES.indexOf(theme) + 1) % THEMES.length]!;
+}
