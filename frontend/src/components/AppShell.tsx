@@ -95,6 +95,10 @@ export function AppShell() {
 
   return (
     <div className="shell">
+      {/* The first Tab stop: straight past the top bar and the navigation to the page. */}
+      <a className="skip-link visually-hidden-focusable" href="#main-content">
+        {t('shell.skipToContent')}
+      </a>
       <header className="topbar">
         <div className="topbar__brand">
           <span className="logo" aria-hidden="true">
@@ -130,7 +134,7 @@ export function AppShell() {
             ))}
           </ul>
         </nav>
-        <main className="content">
+        <main className="content" id="main-content" tabIndex={-1}>
           {/* Remount the page when the organization changes so every list reloads for the new tenant. */}
           <Outlet key={me.organization?.id ?? 'none'} />
         </main>
