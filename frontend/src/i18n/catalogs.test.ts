@@ -12,6 +12,17 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import en from '../locales/en.json';
 import zhCN from '../locales/zh-CN.json';
+import { RANGE_PRESETS } from '../dateRange';
+import { WEEKDAYS } from '../pages/HourOfWeekHeatmap';
+import { THEMES } from '../theme';
+import { i18n, LABEL_KEYS, UI_LANGUAGES } from './index';
+// Imported for their label maps, which register the keys they read.
+import '../api/cloudChoices';
+import '../api/roles';
+import '../components/SyncProgress';
+import '../format';
+import '../pages/settings/ApiKeysTab';
+import '../phases';
 
 const SRC = join(__dirname, '..');
 
@@ -145,6 +156,26 @@ function untranslatedIn(file: string): string[] {
   visit(source);
   return found;
 }
+
+/** Keys the code builds from a value (`t(`prefix.${value}`)`), which the t('…') scan cannot see. */
+const BUILT_KEYS = [
+  ...RANGE_PRESETS.map((preset) => `dateRange.preset.${preset}`),
+  ...['invalid', 'order', 'too-long'].map((problem) => `dateRange.problem.${problem}`),
+  ...WEEKDAYS.map((day) => `weekday.${day}`),
+  ...['waiting', 'running', 'retrying', 'done', 'failed'].map((phase) => `syncProgress.phase.${phase}`),
+  ...UI_LANGUAGES.map((language) => `language.${language}`),
+  ...THEMES.map((theme) => `shell.theme${theme.charAt(0).toUpperCase()}${theme.slice(1)}`),
+];
+
+describe('keys built from values', () => {
+  it('are in both catalogs, for every value and every label map', () => {
+    expect(LABEL_KEYS.length).toBeGreaterThanOrEqual(50); // The label maps above registered their keys.
+    const missing = [...LABEL_KEYS, ...BUILT_KEYS].flatMap((key) =>
+      UI_LANGUAGES.filter((lng) => !i18n.exists(key, { lng, fallbackLng: false })).map((lng) => `${lng}: ${key}`),
+    );
+    expect(missing).toEqual([]);
+  });
+});
 
 describe('the components', () => {
   it('render no text that is not in the catalogs', () => {

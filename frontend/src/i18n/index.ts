@@ -48,6 +48,12 @@ void i18n.use(initReactI18next).init({
   initAsync: false,
 });
 
+// Screen readers and the browser's font choice for CJK text follow <html lang>.
+i18n.on('languageChanged', (language) => {
+  if (typeof document !== 'undefined') document.documentElement.lang = language;
+});
+if (typeof document !== 'undefined') document.documentElement.lang = i18n.language;
+
 export function currentLanguage(): UiLanguage {
   return languageFromServer(i18n.language === 'zh-CN' ? 'zh-hans' : 'en');
 }
@@ -60,11 +66,15 @@ export function intlLocale(language: UiLanguage = currentLanguage()): string {
   return language === 'zh-CN' ? 'zh-CN' : 'en-GB';
 }
 
+/** Every catalog key a label map reads (the catalog test checks that both languages have them). */
+export const LABEL_KEYS: string[] = [];
+
 /**
  * A `Record<K, string>` whose values are read from the catalog (`prefix.key`) each time, so a label
  * map used across the code follows the current language without each caller translating.
  */
 export function translatedLabels<K extends string>(keys: readonly K[], prefix: string): Record<K, string> {
+  LABEL_KEYS.push(...keys.map((key) => `${prefix}.${key}`));
   const labels = {} as Record<K, string>;
   for (const key of keys) {
     Object.defineProperty(labels, key, { enumerable: true, get: () => i18n.t(`${prefix}.${key}`) });
