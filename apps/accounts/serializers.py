@@ -78,6 +78,11 @@ class SignupSerializer(StrictSerializer):
     organization_name = serializers.CharField(max_length=100)
     timezone = serializers.CharField(max_length=64, default="Asia/Shanghai")
     currency = serializers.ChoiceField(choices=Currency.choices, default=Currency.CNY)
+    language = serializers.ChoiceField(
+        choices=Language.choices,
+        default=Language.EN,
+        help_text="The dashboard's language for the new account (the sign-up page's).",
+    )
 
 
 class SignupCreatedSerializer(serializers.Serializer):

@@ -69,6 +69,7 @@ def signup_create(
     organization_name: str,
     timezone_name: str = "Asia/Shanghai",
     currency: str = "CNY",
+    language: str = "en",
 ) -> tuple[User, Organization]:
     """A self-service sign-up: the person, their organization (as owner), and the e-mail with
     the confirmation link (sent by the e-mail worker after commit). The account cannot sign
@@ -88,7 +89,11 @@ def signup_create(
         raise ValidationError(errors)
     user = user_create(email=email, password=password, name=name)
     user.email_verification_pending = True
-    user.save(update_fields=["email_verification_pending"])
+    # The language the sign-up page was shown in (the browser's, or the one picked there) becomes the
+    # account's, so the dashboard does not switch language at the first sign-in.
+    user.language = language
+    user.full_clean(validate_unique=False)
+    user.save(update_fields=["email_verification_pending", "language"])
     organization = organization_create(
         name=organization_name, owner=user, timezone_name=timezone_name, currency=currency
     )

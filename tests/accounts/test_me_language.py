@@ -41,3 +41,43 @@ def test_it_rejects_a_language_without_a_catalog_naming_the_field(
 def test_it_changes_nothing_for_someone_signed_out() -> None:
     response = APIClient().patch("/api/v1/me", {"language": "zh-hans"}, format="json")
     assert response.status_code == 401
+
+
+def _signup(language: str | None) -> APIClient:
+    client = APIClient(REMOTE_ADDR="10.9.8.7")
+    data = {
+        "email": f"lang-{language}@example.test",
+        "password": "correct-horse-battery-9",
+        "name": "Mei",
+        "organization_name": "Mei's Lab",
+    }
+    if language is not None:
+        data["language"] = language
+    response = client.post("/api/v1/auth/signup", data, format="json")
+    assert response.status_code == 201, response.content
+    return client
+
+
+def test_it_starts_a_signed_up_account_in_the_language_of_the_sign_up_page() -> None:
+    _signup("zh-hans")
+    _signup(None)
+
+    assert User.objects.get(email="lang-zh-hans@example.test").language == "zh-hans"
+    assert User.objects.get(email="lang-none@example.test").language == "en"
+
+
+def test_it_refuses_a_sign_up_in_a_language_without_a_catalog() -> None:
+    response = APIClient(REMOTE_ADDR="10.9.8.6").post(
+        "/api/v1/auth/signup",
+        {
+            "email": "fr@example.test",
+            "password": "correct-horse-battery-9",
+            "name": "Amélie",
+            "organization_name": "Lab",
+            "language": "fr",
+        },
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "language" in response.json()["error"]["fields"]
+    assert not User.objects.filter(email="fr@example.test").exists()

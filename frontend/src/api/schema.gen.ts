@@ -1409,6 +1409,14 @@ export interface components {
             timezone?: string;
             /** @default CNY */
             currency?: components["schemas"]["CurrencyEnum"];
+            /**
+             * @description The dashboard's language for the new account (the sign-up page's).
+             *
+             *     * `en` - English
+             *     * `zh-hans` - 简体中文
+             * @default en
+             */
+            language?: components["schemas"]["LanguageEnum"];
         };
         /**
          * @description * `china` - China (CNY)

@@ -55,7 +55,7 @@ i18n.on('languageChanged', (language) => {
 if (typeof document !== 'undefined') document.documentElement.lang = i18n.language;
 
 export function currentLanguage(): UiLanguage {
-  return languageFromServer(i18n.language === 'zh-CN' ? 'zh-hans' : 'en');
+  return i18n.language === 'zh-CN' ? 'zh-CN' : 'en';
 }
 
 /**

@@ -3,6 +3,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { renderAppAt } from './render';
 import { EMPTY_SUMMARY, makeMe, mockApi, NOT_AUTHENTICATED } from './mockApi';
+import { i18n } from '../i18n';
 
 const CSRF = { body: { csrfToken: 'token' } };
 
@@ -66,6 +67,28 @@ describe('the UI language', () => {
     expect(await screen.findByRole('heading', { name: '登录' })).toBeTruthy();
     expect(screen.getByLabelText('邮箱')).toBeTruthy();
     expect(server.find('PATCH', '/api/v1/me')).toHaveLength(0);
+  });
+});
+
+describe('a new account', () => {
+  it('starts in the language its sign-up page was shown in', async () => {
+    const server = mockApi({
+      'GET /api/v1/me': NOT_AUTHENTICATED,
+      'GET /api/v1/auth/csrf': CSRF,
+      'POST /api/v1/auth/signup': { status: 201, body: { email: 'mei@example.test', message: '确认链接已发送。' } },
+    });
+    await i18n.changeLanguage('zh-CN'); // As for a browser whose language is Chinese.
+    const user = userEvent.setup();
+    renderAppAt('/signup');
+
+    await user.type(await screen.findByLabelText('您的姓名'), 'Mei');
+    await user.type(screen.getByLabelText('工作邮箱'), 'mei@example.test');
+    await user.type(screen.getByLabelText('密码'), 'correct-horse-battery-9');
+    await user.type(screen.getByLabelText('组织名称'), 'Lab');
+    await user.click(screen.getByRole('button', { name: '创建账号' }));
+
+    await screen.findByTestId('signup-check-inbox');
+    expect((server.find('POST', '/api/v1/auth/signup')[0]!.body as { language: string }).language).toBe('zh-hans');
   });
 });
 

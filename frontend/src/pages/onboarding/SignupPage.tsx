@@ -10,6 +10,7 @@ import { FormField } from '../../components/FormField';
 import { FormErrorBanner } from '../../components/ui';
 import { CURRENCY_LABELS } from '../../format';
 import { toApiError } from '../../hooks';
+import { currentLanguage, languageToServer } from '../../i18n';
 
 const FIELDS = ['name', 'email', 'password', 'organization_name', 'timezone', 'currency'];
 
@@ -94,6 +95,8 @@ export function SignupPage() {
         organization_name: organizationName.trim(),
         timezone: timezone.trim(),
         currency,
+        // The account starts in the language this page is shown in.
+        language: languageToServer(currentLanguage()),
       });
       setSent(answer);
     } catch (err) {
