@@ -296,7 +296,10 @@ class InvitationAcceptView(APIView):
                     status=status.HTTP_400_BAD_REQUEST,
                 )
             user = services.user_create(
-                email=invitation.email, password=data["password"], name=data["name"]
+                email=invitation.email,
+                password=data["password"],
+                name=data["name"],
+                language=data["language"],
             )
             login(request._request, user, backend="django.contrib.auth.backends.ModelBackend")
             request.user = user

@@ -145,6 +145,12 @@ class InvitationSerializer(StrictModelSerializer):
 class InvitationAcceptSerializer(StrictSerializer):
     token = serializers.CharField(max_length=100)
     name = serializers.CharField(max_length=150, required=False, default="")
+    language = serializers.ChoiceField(
+        choices=Language.choices,
+        default=Language.EN,
+        help_text="The dashboard's language for an account created here (the page's); "
+        "ignored when signed in.",
+    )
     password = serializers.CharField(
         required=False, trim_whitespace=False, style={"input_type": "password"}
     )

@@ -21,6 +21,7 @@ from apps.accounts.models import (
     ApiKey,
     ApiKeyScope,
     Invitation,
+    Language,
     Membership,
     Organization,
     User,
@@ -44,11 +45,13 @@ def _unique_slug(name: str) -> str:
 
 
 @transaction.atomic
-def user_create(*, email: str, password: str | None, name: str = "") -> User:
+def user_create(*, email: str, password: str | None, name: str = "", language: str = "en") -> User:
     email = email.strip().lower()
     if User.objects.filter(email=email).exists():
         raise ValidationError({"email": "A user with this e-mail address already exists."})
-    return User.objects.create_user(email=email, password=password, name=name)
+    if language not in Language.values:
+        raise ValidationError({"language": f"{language!r} is not a language of the dashboard."})
+    return User.objects.create_user(email=email, password=password, name=name, language=language)
 
 
 def password_validate(*, password: str, email: str, name: str = "") -> None:
@@ -87,13 +90,11 @@ def signup_create(
         errors.update(exc.message_dict)
     if errors:
         raise ValidationError(errors)
-    user = user_create(email=email, password=password, name=name)
-    user.email_verification_pending = True
     # The language the sign-up page was shown in (the browser's, or the one picked there) becomes the
     # account's, so the dashboard does not switch language at the first sign-in.
-    user.language = language
-    user.full_clean(validate_unique=False)
-    user.save(update_fields=["email_verification_pending", "language"])
+    user = user_create(email=email, password=password, name=name, language=language)
+    user.email_verification_pending = True
+    user.save(update_fields=["email_verification_pending"])
     organization = organization_create(
         name=organization_name, owner=user, timezone_name=timezone_name, currency=currency
     )

@@ -1,6 +1,10 @@
 """The dashboard language a person chooses, kept on the server (GET and PATCH /api/v1/me)."""
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
+from django.core import mail
 from rest_framework.test import APIClient
 
 from apps.accounts.models import User
@@ -81,3 +85,24 @@ def test_it_refuses_a_sign_up_in_a_language_without_a_catalog() -> None:
     assert response.status_code == 400
     assert "language" in response.json()["error"]["fields"]
     assert not User.objects.filter(email="fr@example.test").exists()
+
+
+def test_it_starts_an_invited_account_in_the_language_of_the_invitation_page(
+    alice_client: APIClient, django_capture_on_commit_callbacks: Callable[..., Any]
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        invited = alice_client.post(
+            "/api/v1/invitations", {"email": "mei@acme.test", "role": "viewer"}, format="json"
+        )
+    assert invited.status_code == 201, invited.content
+    token = mail.outbox[-1].body.split("token=")[1].split()[0]
+
+    response = APIClient().post(
+        "/api/v1/invitations/accept",
+        {"token": token, "password": "a-long-pass-9", "language": "zh-hans"},
+        format="json",
+    )
+
+    assert response.status_code == 200, response.content
+    assert response.json()["language"] == "zh-hans"
+    assert User.objects.get(email="mei@acme.test").language == "zh-hans"

@@ -929,6 +929,14 @@ export interface components {
             token: string;
             /** @default  */
             name?: string;
+            /**
+             * @description The dashboard's language for an account created here (the page's); ignored when signed in.
+             *
+             *     * `en` - English
+             *     * `zh-hans` - 简体中文
+             * @default en
+             */
+            language?: components["schemas"]["LanguageEnum"];
             password?: string;
         };
         /** @description Reject unknown fields and non-string values for text fields. */

@@ -6,6 +6,7 @@ import { ApiError, isNotAuthenticated } from '../api/client';
 import { ErrorBanner, Spinner } from '../components/ui';
 import { FormField } from '../components/FormField';
 import { toApiError } from '../hooks';
+import { currentLanguage, languageToServer } from '../i18n';
 
 function Card({ children }: { children: ReactNode }) {
   return (
@@ -89,7 +90,10 @@ export function InvitationAcceptPage() {
     setSubmitting(true);
     setError(null);
     try {
-      await acceptInvitation(signedIn ? { token } : { token, name: name.trim(), password });
+      // A new account starts in the language this page is shown in.
+      await acceptInvitation(
+        signedIn ? { token } : { token, name: name.trim(), password, language: languageToServer(currentLanguage()) },
+      );
       navigate('/', { replace: true });
     } catch (err) {
       setError(toApiError(err));
