@@ -84,13 +84,24 @@ function OrganizationOverview({ me, org }: { me: Me; org: Org }) {
     analysisApi.summary('project', period, signal),
   );
   const hasData = (summary.data?.totals.instance_count ?? 0) > 0;
+  // An empty answer for the default period means nothing is connected yet (the welcome); for another
+  // period, only that this period is empty: the picker stays so another one can be chosen.
+  const otherPeriod = dateRange.range.preset !== OVERVIEW_RANGE.defaultPreset;
 
   return (
     <>
       <ErrorBanner error={summary.error} onRetry={summary.reload} />
       {summary.loading && <Spinner label={t('overview.loading')} />}
       {summary.data && hasData && <FleetSummary summary={summary.data} timeZone={org.timezone} range={dateRange} />}
-      {summary.data && !hasData && (
+      {summary.data && !hasData && otherPeriod && (
+        <section className="card" data-testid="overview-period-empty">
+          <DateRangePicker value={dateRange} />
+          <EmptyState title={t('overview.periodEmpty.title')} icon="◷">
+            <p>{t('overview.periodEmpty.body')}</p>
+          </EmptyState>
+        </section>
+      )}
+      {summary.data && !hasData && !otherPeriod && (
         <EmptyState title={t('overview.welcome', { name: me.name || me.email })} icon="▦" testId="overview-empty">
           <p>
             <Trans

@@ -127,11 +127,21 @@ describe('the Overview date range', () => {
   it('asks for the range of a shared link and for each preset chosen, in the organization timezone', async () => {
     const server = mockApi({ 'GET /api/v1/me': { body: makeMe() }, 'GET /api/v1/analysis/summary': EMPTY_SUMMARY });
     renderAppAt('/?range=last-month');
-    await screen.findByTestId('overview-empty');
+    await screen.findByTestId('overview-period-empty');
 
     const first = server.find('GET', '/api/v1/analysis/summary')[0]!;
     expect([first.query.get('start'), first.query.get('end')]).toEqual(['2026-10-01', '2026-11-01']);
     expect(first.query.get('group_by')).toBe('project');
+  });
+
+  it('keeps the picker when the chosen period is empty, instead of the welcome', async () => {
+    mockApi({ 'GET /api/v1/me': { body: makeMe() }, 'GET /api/v1/analysis/summary': EMPTY_SUMMARY });
+    renderAppAt('/?range=last-month');
+
+    const empty = await screen.findByTestId('overview-period-empty');
+    expect(empty.textContent).toContain('No GPU spend in this period');
+    expect(within(empty).getByRole('button', { name: 'Last month' }).getAttribute('aria-pressed')).toBe('true');
+    expect(screen.queryByTestId('overview-empty')).toBeNull();
   });
 
   it('changes the range from the picker and keeps it in the URL', async () => {
