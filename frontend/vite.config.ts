@@ -30,5 +30,8 @@ export default defineConfig(({ command }) => ({
     restoreMocks: true,
     pool: 'threads',
     maxWorkers: 2,
+    // The form tests type whole sign-up forms key by key; on a busy shared CI machine that alone can pass
+    // vitest's 5 s default, which says nothing about the app.
+    testTimeout: 15_000,
   },
 }));

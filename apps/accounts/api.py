@@ -31,6 +31,7 @@ from apps.accounts.serializers import (
     LoginSerializer,
     MembershipSerializer,
     MeSerializer,
+    MeUpdateSerializer,
     OrganizationCreateSerializer,
     OrganizationSerializer,
     SwitchOrganizationSerializer,
@@ -117,6 +118,16 @@ class MeView(APIView):
 
     @extend_schema(responses=MeSerializer)
     def get(self, request: Request) -> Response:
+        return _me_response(request)
+
+    @extend_schema(request=MeUpdateSerializer, responses=MeSerializer)
+    def patch(self, request: Request) -> Response:
+        """Change the signed-in person's own preferences; answers with the updated /me."""
+        serializer = MeUpdateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.user_update_preferences(
+            user=session_user(request), language=serializer.validated_data["language"]
+        )
         return _me_response(request)
 
 
@@ -291,7 +302,10 @@ class InvitationAcceptView(APIView):
                     status=status.HTTP_400_BAD_REQUEST,
                 )
             user = services.user_create(
-                email=invitation.email, password=data["password"], name=data["name"]
+                email=invitation.email,
+                password=data["password"],
+                name=data["name"],
+                language=data["language"],
             )
             login(request._request, user, backend="django.contrib.auth.backends.ModelBackend")
             request.user = user

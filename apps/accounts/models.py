@@ -33,7 +33,8 @@ class UserManager(BaseUserManager["User"]):
 
 
 class Language(models.TextChoices):
-    # Django's language codes: e-mails (digests, alerts) are rendered with translation.override.
+    # The teams renting Tencent GPUs mostly read Chinese. Django's language codes: the dashboard
+    # ships a catalog for each, e-mails (digests, alerts) render under translation.override.
     EN = "en", "English"
     ZH_HANS = "zh-hans", "简体中文"
 
@@ -48,9 +49,10 @@ class User(AbstractBaseUser, PermissionsMixin):
     # Set for a self-service sign-up until the person opens the e-mailed link; such an account
     # cannot sign in yet. Everyone else (invited, created by an operator) is trusted as is.
     email_verification_pending = models.BooleanField(default=False)
-    date_joined = models.DateTimeField(default=timezone.now)
-    # The language of what is written to this person (e-mailed digests and alerts).
+    # The language of the dashboard on every browser (the browser's own is used only until they
+    # choose one) and of what is written to this person (e-mailed digests and alerts).
     language = models.CharField(max_length=8, choices=Language.choices, default=Language.EN)
+    date_joined = models.DateTimeField(default=timezone.now)
 
     objects = UserManager()
 

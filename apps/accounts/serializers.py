@@ -11,6 +11,7 @@ from apps.accounts.models import (
     ApiKeyScope,
     Currency,
     Invitation,
+    Language,
     Membership,
     Organization,
     User,
@@ -48,8 +49,17 @@ class MeSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     email = serializers.EmailField()
     name = serializers.CharField()
+    language = serializers.ChoiceField(
+        choices=Language.choices, help_text="The dashboard's language chosen by this person."
+    )
     organization = OrganizationSerializer(allow_null=True)
     organizations = OrganizationSerializer(many=True)
+
+
+class MeUpdateSerializer(StrictSerializer):
+    """The signed-in person's own preferences (PATCH /me)."""
+
+    language = serializers.ChoiceField(choices=Language.choices)
 
 
 class LoginSerializer(StrictSerializer):
@@ -68,6 +78,11 @@ class SignupSerializer(StrictSerializer):
     organization_name = serializers.CharField(max_length=100)
     timezone = serializers.CharField(max_length=64, default="Asia/Shanghai")
     currency = serializers.ChoiceField(choices=Currency.choices, default=Currency.CNY)
+    language = serializers.ChoiceField(
+        choices=Language.choices,
+        default=Language.EN,
+        help_text="The dashboard's language for the new account (the sign-up page's).",
+    )
 
 
 class SignupCreatedSerializer(serializers.Serializer):
@@ -130,6 +145,12 @@ class InvitationSerializer(StrictModelSerializer):
 class InvitationAcceptSerializer(StrictSerializer):
     token = serializers.CharField(max_length=100)
     name = serializers.CharField(max_length=150, required=False, default="")
+    language = serializers.ChoiceField(
+        choices=Language.choices,
+        default=Language.EN,
+        help_text="The dashboard's language for an account created here (the page's); "
+        "ignored when signed in.",
+    )
     password = serializers.CharField(
         required=False, trim_whitespace=False, style={"input_type": "password"}
     )
@@ -160,6 +181,7 @@ def me_payload(
         "id": user.pk,
         "email": user.email,
         "name": user.name,
+        "language": user.language,
         "organization": OrganizationSerializer(current, context=context).data if current else None,
         "organizations": OrganizationSerializer(
             [m.organization for m in memberships], many=True, context=context

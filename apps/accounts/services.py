@@ -21,6 +21,7 @@ from apps.accounts.models import (
     ApiKey,
     ApiKeyScope,
     Invitation,
+    Language,
     Membership,
     Organization,
     User,
@@ -44,11 +45,13 @@ def _unique_slug(name: str) -> str:
 
 
 @transaction.atomic
-def user_create(*, email: str, password: str | None, name: str = "") -> User:
+def user_create(*, email: str, password: str | None, name: str = "", language: str = "en") -> User:
     email = email.strip().lower()
     if User.objects.filter(email=email).exists():
         raise ValidationError({"email": "A user with this e-mail address already exists."})
-    return User.objects.create_user(email=email, password=password, name=name)
+    if language not in Language.values:
+        raise ValidationError({"language": f"{language!r} is not a language of the dashboard."})
+    return User.objects.create_user(email=email, password=password, name=name, language=language)
 
 
 def password_validate(*, password: str, email: str, name: str = "") -> None:
@@ -69,6 +72,7 @@ def signup_create(
     organization_name: str,
     timezone_name: str = "Asia/Shanghai",
     currency: str = "CNY",
+    language: str = "en",
 ) -> tuple[User, Organization]:
     """A self-service sign-up: the person, their organization (as owner), and the e-mail with
     the confirmation link (sent by the e-mail worker after commit). The account cannot sign
@@ -86,7 +90,9 @@ def signup_create(
         errors.update(exc.message_dict)
     if errors:
         raise ValidationError(errors)
-    user = user_create(email=email, password=password, name=name)
+    # The language the sign-up page was shown in (the browser's, or the one picked there) becomes the
+    # account's, so the dashboard does not switch language at the first sign-in.
+    user = user_create(email=email, password=password, name=name, language=language)
     user.email_verification_pending = True
     user.save(update_fields=["email_verification_pending"])
     organization = organization_create(
@@ -147,6 +153,15 @@ def organization_create(
     organization.save()
     Membership.objects.create(organization=organization, user=owner, role=Role.OWNER)
     return organization
+
+
+@transaction.atomic
+def user_update_preferences(*, user: User, language: str) -> User:
+    """Store the person's own dashboard preferences (today the language)."""
+    user.language = language
+    user.full_clean(validate_unique=False)
+    user.save(update_fields=["language"])
+    return user
 
 
 @transaction.atomic

@@ -82,6 +82,7 @@ class SignupView(APIView):
             organization_name=data["organization_name"],
             timezone_name=data["timezone"],
             currency=data["currency"],
+            language=data["language"],
         )
         return Response(
             {"email": user.email, "message": confirmation_message(user.email)},

@@ -1,7 +1,11 @@
+import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { BrowserRouter, Navigate, Route, Routes, useLocation } from 'react-router';
 import { AuthProvider, useAuth } from './auth/AuthContext';
 import { AppShell } from './components/AppShell';
+import { createQueryClient } from './data/queryClient';
+import './i18n';
 import { ErrorBanner, Spinner } from './components/ui';
 import { InstanceDetailPage } from './pages/InstanceDetailPage';
 import { InstancesPage } from './pages/InstancesPage';
@@ -23,11 +27,12 @@ function FullPage({ children }: { children: ReactNode }) {
 /** Routes below it need a session; without one the user is sent to /login and brought back after. */
 function RequireAuth({ children }: { children: ReactNode }) {
   const { status, error, reload } = useAuth();
+  const { t } = useTranslation();
   const location = useLocation();
   if (status === 'loading') {
     return (
       <FullPage>
-        <Spinner label="Loading GPU Ledger…" />
+        <Spinner label={t('app.loading')} />
       </FullPage>
     );
   }
@@ -76,12 +81,17 @@ export function AppRoutes() {
   );
 }
 
-export function App() {
+/** The browser's cache of server answers; tests pass their own (retries off, nothing shared between tests). */
+const defaultQueryClient = createQueryClient();
+
+export function App({ queryClient = defaultQueryClient }: { queryClient?: QueryClient }) {
   return (
-    <BrowserRouter>
-      <AuthProvider>
-        <AppRoutes />
-      </AuthProvider>
-    </BrowserRouter>
+    <QueryClientProvider client={queryClient}>
+      <BrowserRouter>
+        <AuthProvider>
+          <AppRoutes />
+        </AuthProvider>
+      </BrowserRouter>
+    </QueryClientProvider>
   );
 }

@@ -1,11 +1,13 @@
+import { i18n, intlLocale, translatedLabels } from './i18n';
+
 const dateTimeFormatters = new Map<string, Intl.DateTimeFormat>();
 
-function formatter(timeZone: string | undefined, withTime: boolean): Intl.DateTimeFormat {
-  const key = `${timeZone ?? ''}|${withTime}`;
+function formatter(timeZone: string | undefined, withTime: boolean, locale: string): Intl.DateTimeFormat {
+  const key = `${locale}|${timeZone ?? ''}|${withTime}`;
   let f = dateTimeFormatters.get(key);
   if (!f) {
     try {
-      f = new Intl.DateTimeFormat('en-GB', {
+      f = new Intl.DateTimeFormat(locale, {
         year: 'numeric',
         month: 'short',
         day: 'numeric',
@@ -13,31 +15,42 @@ function formatter(timeZone: string | undefined, withTime: boolean): Intl.DateTi
         timeZone,
       });
     } catch {
-      f = new Intl.DateTimeFormat('en-GB', { year: 'numeric', month: 'short', day: 'numeric' });
+      f = new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'short', day: 'numeric' });
     }
     dateTimeFormatters.set(key, f);
   }
   return f;
 }
 
-/** Formats an ISO timestamp in the organization's timezone. */
-export function formatDate(iso: string | null | undefined, timeZone?: string, withTime = false): string {
+/** Formats an ISO timestamp in the organization's timezone, the way the UI language writes dates. */
+export function formatDate(
+  iso: string | null | undefined,
+  timeZone?: string,
+  withTime = false,
+  locale: string = intlLocale(),
+): string {
   if (!iso) return '—';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return '—';
-  return formatter(timeZone, withTime).format(d);
+  return formatter(timeZone, withTime, locale).format(d);
 }
 
-export function formatDateTime(iso: string | null | undefined, timeZone?: string): string {
-  return formatDate(iso, timeZone, true);
+export function formatDateTime(iso: string | null | undefined, timeZone?: string, locale: string = intlLocale()): string {
+  return formatDate(iso, timeZone, true, locale);
 }
 
-export const CURRENCY_LABELS: Record<string, string> = {
-  CNY: 'CNY (¥, Tencent Cloud China)',
-  USD: 'USD ($, Tencent Cloud International)',
-};
+export const CURRENCY_LABELS: Record<string, string> = translatedLabels(['CNY', 'USD'], 'currency');
 
-const relativeFormatter = new Intl.RelativeTimeFormat('en', { numeric: 'always' });
+const relativeFormatters = new Map<string, Intl.RelativeTimeFormat>();
+
+function relativeFormatter(locale: string): Intl.RelativeTimeFormat {
+  let f = relativeFormatters.get(locale);
+  if (!f) {
+    f = new Intl.RelativeTimeFormat(locale, { numeric: 'always' });
+    relativeFormatters.set(locale, f);
+  }
+  return f;
+}
 
 const RELATIVE_STEPS: [Intl.RelativeTimeFormatUnit, number][] = [
   ['minute', 60],
@@ -51,13 +64,17 @@ const RELATIVE_STEPS: [Intl.RelativeTimeFormatUnit, number][] = [
  * "5 minutes ago", "in 3 hours"; under a minute either way is "just now".
  * Returns null for a missing or unparsable timestamp so the caller can say "Never" or "—".
  */
-export function formatRelative(iso: string | null | undefined, now: number = Date.now()): string | null {
+export function formatRelative(
+  iso: string | null | undefined,
+  now: number = Date.now(),
+  locale: string = intlLocale(),
+): string | null {
   if (!iso) return null;
   const t = new Date(iso).getTime();
   if (Number.isNaN(t)) return null;
   const seconds = (t - now) / 1000;
   const abs = Math.abs(seconds);
-  if (abs < 60) return 'just now';
+  if (abs < 60) return i18n.t('time.justNow');
   let unit: Intl.RelativeTimeFormatUnit = 'minute';
   let size = 60;
   for (const [u, s] of RELATIVE_STEPS) {
@@ -67,7 +84,7 @@ export function formatRelative(iso: string | null | undefined, now: number = Dat
     }
   }
   const value = Math.round(abs / size) * Math.sign(seconds);
-  return relativeFormatter.format(value, unit);
+  return relativeFormatter(locale).format(value, unit);
 }
 
 /** Up to two decimals, no trailing zeros: 1, 0.25, 1.5. */

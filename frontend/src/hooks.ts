@@ -1,7 +1,9 @@
+import { keepPreviousData, useQuery, useQueryClient, type Query } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError } from './api/client';
 import type { PageQuery } from './api/endpoints';
 import type { Page } from './api/types';
+import type { QueryKey } from './data/keys';
 
 export interface PaginatedList<T> {
   items: T[];
@@ -12,7 +14,7 @@ export interface PaginatedList<T> {
   error: ApiError | null;
   setPage: (page: number) => void;
   reload: () => void;
-  /** Replace one item in place (after a PATCH) without a round-trip. */
+  /** Replace items in the cached page (after a PATCH) without a round-trip. */
   update: (fn: (items: T[]) => T[]) => void;
 }
 
@@ -20,58 +22,73 @@ function toApiError(err: unknown): ApiError {
   return err instanceof ApiError ? err : new ApiError(0, 'unknown', err instanceof Error ? err.message : String(err));
 }
 
+export interface ListOptions<T> {
+  /** Polls the page every so many ms while this returns a number (e.g. while a sync is pending). */
+  refetchInterval?: (items: T[]) => number | false;
+}
+
 /**
- * One page of a list endpoint. `key` names what is listed (e.g. the filters): when it changes the
- * list goes back to page 1 and reloads.
+ * One page of a list endpoint, cached by TanStack Query under `key` + the page. `key` names what is
+ * listed (the resource and its filters): when it changes the list goes back to page 1. While the next
+ * page loads the previous one stays on screen.
  */
 export function usePaginatedList<T>(
+  key: QueryKey,
   fetchPage: (q: PageQuery, signal: AbortSignal) => Promise<Page<T>>,
   pageSize = 20,
-  key = '',
+  options: ListOptions<T> = {},
 ): PaginatedList<T> {
-  const [pageState, setPageState] = useState({ key, page: 1 });
-  const page = pageState.key === key ? pageState.page : 1;
-  const setPage = useCallback((next: number) => setPageState({ key, page: next }), [key]);
-  const [data, setData] = useState<{ items: T[]; count: number }>({ items: [], count: 0 });
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [nonce, setNonce] = useState(0);
+  const queryClient = useQueryClient();
+  const keyText = JSON.stringify(key);
+  const [pageState, setPageState] = useState({ key: keyText, page: 1 });
+  // Another filter starts on page 1, and so does coming back to an earlier one (React's pattern for state
+  // that follows a prop: set during render, re-rendered before anything is painted).
+  if (pageState.key !== keyText) setPageState({ key: keyText, page: 1 });
+  const page = pageState.key === keyText ? pageState.page : 1;
+  const setPage = useCallback((next: number) => setPageState({ key: keyText, page: next }), [keyText]);
   const fetchRef = useRef(fetchPage);
   fetchRef.current = fetchPage;
+  const intervalRef = useRef(options.refetchInterval);
+  intervalRef.current = options.refetchInterval;
+  const queryKey = [...key, { page, pageSize }];
 
+  const query = useQuery({
+    queryKey,
+    queryFn: ({ signal }) => fetchRef.current({ page, pageSize }, signal),
+    placeholderData: keepPreviousData,
+    refetchInterval: (q: Query<Page<T>, Error, Page<T>, readonly unknown[]>) =>
+      intervalRef.current?.(q.state.data?.results ?? []) ?? false,
+  });
+
+  // A page past the end (e.g. after deleting the last row of the last page): step back.
+  const result = query.isPlaceholderData ? undefined : query.data;
+  const notFound = query.error instanceof ApiError && query.error.status === 404;
   useEffect(() => {
-    const controller = new AbortController();
-    setLoading(true);
-    setError(null);
-    fetchRef
-      .current({ page, pageSize }, controller.signal)
-      .then((result) => {
-        if (controller.signal.aborted) return;
-        // A page past the end (e.g. after deleting the last row of the last page): step back.
-        if (result.results.length === 0 && page > 1 && result.count > 0) {
-          setPage(Math.max(1, Math.ceil(result.count / pageSize)));
-          return;
-        }
-        setData({ items: result.results, count: result.count });
-        setLoading(false);
-      })
-      .catch((err: unknown) => {
-        if (controller.signal.aborted) return;
-        const apiErr = toApiError(err);
-        if (apiErr.status === 404 && page > 1) {
-          setPage(page - 1);
-          return;
-        }
-        setError(apiErr);
-        setLoading(false);
-      });
-    return () => controller.abort();
-  }, [page, pageSize, nonce, key, setPage]);
+    if (result && result.results.length === 0 && page > 1 && result.count > 0) {
+      setPage(Math.max(1, Math.ceil(result.count / pageSize)));
+    } else if (notFound && page > 1) {
+      setPage(page - 1);
+    }
+  }, [result, notFound, page, pageSize, setPage]);
 
-  const reload = useCallback(() => setNonce((n) => n + 1), []);
-  const update = useCallback((fn: (items: T[]) => T[]) => setData((d) => ({ ...d, items: fn(d.items) })), []);
+  const reload = useCallback(() => void queryClient.invalidateQueries({ queryKey: key }), [queryClient, keyText]);
+  const update = useCallback(
+    (fn: (items: T[]) => T[]) =>
+      queryClient.setQueryData<Page<T>>([...key, { page, pageSize }], (old) => (old ? { ...old, results: fn(old.results) } : old)),
+    [queryClient, keyText, page, pageSize],
+  );
 
-  return { items: data.items, count: data.count, page, pageSize, loading, error, setPage, reload, update };
+  return {
+    items: query.data?.results ?? [],
+    count: query.data?.count ?? 0,
+    page,
+    pageSize,
+    loading: query.isFetching,
+    error: query.error && !query.isFetching ? toApiError(query.error) : null,
+    setPage,
+    reload,
+    update,
+  };
 }
 
 export interface ApiData<T> {
@@ -82,38 +99,39 @@ export interface ApiData<T> {
   reload: () => void;
 }
 
+export interface ApiDataOptions<T> {
+  /** Polls every so many ms while this returns a number (given the last answer, null before one). */
+  refetchInterval?: (data: T | null) => number | false;
+  /** False: no request (e.g. until an id is known). */
+  enabled?: boolean;
+}
+
 /**
- * One GET. `key` names what is fetched (e.g. the id and period): when it changes the request is made again,
- * the previous one is aborted and the previous answer is no longer returned.
+ * One GET, cached by TanStack Query under `key`. When `key` changes the new answer is fetched and the
+ * previous one is no longer returned; a retry after an error shows the loading state again.
  */
-export function useApiData<T>(fetchData: (signal: AbortSignal) => Promise<T>, key: string): ApiData<T> {
-  const [state, setState] = useState<{ key: string; data: T | null; error: ApiError | null } | null>(null);
-  const [nonce, setNonce] = useState(0);
+export function useApiData<T>(
+  key: QueryKey,
+  fetchData: (signal: AbortSignal) => Promise<T>,
+  options: ApiDataOptions<T> = {},
+): ApiData<T> {
   const fetchRef = useRef(fetchData);
   fetchRef.current = fetchData;
-
-  useEffect(() => {
-    const controller = new AbortController();
-    fetchRef
-      .current(controller.signal)
-      .then((data) => {
-        if (!controller.signal.aborted) setState({ key, data, error: null });
-      })
-      .catch((err: unknown) => {
-        if (!controller.signal.aborted) setState({ key, data: null, error: toApiError(err) });
-      });
-    return () => controller.abort();
-  }, [key, nonce]);
-
-  const reload = useCallback(() => {
-    setState(null);
-    setNonce((n) => n + 1);
-  }, []);
-  const current = state && state.key === key ? state : null;
+  const intervalRef = useRef(options.refetchInterval);
+  intervalRef.current = options.refetchInterval;
+  const query = useQuery({
+    queryKey: key,
+    queryFn: ({ signal }) => fetchRef.current(signal),
+    enabled: options.enabled ?? true,
+    refetchInterval: (q: Query<T, Error, T, readonly unknown[]>) => intervalRef.current?.(q.state.data ?? null) ?? false,
+  });
+  const retrying = query.isError && query.isFetching;
+  const { refetch } = query;
+  const reload = useCallback(() => void refetch(), [refetch]);
   return {
-    data: current?.data ?? null,
-    error: current?.error ?? null,
-    loading: current === null || (current.data === null && current.error === null),
+    data: query.data ?? null,
+    error: query.error && !retrying ? toApiError(query.error) : null,
+    loading: query.isPending || retrying,
     reload,
   };
 }

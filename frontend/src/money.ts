@@ -6,6 +6,8 @@
  * are computed with floats.
  */
 
+import { intlLocale } from './i18n';
+
 export const CURRENCY_SYMBOLS: Record<string, string> = { CNY: '¥', USD: '$' };
 
 interface Decimal {
@@ -72,28 +74,51 @@ export function roundDecimal(value: string, places: number): string | null {
   return toText(d.units < 0n ? -rounded : rounded, places);
 }
 
-function groupThousands(text: string): string {
-  const negative = text.startsWith('-');
-  const body = negative ? text.slice(1) : text;
-  const [int = '0', fraction] = body.split('.');
-  const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return `${negative ? '-' : ''}${grouped}${fraction !== undefined ? `.${fraction}` : ''}`;
+const numberFormats = new Map<string, Intl.NumberFormat>();
+
+function numberFormat(locale: string, options: Intl.NumberFormatOptions): Intl.NumberFormat {
+  const key = `${locale}|${JSON.stringify(options)}`;
+  let f = numberFormats.get(key);
+  if (!f) {
+    f = new Intl.NumberFormat(locale, options);
+    numberFormats.set(key, f);
+  }
+  return f;
 }
 
-/** "1234.5" -> "1,234.50" with `places` decimals; "—" when missing. */
-export function formatDecimal(value: string | null | undefined, places = 2): string {
+/**
+ * Formats an already rounded decimal string with Intl. Intl formats a numeric string exactly (no
+ * float in between), so "12345678901234.57" keeps its cents.
+ */
+function formatRounded(rounded: string, locale: string, options: Intl.NumberFormatOptions): string {
+  return numberFormat(locale, options).format(rounded as unknown as number);
+}
+
+/** "1234.5" -> "1,234.50" with `places` decimals, grouped the locale's way; "—" when missing. */
+export function formatDecimal(value: string | null | undefined, places = 2, locale: string = intlLocale()): string {
   if (value == null) return '—';
   const rounded = roundDecimal(value, places);
-  return rounded === null ? '—' : groupThousands(rounded);
+  if (rounded === null) return '—';
+  return formatRounded(rounded, locale, { minimumFractionDigits: places, maximumFractionDigits: places });
 }
 
-/** "1234.5", "CNY" -> "¥1,234.50"; an unknown currency code goes after the amount ("1,234.50 EUR"). */
-export function formatMoney(amount: string | null | undefined, currency: string): string {
-  const text = formatDecimal(amount, 2);
-  if (text === '—') return text;
-  const symbol = CURRENCY_SYMBOLS[currency];
-  if (!symbol) return `${text} ${currency}`;
-  return text.startsWith('-') ? `-${symbol}${text.slice(1)}` : `${symbol}${text}`;
+/**
+ * "1234.5", "CNY" -> "¥1,234.50" in the locale's currency format; a currency the product does not bill in
+ * goes after the amount ("1,234.50 EUR").
+ */
+export function formatMoney(amount: string | null | undefined, currency: string, locale: string = intlLocale()): string {
+  if (amount == null) return '—';
+  const rounded = roundDecimal(amount, 2);
+  if (rounded === null) return '—';
+  if (!CURRENCY_SYMBOLS[currency]) return `${formatDecimal(rounded, 2, locale)} ${currency}`;
+  return formatRounded(rounded, locale, {
+    style: 'currency',
+    currency,
+    // "¥", not "CN¥": the organization has one currency, so the short symbol is unambiguous.
+    currencyDisplay: 'narrowSymbol',
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 2,
+  });
 }
 
 /** part / whole as a float for percentages; null when either is missing or the whole is not positive. */
@@ -106,7 +131,9 @@ export function ratio(part: string | null | undefined, whole: string | null | un
 }
 
 /** 0.1234 -> "12.3%"; null -> "—". */
-export function formatPercent(fraction: number | null | undefined, digits = 1): string {
+export function formatPercent(fraction: number | null | undefined, digits = 1, locale: string = intlLocale()): string {
   if (fraction == null || !Number.isFinite(fraction)) return '—';
-  return `${(fraction * 100).toFixed(digits)}%`;
+  return numberFormat(locale, { style: 'percent', minimumFractionDigits: digits, maximumFractionDigits: digits }).format(
+    fraction,
+  );
 }

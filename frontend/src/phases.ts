@@ -1,23 +1,12 @@
 import type { Phase } from './api/untypedEndpoints';
+import { i18n, translatedLabels } from './i18n';
 
 /** Display order: productive work first, then the two kinds of waste, then missing data. */
 export const PHASES: Phase[] = ['training', 'evaluation', 'data_processing', 'idle', 'unknown'];
 
-export const PHASE_LABELS: Record<Phase, string> = {
-  training: 'Training',
-  evaluation: 'Evaluation',
-  data_processing: 'Data processing (data-bound)',
-  idle: 'Idle',
-  unknown: 'No data',
-};
+export const PHASE_LABELS: Record<Phase, string> = translatedLabels(PHASES, 'phase.label');
 
-export const PHASE_DESCRIPTIONS: Record<Phase, string> = {
-  training: 'Fluctuating, high GPU utilization with GPU memory in use.',
-  evaluation: 'Steady, moderate GPU utilization, typically short and after training.',
-  data_processing: 'GPU utilization low while the CPU is busy feeding it: the GPUs wait for data.',
-  idle: 'GPU and CPU both near zero: paid for, doing nothing (allocated memory does not count as work).',
-  unknown: 'No monitoring data for these minutes; never guessed.',
-};
+export const PHASE_DESCRIPTIONS: Record<Phase, string> = translatedLabels(PHASES, 'phase.description');
 
 export const PHASE_COLORS: Record<Phase, string> = {
   training: '#1e7d4f',
@@ -37,6 +26,7 @@ export function formatMinutes(minutes: number | null | undefined): string {
   const total = Math.max(0, Math.round(minutes));
   const h = Math.floor(total / 60);
   const m = total % 60;
-  if (h === 0) return `${m} m`;
-  return m === 0 ? `${h.toLocaleString('en-US')} h` : `${h.toLocaleString('en-US')} h ${m} m`;
+  if (h === 0) return i18n.t('duration.minutes', { m });
+  const hours = h.toLocaleString('en-US');
+  return m === 0 ? i18n.t('duration.hours', { h: hours }) : i18n.t('duration.hoursMinutes', { h: hours, m });
 }

@@ -90,7 +90,12 @@ GLOBEX_PERIOD = {
 }
 
 PROBES: dict[str, Probe] = {
-    "/api/v1/me": Probe("organization", exposed=_me_organization_ids),
+    "/api/v1/me": Probe(
+        "organization",
+        exposed=_me_organization_ids,
+        payload=lambda world: {"language": "zh-hans"},
+        status=200,
+    ),
     "/api/v1/me/organization": Probe(
         "organization",
         payload=lambda world: {"organization": world.organization.slug},

@@ -9,6 +9,8 @@
  * - 401/403 with code `not_authenticated` calls the registered handler (the app redirects to /login).
  */
 
+import { i18n } from '../i18n';
+
 export const API_BASE = '/api/v1';
 const CSRF_COOKIE = 'csrftoken';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
@@ -85,7 +87,7 @@ async function fetchCsrfToken(): Promise<string> {
   if (!response.ok) throw await toApiError(response);
   const body = (await parseJson(response)) as { csrfToken?: unknown } | null;
   const token = readCookie(CSRF_COOKIE) ?? (typeof body?.csrfToken === 'string' ? body.csrfToken : null);
-  if (!token) throw new ApiError(response.status, 'csrf_unavailable', 'Could not obtain a CSRF token.');
+  if (!token) throw new ApiError(response.status, 'csrf_unavailable', i18n.t('apiError.csrf'));
   csrfTokenFromEndpoint = token;
   return token;
 }
@@ -99,7 +101,7 @@ async function safeFetch(url: string, init: RequestInit): Promise<Response> {
   try {
     return await fetch(url, init);
   } catch {
-    throw new ApiError(0, 'network_error', 'Cannot reach the server. Check your connection and try again.');
+    throw new ApiError(0, 'network_error', i18n.t('apiError.network'));
   }
 }
 
@@ -114,11 +116,11 @@ async function parseJson(response: Response): Promise<unknown> {
 }
 
 function fallbackMessage(status: number): string {
-  if (status === 401 || status === 403) return 'You do not have access to this.';
-  if (status === 404) return 'Not found.';
-  if (status === 429) return 'Too many requests. Please wait and try again.';
-  if (status >= 500) return 'The server had a problem. Please try again in a moment.';
-  return `Request failed (HTTP ${status}).`;
+  if (status === 401 || status === 403) return i18n.t('apiError.forbidden');
+  if (status === 404) return i18n.t('apiError.notFound');
+  if (status === 429) return i18n.t('apiError.throttled');
+  if (status >= 500) return i18n.t('apiError.server');
+  return i18n.t('apiError.other', { status });
 }
 
 async function toApiError(response: Response): Promise<ApiError> {

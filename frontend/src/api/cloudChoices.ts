@@ -1,69 +1,48 @@
 /** The words and choices the UI shows for cloud accounts and instances, keyed by the API's values. */
+import { i18n, translatedLabels } from '../i18n';
 import type { ChargeType, CloudAccountStatus, CloudSite, SyncKind } from './types';
 
-export const SITE_LABELS: Record<CloudSite, string> = {
-  china: 'China site (bills in CNY)',
-  intl: 'International site (bills in USD)',
-};
+export const SITE_LABELS: Record<CloudSite, string> = translatedLabels(['china', 'intl'] as const, 'cloud.site');
 
-export const CLOUD_STATUS_LABELS: Record<CloudAccountStatus, string> = {
-  pending: 'Not synced yet',
-  ok: 'OK',
-  failing: 'Failing',
-  disabled: 'Disabled',
-};
+export const CLOUD_STATUS_LABELS: Record<CloudAccountStatus, string> = translatedLabels(['pending', 'ok', 'failing', 'disabled'] as const, 'cloud.status');
 
 /** In the order the sync table lists them. */
-export const SYNC_KIND_LABELS: Record<SyncKind, string> = {
-  inventory: 'Instances and tags',
-  prices: 'Price catalog',
-  metrics: 'Monitoring metrics',
-  bills: 'Bills',
-  balance: 'Account balance',
-};
+export const SYNC_KIND_LABELS: Record<SyncKind, string> = translatedLabels(['inventory', 'prices', 'metrics', 'bills', 'balance'] as const, 'cloud.syncKind');
 
 export const SYNC_KINDS = Object.keys(SYNC_KIND_LABELS) as SyncKind[];
 
 /** Tencent Cloud regions with GPU instances the connect form offers, with their city. */
-export const TENCENT_REGIONS: { code: string; city: string; mainland: boolean }[] = [
-  { code: 'ap-guangzhou', city: 'Guangzhou', mainland: true },
-  { code: 'ap-shanghai', city: 'Shanghai', mainland: true },
-  { code: 'ap-beijing', city: 'Beijing', mainland: true },
-  { code: 'ap-chengdu', city: 'Chengdu', mainland: true },
-  { code: 'ap-chongqing', city: 'Chongqing', mainland: true },
-  { code: 'ap-nanjing', city: 'Nanjing', mainland: true },
-  { code: 'ap-hongkong', city: 'Hong Kong', mainland: false },
-  { code: 'ap-singapore', city: 'Singapore', mainland: false },
-  { code: 'ap-bangkok', city: 'Bangkok', mainland: false },
-  { code: 'ap-jakarta', city: 'Jakarta', mainland: false },
-  { code: 'ap-seoul', city: 'Seoul', mainland: false },
-  { code: 'ap-tokyo', city: 'Tokyo', mainland: false },
-  { code: 'ap-mumbai', city: 'Mumbai', mainland: false },
-  { code: 'na-siliconvalley', city: 'Silicon Valley', mainland: false },
-  { code: 'na-ashburn', city: 'Virginia', mainland: false },
-  { code: 'na-toronto', city: 'Toronto', mainland: false },
-  { code: 'eu-frankfurt', city: 'Frankfurt', mainland: false },
-  { code: 'sa-saopaulo', city: 'São Paulo', mainland: false },
+const REGIONS: [string, boolean][] = [
+  ['ap-guangzhou', true],
+  ['ap-shanghai', true],
+  ['ap-beijing', true],
+  ['ap-chengdu', true],
+  ['ap-chongqing', true],
+  ['ap-nanjing', true],
+  ['ap-hongkong', false],
+  ['ap-singapore', false],
+  ['ap-bangkok', false],
+  ['ap-jakarta', false],
+  ['ap-seoul', false],
+  ['ap-tokyo', false],
+  ['ap-mumbai', false],
+  ['na-siliconvalley', false],
+  ['na-ashburn', false],
+  ['na-toronto', false],
+  ['eu-frankfurt', false],
+  ['sa-saopaulo', false],
 ];
 
-export const CHARGE_TYPE_LABELS: Record<ChargeType, string> = {
-  POSTPAID_BY_HOUR: 'Pay-as-you-go',
-  PREPAID: 'Monthly subscription',
-  SPOTPAID: 'Spot',
-  CDHPAID: 'Dedicated host',
-  CDCPAID: 'Dedicated cluster',
-};
+/** Tencent Cloud regions with GPU instances the connect form offers; `city` is in the UI's language. */
+export const TENCENT_REGIONS: { code: string; readonly city: string; mainland: boolean }[] = REGIONS.map(([code, mainland]) => ({
+  code,
+  mainland,
+  get city() {
+    return i18n.t(`region.${code}`);
+  },
+}));
+
+export const CHARGE_TYPE_LABELS: Record<ChargeType, string> = translatedLabels(['POSTPAID_BY_HOUR', 'PREPAID', 'SPOTPAID', 'CDHPAID', 'CDCPAID'] as const, 'chargeType');
 
 /** Tencent Cloud CVM InstanceState values, in words; TERMINATED is GPU Ledger's mark for a vanished instance. */
-export const INSTANCE_STATE_LABELS: Record<string, string> = {
-  RUNNING: 'Running',
-  STOPPED: 'Stopped',
-  PENDING: 'Creating',
-  STARTING: 'Starting',
-  STOPPING: 'Stopping',
-  REBOOTING: 'Rebooting',
-  LAUNCH_FAILED: 'Launch failed',
-  SHUTDOWN: 'Shut down',
-  TERMINATING: 'Terminating',
-  TERMINATED: 'Terminated',
-};
+export const INSTANCE_STATE_LABELS: Record<string, string> = translatedLabels(['RUNNING', 'STOPPED', 'PENDING', 'STARTING', 'STOPPING', 'REBOOTING', 'LAUNCH_FAILED', 'SHUTDOWN', 'TERMINATING', 'TERMINATED'] as const, 'instanceState');

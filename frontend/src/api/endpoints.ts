@@ -11,6 +11,7 @@ import type {
   InstanceFilters,
   Invitation,
   InvitationAcceptInput,
+  Language,
   Me,
   Member,
   Page,
@@ -43,6 +44,8 @@ export const authApi = {
     resetCsrfToken();
   },
   me: (signal?: AbortSignal) => api.get<Me>('/api/v1/me', undefined, signal),
+  /** The signed-in person's own preferences; answers with the updated /me. */
+  updateMe: (changes: { language: Language }) => api.patch<Me>('/api/v1/me', changes),
   /** Creates the account and its organization; nobody is signed in until the e-mailed link is opened. */
   signup: (input: SignupInput) => api.post<SignupCreated>('/api/v1/auth/signup', input),
   resendVerification: (email: string) =>

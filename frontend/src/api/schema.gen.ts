@@ -413,7 +413,8 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /** @description Change the signed-in person's own preferences; answers with the updated /me. */
+        patch: operations["v1_me_partial_update"];
         trace?: never;
     };
     "/api/v1/me/organization": {
@@ -928,6 +929,14 @@ export interface components {
             token: string;
             /** @default  */
             name?: string;
+            /**
+             * @description The dashboard's language for an account created here (the page's); ignored when signed in.
+             *
+             *     * `en` - English
+             *     * `zh-hans` - 简体中文
+             * @default en
+             */
+            language?: components["schemas"]["LanguageEnum"];
             password?: string;
         };
         /** @description Reject unknown fields and non-string values for text fields. */
@@ -936,6 +945,12 @@ export interface components {
             email: string;
             role?: components["schemas"]["RoleEnum"];
         };
+        /**
+         * @description * `en` - English
+         *     * `zh-hans` - 简体中文
+         * @enum {string}
+         */
+        LanguageEnum: "en" | "zh-hans";
         /**
          * @description * `high` - high
          *     * `medium` - medium
@@ -954,6 +969,13 @@ export interface components {
             /** Format: email */
             email: string;
             name: string;
+            /**
+             * @description The dashboard's language chosen by this person.
+             *
+             *     * `en` - English
+             *     * `zh-hans` - 简体中文
+             */
+            language: components["schemas"]["LanguageEnum"];
             organization: components["schemas"]["Organization"] | null;
             organizations: components["schemas"]["Organization"][];
         };
@@ -1133,6 +1155,10 @@ export interface components {
             /** @description host:port that every service is sent to instead of *.tencentcloudapi.com. */
             endpoint?: string;
             endpoint_scheme?: components["schemas"]["EndpointSchemeEnum"];
+        };
+        /** @description The signed-in person's own preferences (PATCH /me). */
+        PatchedMeUpdateRequest: {
+            language?: components["schemas"]["LanguageEnum"];
         };
         /** @description Reject unknown fields and non-string values for text fields. */
         PatchedMembershipRequest: {
@@ -1391,6 +1417,14 @@ export interface components {
             timezone?: string;
             /** @default CNY */
             currency?: components["schemas"]["CurrencyEnum"];
+            /**
+             * @description The dashboard's language for the new account (the sign-up page's).
+             *
+             *     * `en` - English
+             *     * `zh-hans` - 简体中文
+             * @default en
+             */
+            language?: components["schemas"]["LanguageEnum"];
         };
         /**
          * @description * `china` - China (CNY)
@@ -2289,6 +2323,31 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+        };
+    };
+    v1_me_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedMeUpdateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedMeUpdateRequest"];
+                "multipart/form-data": components["schemas"]["PatchedMeUpdateRequest"];
+            };
+        };
         responses: {
             200: {
                 headers: {

@@ -27,6 +27,8 @@ type QueryOf<Operation extends keyof operations> = NonNullable<operations[Operat
 export type Role = Schemas['RoleEnum'];
 export type Currency = Schemas['CurrencyEnum'];
 export type Scope = Schemas['ScopeEnum'];
+/** The dashboard language a person chose, as the API spells it (`zh-hans`, not the browser's `zh-CN`). */
+export type Language = Schemas['LanguageEnum'];
 
 export type Org = AsRendered<Schemas['Organization']>;
 export type Me = AsRendered<Schemas['Me']>;

@@ -1,7 +1,9 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { ApiError, isNotAuthenticated, latestRequestSeq, setUnauthenticatedHandler } from '../api/client';
 import { authApi, invitationsApi } from '../api/endpoints';
 import type { InvitationAcceptInput, Me, SetPasswordInput } from '../api/types';
+import { i18n, languageFromServer, languageToServer, type UiLanguage } from '../i18n';
 
 type Status = 'loading' | 'authenticated' | 'anonymous' | 'error';
 
@@ -18,6 +20,8 @@ export interface AuthState {
   verifyEmail: (token: string) => Promise<Me>;
   /** Choose a password through a one-time link (create_organization) and sign in. */
   setPassword: (input: SetPasswordInput) => Promise<Me>;
+  /** Stores the signed-in person's language on the server (the UI has already switched). */
+  setLanguage: (language: UiLanguage) => Promise<Me>;
   reload: () => void;
   /** Called when any API call reports that the session is gone (with that request's number). */
   markSignedOut: (requestSeq?: number) => void;
@@ -33,13 +37,17 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   // The last request sent before the latest sign-in finished: answers to requests up to it were
   // sent without the new session, so a 401 among them says nothing about it.
   const signedInAfterSeq = useRef(0);
+  // Cached answers belong to one user in one organization: they are dropped when either changes.
+  const queryClient = useQueryClient();
+  const forgetAnswers = useCallback(() => queryClient.clear(), [queryClient]);
   const signedIn = useCallback((payload: Me) => {
+    forgetAnswers();
     signedInAfterSeq.current = latestRequestSeq();
     setMe(payload);
     setError(null);
     setStatus('authenticated');
     return payload;
-  }, []);
+  }, [forgetAnswers]);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -70,9 +78,10 @@ export function AuthProvider({ children }: { children: ReactNode }) {
 
   const markSignedOut = useCallback((requestSeq?: number) => {
     if (requestSeq !== undefined && requestSeq <= signedInAfterSeq.current) return;
+    forgetAnswers();
     setMe(null);
     setStatus('anonymous');
-  }, []);
+  }, [forgetAnswers]);
 
   useEffect(() => {
     setUnauthenticatedHandler(markSignedOut);
@@ -88,16 +97,18 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     try {
       await authApi.logout();
     } finally {
+      forgetAnswers();
       setMe(null);
       setStatus('anonymous');
     }
-  }, []);
+  }, [forgetAnswers]);
 
   const switchOrganization = useCallback(async (slug: string) => {
     const payload = await authApi.switchOrganization(slug);
+    forgetAnswers();
     setMe(payload);
     return payload;
-  }, []);
+  }, [forgetAnswers]);
 
   const acceptInvitation = useCallback(async (input: InvitationAcceptInput) => {
     const payload = await invitationsApi.accept(input);
@@ -114,6 +125,18 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     return signedIn(payload);
   }, [signedIn]);
 
+  const setLanguage = useCallback(async (language: UiLanguage) => {
+    const payload = await authApi.updateMe({ language: languageToServer(language) });
+    setMe(payload);
+    return payload;
+  }, []);
+
+  // Signed in, the language stored for the person wins over the browser's.
+  const storedLanguage = me?.language;
+  useEffect(() => {
+    if (storedLanguage) void i18n.changeLanguage(languageFromServer(storedLanguage));
+  }, [storedLanguage]);
+
   const reload = useCallback(() => setAttempt((n) => n + 1), []);
 
   const value = useMemo<AuthState>(
@@ -127,10 +150,11 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       acceptInvitation,
       verifyEmail,
       setPassword,
+      setLanguage,
       reload,
       markSignedOut,
     }),
-    [status, me, error, login, logout, switchOrganization, acceptInvitation, verifyEmail, setPassword, reload, markSignedOut],
+    [status, me, error, login, logout, switchOrganization, acceptInvitation, verifyEmail, setPassword, setLanguage, reload, markSignedOut],
   );
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }

@@ -1,29 +1,32 @@
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { NavLink, Outlet } from 'react-router';
 import { useAuth, useMe } from '../auth/AuthContext';
 import { ApiError } from '../api/client';
 import { roleLabel } from '../api/roles';
+import { LanguagePicker, ThemeToggle } from './Preferences';
 
 const NAV = [
-  { to: '/', label: 'Overview', end: true },
-  { to: '/projects', label: 'Projects' },
-  { to: '/instances', label: 'Instances' },
-  { to: '/recommendations', label: 'Recommendations' },
-  { to: '/reports', label: 'Reports' },
-  { to: '/settings', label: 'Settings' },
-];
+  { to: '/', label: 'nav.overview', end: true },
+  { to: '/projects', label: 'nav.projects', end: false },
+  { to: '/instances', label: 'nav.instances', end: false },
+  { to: '/recommendations', label: 'nav.recommendations', end: false },
+  { to: '/reports', label: 'nav.reports', end: false },
+  { to: '/settings', label: 'nav.settings', end: false },
+] as const;
 
 export function OrgSwitcher() {
   const me = useMe();
   const { switchOrganization } = useAuth();
+  const { t } = useTranslation();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const current = me.organization;
 
   if (me.organizations.length < 2) {
     return (
-      <span className="org-name" title={current ? `Role: ${roleLabel(current.role)}` : undefined}>
-        {current?.name ?? 'No organization'}
+      <span className="org-name" title={current ? t('shell.roleTitle', { role: roleLabel(current.role) }) : undefined}>
+        {current?.name ?? t('shell.noOrganization')}
       </span>
     );
   }
@@ -35,7 +38,7 @@ export function OrgSwitcher() {
     try {
       await switchOrganization(slug);
     } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'Could not switch organization.');
+      setError(err instanceof ApiError ? err.message : t('shell.switchFailed'));
     } finally {
       setBusy(false);
     }
@@ -44,7 +47,7 @@ export function OrgSwitcher() {
   return (
     <span className="org-switcher">
       <label className="visually-hidden" htmlFor="org-switcher">
-        Organization
+        {t('shell.organization')}
       </label>
       <select
         id="org-switcher"
@@ -55,7 +58,7 @@ export function OrgSwitcher() {
       >
         {!current && (
           <option value="" disabled>
-            Choose an organization
+            {t('shell.chooseOrganization')}
           </option>
         )}
         {me.organizations.map((org) => (
@@ -76,6 +79,7 @@ export function OrgSwitcher() {
 export function AppShell() {
   const me = useMe();
   const { logout } = useAuth();
+  const { t } = useTranslation();
   const [signingOut, setSigningOut] = useState(false);
 
   const onSignOut = async () => {
@@ -91,6 +95,10 @@ export function AppShell() {
 
   return (
     <div className="shell">
+      {/* The first Tab stop: straight past the top bar and the navigation to the page. */}
+      <a className="skip-link visually-hidden-focusable" href="#main-content">
+        {t('shell.skipToContent')}
+      </a>
       <header className="topbar">
         <div className="topbar__brand">
           <span className="logo" aria-hidden="true">
@@ -101,28 +109,32 @@ export function AppShell() {
         <div className="topbar__org">
           <OrgSwitcher />
         </div>
+        <div className="topbar__prefs">
+          <LanguagePicker />
+          <ThemeToggle />
+        </div>
         <div className="topbar__user">
           <span className="user-email" title={me.name || undefined}>
             {me.email}
           </span>
           <button type="button" className="btn btn--small btn--ghost" onClick={() => void onSignOut()} disabled={signingOut}>
-            Sign out
+            {t('shell.signOut')}
           </button>
         </div>
       </header>
       <div className="shell__body">
-        <nav className="sidenav" aria-label="Main">
+        <nav className="sidenav" aria-label={t('nav.main')}>
           <ul>
             {NAV.map((item) => (
               <li key={item.to}>
                 <NavLink to={item.to} end={item.end} className={({ isActive }) => (isActive ? 'active' : undefined)}>
-                  {item.label}
+                  {t(item.label)}
                 </NavLink>
               </li>
             ))}
           </ul>
         </nav>
-        <main className="content">
+        <main className="content" id="main-content" tabIndex={-1}>
           {/* Remount the page when the organization changes so every list reloads for the new tenant. */}
           <Outlet key={me.organization?.id ?? 'none'} />
         </main>

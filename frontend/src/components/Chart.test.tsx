@@ -1,17 +1,27 @@
-import { describe, expect, it, vi } from 'vitest';
-import { render } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { act, render } from '@testing-library/react';
+import * as echarts from 'echarts/core';
 
 const instance = { setOption: vi.fn(), resize: vi.fn(), dispose: vi.fn() };
 vi.mock('echarts/core', () => ({ use: vi.fn(), init: vi.fn(() => instance) }));
 
 const { Chart } = await import('./Chart');
 
+afterEach(() => {
+  document.documentElement.removeAttribute('data-theme');
+  vi.mocked(echarts.init).mockClear();
+  instance.setOption.mockClear();
+  instance.dispose.mockClear();
+  instance.resize.mockClear();
+});
+
 describe('<Chart>', () => {
   it('sets the option, resizes with the window and disposes on unmount', () => {
     const option = { xAxis: { type: 'category' as const, data: ['a'] }, yAxis: { type: 'value' as const }, series: [] };
     const { unmount } = render(<Chart option={option} />);
 
-    expect(instance.setOption).toHaveBeenCalledWith(option, { notMerge: true });
+    // The page's own background shows through, in either theme.
+    expect(instance.setOption).toHaveBeenCalledWith({ backgroundColor: 'transparent', ...option }, { notMerge: true });
     window.dispatchEvent(new Event('resize'));
     expect(instance.resize).toHaveBeenCalledTimes(1);
 
@@ -19,5 +29,19 @@ describe('<Chart>', () => {
     expect(instance.dispose).toHaveBeenCalledTimes(1);
     window.dispatchEvent(new Event('resize'));
     expect(instance.resize).toHaveBeenCalledTimes(1);
+  });
+
+  it('draws with the dark theme when the page is dark, and again when the theme changes', async () => {
+    const option = { series: [] };
+    render(<Chart option={option} />);
+    expect(vi.mocked(echarts.init).mock.calls[0]![1]).toBeUndefined();
+
+    await act(async () => {
+      document.documentElement.setAttribute('data-theme', 'dark');
+      await new Promise((resolve) => setTimeout(resolve, 0)); // MutationObserver callbacks are microtasks.
+    });
+    expect(instance.dispose).toHaveBeenCalledTimes(1);
+    expect(vi.mocked(echarts.init).mock.calls[1]![1]).toBe('dark');
+    expect(instance.setOption).toHaveBeenLastCalledWith({ backgroundColor: 'transparent', ...option }, { notMerge: true });
   });
 });

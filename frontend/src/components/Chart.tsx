@@ -3,6 +3,7 @@ import * as echarts from 'echarts/core';
 import { BarChart, CustomChart, LineChart, PieChart } from 'echarts/charts';
 import { DatasetComponent, GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
+import { useResolvedTheme } from '../theme';
 import type { ComposeOption } from 'echarts/core';
 import type { BarSeriesOption, CustomSeriesOption, LineSeriesOption, PieSeriesOption } from 'echarts/charts';
 import type {
@@ -47,11 +48,16 @@ export interface ChartProps {
 export function Chart({ option, height = 320, className, ariaLabel }: ChartProps) {
   const containerRef = useRef<HTMLDivElement | null>(null);
   const chartRef = useRef<echarts.ECharts | null>(null);
+  const optionRef = useRef(option);
+  optionRef.current = option;
+  const theme = useResolvedTheme();
 
+  // A theme change needs a new instance (ECharts themes apply at init); the current option is drawn again.
   useEffect(() => {
     const el = containerRef.current;
     if (!el) return;
-    const chart = echarts.init(el, undefined, { renderer: 'canvas' });
+    const chart = echarts.init(el, theme === 'dark' ? 'dark' : undefined, { renderer: 'canvas' });
+    chart.setOption({ backgroundColor: 'transparent', ...optionRef.current }, { notMerge: true });
     chartRef.current = chart;
     const onResize = () => chart.resize();
     window.addEventListener('resize', onResize);
@@ -60,10 +66,10 @@ export function Chart({ option, height = 320, className, ariaLabel }: ChartProps
       chart.dispose();
       chartRef.current = null;
     };
-  }, []);
+  }, [theme]);
 
   useEffect(() => {
-    chartRef.current?.setOption(option, { notMerge: true });
+    chartRef.current?.setOption({ backgroundColor: 'transparent', ...option }, { notMerge: true });
   }, [option]);
 
   return (

@@ -1,3 +1,5 @@
+import { useTranslation } from 'react-i18next';
+
 export interface ConfirmButtonProps {
   /** The button's text, e.g. "Revoke". */
   label: string;
@@ -29,6 +31,7 @@ export function ConfirmButton({
   onConfirm,
   busy = false,
 }: ConfirmButtonProps) {
+  const { t } = useTranslation();
   if (!confirming) {
     return (
       <button
@@ -49,7 +52,7 @@ export function ConfirmButton({
         {confirmLabel}
       </button>
       <button type="button" className="btn btn--small" onClick={() => onConfirmingChange(false)}>
-        Cancel
+        {t('common.cancel')}
       </button>
     </span>
   );

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import type { PaginatedList } from '../hooks';
 import { ErrorBanner, Pagination, Spinner } from './ui';
 
@@ -33,6 +34,7 @@ export function PaginatedTable<T>({
   notice = null,
   actionError = null,
 }: PaginatedTableProps<T>) {
+  const { t } = useTranslation();
   // Reloads keep the current rows on screen; only the first load shows the spinner.
   const firstLoad = list.loading && list.items.length === 0;
 
@@ -55,7 +57,7 @@ export function PaginatedTable<T>({
                 {columns.map((title) => (
                   <th key={title}>{title}</th>
                 ))}
-                {withActions && <th className="table__actions">Actions</th>}
+                {withActions && <th className="table__actions">{t('common.actions')}</th>}
               </tr>
             </thead>
             <tbody>

@@ -1,18 +1,14 @@
 /** Per-kind progress of a cloud account's sync (instances, prices, metrics, bills), from its sync status. */
+import { useTranslation } from 'react-i18next';
 import type { CloudAccount, SyncKind, SyncStatus } from '../api/types';
 import { SYNC_KINDS } from '../api/cloudChoices';
+import { translatedLabels } from '../i18n';
 
 /** What each kind reads, as the first-run page names it. */
-export const PROGRESS_LABELS: Record<SyncKind, string> = {
-  inventory: 'Instances',
-  prices: 'Prices',
-  metrics: 'GPU metrics (days of history)',
-  bills: 'Bill months',
-  balance: 'Account balance',
-};
+export const PROGRESS_LABELS: Record<SyncKind, string> = translatedLabels(SYNC_KINDS, 'syncProgress.kind');
 
-/** What a kind counts its progress in (metrics: GetMonitorData requests; bills: months). */
-const PROGRESS_UNITS: Partial<Record<SyncKind, string>> = { bills: 'months' };
+/** The catalog key of a kind's progress: metrics count GetMonitorData requests, bills months. */
+const RUNNING_KEYS: Partial<Record<SyncKind, string>> = { bills: 'syncProgress.runningMonths' };
 
 export type KindPhase = 'waiting' | 'running' | 'retrying' | 'done' | 'failed';
 
@@ -32,19 +28,20 @@ function percent(done: number, planned: number): number {
 }
 
 function KindRow({ status }: { status: SyncStatus }) {
+  const { t } = useTranslation();
   const phase = kindPhase(status);
   const run = status.progress;
   const label = PROGRESS_LABELS[status.kind] ?? status.kind;
   const determinate = run?.planned !== null && run?.planned !== undefined;
   let detail: string;
-  if (phase === 'waiting') detail = 'Waiting to start';
+  if (phase === 'waiting') detail = t('syncProgress.waiting');
   else if (phase === 'running')
     detail = determinate
-      ? `${percent(run!.done, run!.planned!)}% (${run!.done} of ${run!.planned} ${PROGRESS_UNITS[status.kind] ?? 'requests'})`
-      : 'Reading…';
-  else if (phase === 'retrying') detail = `${run?.summary || 'Tencent Cloud is busy.'} Trying again shortly.`;
-  else if (phase === 'failed') detail = run?.summary || status.last_error || 'Failed';
-  else detail = run?.summary || 'Done';
+      ? t(RUNNING_KEYS[status.kind] ?? 'syncProgress.running', { pct: percent(run!.done, run!.planned!), done: run!.done, planned: run!.planned })
+      : t('syncProgress.reading');
+  else if (phase === 'retrying') detail = t('syncProgress.retrying', { summary: run?.summary || t('syncProgress.busy') });
+  else if (phase === 'failed') detail = run?.summary || status.last_error || t('syncProgress.failed');
+  else detail = run?.summary || t('syncProgress.done');
 
   return (
     <li className={`sync-progress__row sync-progress__row--${phase}`} data-testid={`progress-${status.kind}`} data-phase={phase}>
@@ -54,10 +51,10 @@ function KindRow({ status }: { status: SyncStatus }) {
       </div>
       {(phase === 'running' && !determinate) || phase === 'retrying' ? (
         // No value: an indeterminate bar, since this kind does not report how much is left.
-        <progress aria-label={`${label}: reading`} />
+        <progress aria-label={t('syncProgress.readingLabel', { label })} />
       ) : (
         <progress
-          aria-label={`${label}: ${phase}`}
+          aria-label={t('syncProgress.phaseLabel', { label, phase: t(`syncProgress.phase.${phase}`) })}
           max={100}
           value={phase === 'done' ? 100 : phase === 'running' ? percent(run!.done, run!.planned!) : 0}
         />
@@ -67,10 +64,11 @@ function KindRow({ status }: { status: SyncStatus }) {
 }
 
 export function SyncProgress({ account }: { account: CloudAccount }) {
+  const { t } = useTranslation();
   const byKind = [...account.sync].sort((a, b) => SYNC_KINDS.indexOf(a.kind) - SYNC_KINDS.indexOf(b.kind));
-  if (byKind.length === 0) return <p className="muted">No sync has been scheduled yet.</p>;
+  if (byKind.length === 0) return <p className="muted">{t('cloudAccounts.noSync')}</p>;
   return (
-    <ul className="sync-progress" aria-label={`Progress of ${account.name}`}>
+    <ul className="sync-progress" aria-label={t('syncProgress.of', { name: account.name })}>
       {byKind.map((status) => (
         <KindRow key={status.kind} status={status} />
       ))}

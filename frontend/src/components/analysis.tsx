@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import type { CostSource, Phase } from '../api/untypedEndpoints';
 import { PHASE_COLORS, PHASE_DESCRIPTIONS, PHASE_LABELS, PHASES } from '../phases';
 
@@ -16,11 +17,12 @@ export function StatCard({
   tone?: 'waste';
   testId?: string;
 }) {
+  const { t } = useTranslation();
   return (
     <div className={`stat${tone ? ` stat--${tone}` : ''}`} data-testid={testId}>
       <div className="stat__label">
         {label}
-        {tone === 'waste' && <span className="badge badge--danger">waste</span>}
+        {tone === 'waste' && <span className="badge badge--danger">{t('common.waste')}</span>}
       </div>
       <div className="stat__value">{value}</div>
       {detail && <div className="stat__detail muted">{detail}</div>}
@@ -34,8 +36,9 @@ export function PhaseSwatch({ phase }: { phase: Phase }) {
 
 /** The chart's legend in words, with what each phase means (as a tooltip). */
 export function PhaseLegend({ phases = PHASES }: { phases?: Phase[] }) {
+  const { t } = useTranslation();
   return (
-    <ul className="phase-legend" aria-label="Legend">
+    <ul className="phase-legend" aria-label={t('common.legend')}>
       {phases.map((p) => (
         <li key={p} title={PHASE_DESCRIPTIONS[p]}>
           <PhaseSwatch phase={p} />
@@ -52,7 +55,7 @@ export function CostSourceNote({ source }: { source: CostSource }) {
     return (
       <div className="alert alert--warning" data-testid="cost-source-note">
         <span>
-          Costs are <strong>estimated from list prices</strong>: no bill covers this instance for this period yet.
+          <Trans i18nKey="common.costSource.listPrice" components={{ strong: <strong /> }} />
         </span>
       </div>
     );
@@ -61,8 +64,7 @@ export function CostSourceNote({ source }: { source: CostSource }) {
     return (
       <div className="alert alert--warning" data-testid="cost-source-note">
         <span>
-          <strong>No price known</strong> for this instance (neither a bill nor a list price), so no money is shown;
-          GPU-hours are still counted.
+          <Trans i18nKey="common.costSource.unpriced" components={{ strong: <strong /> }} />
         </span>
       </div>
     );

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import type { ApiError } from '../api/client';
 
 export function EmptyState({
@@ -27,6 +28,7 @@ export function EmptyState({
 }
 
 export function ErrorBanner({ error, onRetry }: { error: ApiError | Error | string | null; onRetry?: () => void }) {
+  const { t } = useTranslation();
   if (!error) return null;
   const message = typeof error === 'string' ? error : error.message;
   return (
@@ -34,18 +36,19 @@ export function ErrorBanner({ error, onRetry }: { error: ApiError | Error | stri
       <span>{message}</span>
       {onRetry && (
         <button type="button" className="btn btn--small btn--ghost" onClick={onRetry}>
-          Retry
+          {t('common.retry')}
         </button>
       )}
     </div>
   );
 }
 
-export function Spinner({ label = 'Loading…' }: { label?: string }) {
+export function Spinner({ label }: { label?: string }) {
+  const { t } = useTranslation();
   return (
     <div className="loading" role="status" aria-live="polite">
       <span className="spinner" aria-hidden="true" />
-      <span>{label}</span>
+      <span>{label ?? t('common.loading')}</span>
     </div>
   );
 }
@@ -63,28 +66,25 @@ export function Pagination({
   onPage: (page: number) => void;
   disabled?: boolean;
 }) {
+  const { t } = useTranslation();
   const pages = Math.max(1, Math.ceil(count / pageSize));
   if (count <= pageSize && page === 1) return null;
   const first = count === 0 ? 0 : (page - 1) * pageSize + 1;
   const last = Math.min(count, page * pageSize);
   return (
-    <nav className="pagination" aria-label="Pagination">
-      <span className="pagination__info">
-        {first}–{last} of {count}
-      </span>
+    <nav className="pagination" aria-label={t('common.pagination')}>
+      <span className="pagination__info">{t('common.rangeOf', { first, last, count })}</span>
       <button type="button" className="btn btn--small" onClick={() => onPage(page - 1)} disabled={disabled || page <= 1}>
-        Previous
+        {t('common.previous')}
       </button>
-      <span className="pagination__page">
-        Page {page} of {pages}
-      </span>
+      <span className="pagination__page">{t('common.pageOf', { page, pages })}</span>
       <button
         type="button"
         className="btn btn--small"
         onClick={() => onPage(page + 1)}
         disabled={disabled || page >= pages}
       >
-        Next
+        {t('common.next')}
       </button>
     </nav>
   );
@@ -114,9 +114,10 @@ export function FormErrorBanner({ error, inlineFields = [] }: { error: ApiError 
 
 /** Shown instead of a data page when the user belongs to no organization yet. */
 export function NoOrganization() {
+  const { t } = useTranslation();
   return (
-    <EmptyState title="You are not in an organization yet" icon="◎" testId="no-org">
-      <p>Data belongs to an organization. Accept an invitation from your team first.</p>
+    <EmptyState title={t('common.noOrg.title')} icon="◎" testId="no-org">
+      <p>{t('common.noOrg.body')}</p>
     </EmptyState>
   );
 }

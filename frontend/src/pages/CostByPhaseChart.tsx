@@ -1,7 +1,8 @@
 import { useMemo } from 'react';
 import { Chart, type ChartOption } from '../components/Chart';
 import type { Phase, PhaseFigures } from '../api/untypedEndpoints';
-import { formatMoney } from '../money';
+import { formatMoney, formatPercent } from '../money';
+import { i18n } from '../i18n';
 import { PHASE_COLORS, PHASE_LABELS, PHASES } from '../phases';
 
 export interface CostByPhaseProps {
@@ -21,14 +22,14 @@ export function costByPhaseOption({ phases, currency }: CostByPhaseProps): Chart
       trigger: 'item',
       formatter: (raw) => {
         const p = raw as TooltipParams;
-        return `${p.name ?? ''}<br/>${formatMoney(p.data?.cost, currency)} (${(p.percent ?? 0).toFixed(1)}%)`;
+        return `${p.name ?? ''}<br/>${i18n.t('chart.slice', { money: formatMoney(p.data?.cost, currency), pct: formatPercent((p.percent ?? 0) / 100) })}`;
       },
     },
     legend: { show: false },
     series: [
       {
         type: 'pie',
-        name: `Cost by phase (${currency})`,
+        name: i18n.t('chart.costByPhase', { currency }),
         radius: ['48%', '75%'],
         avoidLabelOverlap: true,
         label: { show: false },
@@ -46,5 +47,5 @@ export function costByPhaseOption({ phases, currency }: CostByPhaseProps): Chart
 
 export default function CostByPhaseChart({ phases, currency }: CostByPhaseProps) {
   const option = useMemo(() => costByPhaseOption({ phases, currency }), [phases, currency]);
-  return <Chart option={option} height={220} ariaLabel="GPU cost by phase" />;
+  return <Chart option={option} height={220} ariaLabel={i18n.t('chart.costByPhaseLabel')} />;
 }

@@ -1,5 +1,7 @@
+import { useTranslation } from 'react-i18next';
 import type { OffWindow, WeekGrid } from '../api/untypedEndpoints';
 
+/** Monday first; the keys of the catalog's short weekday names. */
 export const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 const HOURS = Array.from({ length: 24 }, (_, h) => h);
 const LOW: [number, number, number] = [238, 243, 251];
@@ -44,13 +46,14 @@ export function HourOfWeekHeatmap({
   timeZone: string;
 }) {
   const off = offWindowCells(offWindow);
+  const { t } = useTranslation();
   return (
     <div className="heatmap-wrap">
-      <table className="heatmap" aria-label={`p95 GPU utilization by hour of week (${timeZone})`}>
+      <table className="heatmap" aria-label={t('heatmap.label', { timeZone })}>
         <thead>
           <tr>
             <th scope="col">
-              <span className="visually-hidden">Weekday</span>
+              <span className="visually-hidden">{t('heatmap.weekday')}</span>
             </th>
             {HOURS.map((h) => (
               <th key={h} scope="col">
@@ -62,19 +65,19 @@ export function HourOfWeekHeatmap({
         <tbody>
           {WEEKDAYS.map((day, d) => (
             <tr key={day} data-testid={`heatmap-${day}`}>
-              <th scope="row">{day}</th>
+              <th scope="row">{t(`weekday.${day}`)}</th>
               {HOURS.map((h) => {
                 const value = p95[d]?.[h];
                 const cover = coverage?.[d]?.[h];
                 const inOff = off.has(d * 24 + h);
-                const when = `${day} ${hh(h)}:00–${hh((h + 1) % 24)}:00`;
-                const coverText = cover == null ? '' : `, data for ${Math.round(cover * 100)}% of the hour`;
+                const when = t('heatmap.when', { day: t(`weekday.${day}`), from: `${hh(h)}:00`, to: `${hh((h + 1) % 24)}:00` });
+                const coverText = cover == null ? '' : t('heatmap.coverage', { pct: Math.round(cover * 100) });
                 if (value == null) {
                   return (
                     <td
                       key={h}
                       className={`heatmap__cell heatmap__cell--empty${inOff ? ' heatmap__cell--off' : ''}`}
-                      title={`${when}: no data`}
+                      title={t('heatmap.noData', { when })}
                     />
                   );
                 }
@@ -84,7 +87,7 @@ export function HourOfWeekHeatmap({
                     key={h}
                     className={`heatmap__cell${inOff ? ' heatmap__cell--off' : ''}`}
                     style={{ background: heatColor(value), color: pct > 55 ? '#fff' : undefined }}
-                    title={`${when}: p95 ${pct}%${coverText}${inOff ? ' (off window)' : ''}`}
+                    title={t('heatmap.cell', { when, pct, coverage: coverText, off: inOff ? t('heatmap.inOffWindow') : '' })}
                   >
                     {pct}
                   </td>
@@ -97,11 +100,11 @@ export function HourOfWeekHeatmap({
       <div className="heatmap__scale muted" aria-hidden="true">
         <span>0%</span>
         <span className="heatmap__gradient" style={{ background: `linear-gradient(90deg, ${heatColor(0)}, ${heatColor(100)})` }} />
-        <span>100% p95 GPU utilization</span>
+        <span>{t('heatmap.scaleMax')}</span>
         {off.size > 0 && (
           <>
             <span className="heatmap__swatch heatmap__cell--off" />
-            <span>off window</span>
+            <span>{t('heatmap.offWindow')}</span>
           </>
         )}
       </div>

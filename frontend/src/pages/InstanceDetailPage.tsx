@@ -1,5 +1,6 @@
-import { lazy, Suspense, useMemo } from 'react';
-import { Link, useParams, useSearchParams } from 'react-router';
+import { Trans, useTranslation } from 'react-i18next';
+import { lazy, Suspense } from 'react';
+import { Link, useParams } from 'react-router';
 import { useMe } from '../auth/AuthContext';
 import { instancesApi } from '../api/endpoints';
 import type { Instance, Org } from '../api/types';
@@ -11,39 +12,27 @@ import { formatDateTime, formatRelative } from '../format';
 import { formatDecimal, formatMoney, formatPercent, ratio, sumDecimals } from '../money';
 import { formatMinutes, PHASE_LABELS, PHASES } from '../phases';
 import { chargeTypeLabel, formatGpus, isTerminated } from './InstancesPage';
+import { INSTANCE_STATE_LABELS } from '../api/cloudChoices';
 import { HourOfWeekHeatmap } from './HourOfWeekHeatmap';
+import { queryKeys } from '../data/keys';
+import { apiPeriod, type RangeOptions } from '../dateRange';
+import { DateRangePicker, useUrlDateRange } from '../components/DateRangePicker';
 
 // ECharts is loaded only when there is a timeline to draw.
 const PhaseTimelineChart = lazy(() => import('./PhaseTimelineChart'));
 
-export const PERIODS = [
-  { key: '24h', label: 'Last 24 hours', days: 1 },
-  { key: '7d', label: 'Last 7 days', days: 7 },
-  { key: '31d', label: 'Last 31 days', days: 31 },
-] as const;
-type PeriodKey = (typeof PERIODS)[number]['key'];
-const DEFAULT_PERIOD: PeriodKey = '24h';
-
-const HOUR_MS = 3_600_000;
-
-function isoMinute(ms: number): string {
-  return new Date(ms).toISOString().replace(/:\d\d\.\d{3}Z$/, ':00Z');
-}
-
-/** The last `days` days up to the start of the current hour (like the API's default), as ISO UTC. */
-export function periodRange(days: number, now: number = Date.now()): { start: string; end: string } {
-  const end = Math.floor(now / HOUR_MS) * HOUR_MS;
-  return { start: isoMinute(end - days * 24 * HOUR_MS), end: isoMinute(end) };
-}
+/** The phases endpoint answers at most 31 days; the picker offers only what fits. */
+export const INSTANCE_RANGE: RangeOptions = { maxDays: 31, defaultPreset: '7d' };
 
 export function InstanceDetailPage() {
   const me = useMe();
+  const { t } = useTranslation();
   const { id = '' } = useParams();
   if (!me.organization) {
     return (
       <div className="page">
         <header className="page__header">
-          <h1>Instance</h1>
+          <h1>{t('instance.title')}</h1>
         </header>
         <NoOrganization />
       </div>
@@ -54,54 +43,47 @@ export function InstanceDetailPage() {
 }
 
 function InstanceNotFound() {
+  const { t } = useTranslation();
   return (
     <div className="page">
       <BackLink />
       <EmptyState
-        title="Instance not found"
+        title={t('instance.notFound.title')}
         icon="?"
         testId="instance-not-found"
         action={
           <Link className="btn" to="/instances">
-            All instances
+            {t('instance.allInstances')}
           </Link>
         }
       >
-        <p>This instance does not exist in this organization. It may belong to another organization, or the link is wrong.</p>
+        <p>{t('instance.notFound.body')}</p>
       </EmptyState>
     </div>
   );
 }
 
 function BackLink() {
+  const { t } = useTranslation();
   return (
     <p className="breadcrumb">
-      <Link to="/instances">← Instances</Link>
+      <Link to="/instances">{t('instance.back')}</Link>
     </p>
   );
 }
 
 function InstanceDetail({ id, org }: { id: number; org: Org }) {
-  const [params, setParams] = useSearchParams();
-  const periodKey: PeriodKey = PERIODS.find((p) => p.key === params.get('period'))?.key ?? DEFAULT_PERIOD;
-  const days = PERIODS.find((p) => p.key === periodKey)!.days;
-  const range = useMemo(() => periodRange(days), [days]);
+  const { t } = useTranslation();
+  const dateRange = useUrlDateRange(org.timezone, INSTANCE_RANGE);
+  const range = apiPeriod(dateRange.range);
 
-  const instance = useApiData<Instance>((signal) => instancesApi.get(id, signal), String(id));
-  const phases = useApiData<InstancePhases>(
-    (signal) => instancesApi.phases(id, range, signal),
-    `${id}|${range.start}|${range.end}`,
+  const instance = useApiData<Instance>([...queryKeys.instance(id), 'detail'], (signal) => instancesApi.get(id, signal));
+  const phases = useApiData<InstancePhases>([...queryKeys.instance(id), 'phases', range.start, range.end], (signal) =>
+    instancesApi.phases(id, range, signal),
   );
-  const profile = useApiData<InstanceProfile>((signal) => instancesApi.profile(id, signal), String(id));
+  const profile = useApiData<InstanceProfile>([...queryKeys.instance(id), 'profile'], (signal) => instancesApi.profile(id, signal));
 
   if (instance.error?.status === 404) return <InstanceNotFound />;
-
-  const setPeriod = (key: PeriodKey) => {
-    const next = new URLSearchParams(params);
-    if (key === DEFAULT_PERIOD) next.delete('period');
-    else next.set('period', key);
-    setParams(next, { replace: true });
-  };
 
   return (
     <div className="page">
@@ -110,49 +92,40 @@ function InstanceDetail({ id, org }: { id: number; org: Org }) {
         <InstanceHeader instance={instance.data} />
       ) : (
         <header className="page__header">
-          <h1>Instance</h1>
+          <h1>{t('instance.title')}</h1>
         </header>
       )}
       <ErrorBanner error={instance.error} onRetry={instance.reload} />
-      {instance.loading && <Spinner label="Loading instance…" />}
+      {instance.loading && <Spinner label={t('instance.loading')} />}
       {instance.data && <InstanceFacts instance={instance.data} timeZone={org.timezone} />}
 
       <section className="card" aria-labelledby="phases-title">
         <div className="section-header">
           <div>
-            <h2 id="phases-title">Utilization by phase</h2>
+            <h2 id="phases-title">{t('instance.byPhase')}</h2>
             {phases.data && (
               <p className="muted" data-testid="phases-period">
-                {formatDateTime(phases.data.start, org.timezone)} – {formatDateTime(phases.data.end, org.timezone)} (
-                {org.timezone})
+                {t('common.period', {
+                  start: formatDateTime(phases.data.start, org.timezone),
+                  end: formatDateTime(phases.data.end, org.timezone),
+                  timeZone: org.timezone,
+                })}
               </p>
             )}
           </div>
-          <div className="segmented" role="group" aria-label="Period">
-            {PERIODS.map((p) => (
-              <button
-                key={p.key}
-                type="button"
-                className={`btn btn--small${p.key === periodKey ? ' btn--selected' : ''}`}
-                aria-pressed={p.key === periodKey}
-                onClick={() => setPeriod(p.key)}
-              >
-                {p.label}
-              </button>
-            ))}
-          </div>
+          <DateRangePicker value={dateRange} />
         </div>
         <ErrorBanner error={phases.error} onRetry={phases.reload} />
-        {phases.loading && <Spinner label="Loading phases…" />}
+        {phases.loading && <Spinner label={t('instance.loadingPhases')} />}
         {phases.data && <PhasesBody data={phases.data} timeZone={org.timezone} />}
       </section>
 
       <section className="card" aria-labelledby="profile-title">
         <h2 id="profile-title" className="card__title">
-          Hour-of-week profile
+          {t('instance.profile')}
         </h2>
         <ErrorBanner error={profile.error} onRetry={profile.reload} />
-        {profile.loading && <Spinner label="Loading profile…" />}
+        {profile.loading && <Spinner label={t('instance.loadingProfile')} />}
         {profile.data && <ProfileBody profile={profile.data} orgTimeZone={org.timezone} />}
       </section>
     </div>
@@ -166,7 +139,7 @@ function InstanceHeader({ instance }: { instance: Instance }) {
       <div>
         <h1>
           {instance.name || instance.provider_id}
-          {terminated && <span className="badge badge--muted">Terminated</span>}
+          {terminated && <span className="badge badge--muted">{INSTANCE_STATE_LABELS.TERMINATED}</span>}
         </h1>
         <p className="page__subtitle">
           <code>{instance.provider_id}</code> · {instance.zone || instance.region}
@@ -177,35 +150,36 @@ function InstanceHeader({ instance }: { instance: Instance }) {
 }
 
 function InstanceFacts({ instance, timeZone }: { instance: Instance; timeZone: string }) {
+  const { t } = useTranslation();
   return (
-    <section className="card" aria-label="Instance">
+    <section className="card" aria-label={t('instance.title')}>
       <dl className="facts facts--small instance-facts">
         <div>
-          <dt>Provider ID</dt>
+          <dt>{t('instance.providerId')}</dt>
           <dd data-testid="fact-provider-id">
             <code>{instance.provider_id}</code>
           </dd>
         </div>
         <div>
-          <dt>Type</dt>
+          <dt>{t('instances.col.type')}</dt>
           <dd data-testid="fact-type">{instance.instance_type}</dd>
         </div>
         <div>
-          <dt>GPUs</dt>
+          <dt>{t('instances.col.gpus')}</dt>
           <dd data-testid="fact-gpus">{formatGpus(instance)}</dd>
         </div>
         <div>
-          <dt>Billing</dt>
+          <dt>{t('instances.billing')}</dt>
           <dd data-testid="fact-billing">
             {chargeTypeLabel(instance.charge_type)}
             {instance.expires_at && !isTerminated(instance) && (
-              <div className="cell-sub muted">Expires {formatDateTime(instance.expires_at, timeZone)}</div>
+              <div className="cell-sub muted">{t('instances.expires', { date: formatDateTime(instance.expires_at, timeZone) })}</div>
             )}
           </dd>
         </div>
         <div>
-          <dt>Project</dt>
-          <dd data-testid="fact-project">{instance.project ?? <span className="muted">Unallocated</span>}</dd>
+          <dt>{t('projects.col.project')}</dt>
+          <dd data-testid="fact-project">{instance.project ?? <span className="muted">{t('common.unallocated')}</span>}</dd>
         </div>
       </dl>
     </section>
@@ -213,6 +187,7 @@ function InstanceFacts({ instance, timeZone }: { instance: Instance; timeZone: s
 }
 
 function PhasesBody({ data, timeZone }: { data: InstancePhases; timeZone: string }) {
+  const { t } = useTranslation();
   const priced = data.cost_source !== 'unpriced' && data.cost !== null;
   const rows = PHASES.filter((p) => data.totals[p]);
   const totalMinutes = rows.reduce((acc, p) => acc + (data.totals[p]?.minutes ?? 0), 0);
@@ -227,56 +202,66 @@ function PhasesBody({ data, timeZone }: { data: InstancePhases; timeZone: string
       <CostSourceNote source={data.cost_source} />
       <div className="stats">
         <StatCard
-          label="GPU cost"
+          label={t('common.gpuCost')}
           value={money(data.cost)}
-          detail={`${formatDecimal(totalGpuHours)} GPU-hours${data.cost_source === 'list_price' ? ' · estimated' : ''}`}
+          detail={t(data.cost_source === 'list_price' ? 'instance.gpuHoursEstimated' : 'instance.gpuHoursDetail', {
+            hours: formatDecimal(totalGpuHours),
+          })}
           testId="stat-cost"
         />
         <StatCard
-          label="Idle"
+          label={PHASE_LABELS.idle}
           tone="waste"
           value={money(data.idle_cost)}
-          detail={`${formatMinutes(idle?.minutes ?? 0)} idle${priced ? ` · ${share(data.idle_cost)} of cost` : ''}`}
+          detail={
+            priced
+              ? t('instance.idleDetailShare', { time: formatMinutes(idle?.minutes ?? 0), share: share(data.idle_cost) })
+              : t('instance.idleDetail', { time: formatMinutes(idle?.minutes ?? 0) })
+          }
           testId="stat-idle"
         />
         <StatCard
-          label="Data-bound"
+          label={t('common.dataBound')}
           tone="waste"
           value={money(data.data_bound_cost)}
-          detail={`${formatMinutes(dataBound?.minutes ?? 0)} waiting for data${priced ? ` · ${share(data.data_bound_cost)} of cost` : ''}`}
+          detail={
+            priced
+              ? t('instance.dataBoundDetailShare', { time: formatMinutes(dataBound?.minutes ?? 0), share: share(data.data_bound_cost) })
+              : t('instance.dataBoundDetail', { time: formatMinutes(dataBound?.minutes ?? 0) })
+          }
           testId="stat-data-bound"
         />
       </div>
 
-      <h3 className="subsection-title">Timeline</h3>
+      <h3 className="subsection-title">{t('instance.timeline')}</h3>
       {data.segments.length === 0 ? (
         <p className="muted" data-testid="timeline-empty">
-          No utilization data for this instance in this period.
+          {t('instance.noData')}
         </p>
       ) : (
         <>
-          <Suspense fallback={<Spinner label="Loading chart…" />}>
+          <Suspense fallback={<Spinner label={t('common.loadingChart')} />}>
             <PhaseTimelineChart segments={data.segments} start={data.start} end={data.end} timeZone={timeZone} />
           </Suspense>
           <PhaseLegend />
         </>
       )}
 
-      <table className="table table--numbers" aria-label="Totals by phase">
+      <table className="table table--numbers" aria-label={t('instance.totalsByPhase')}>
         <thead>
           <tr>
-            <th>Phase</th>
-            <th>Time</th>
-            <th>GPU-hours</th>
-            <th>Cost ({data.currency})</th>
-            <th>Share of cost</th>
+            <th>{t('instance.col.phase')}</th>
+            <th>{t('instance.col.time')}</th>
+            <th>{t('common.gpuHours')}</th>
+            <th>{t('instance.col.cost', { currency: data.currency })}</th>
+            <th>{t('instance.col.share')}</th>
           </tr>
         </thead>
         <tbody>
           {rows.length === 0 && (
             <tr>
               <td colSpan={5} className="table__empty">
-                Nothing recorded in this period.
+                {t('instance.nothingRecorded')}
               </td>
             </tr>
           )}
@@ -299,11 +284,11 @@ function PhasesBody({ data, timeZone }: { data: InstancePhases; timeZone: string
         {rows.length > 0 && (
           <tfoot>
             <tr data-testid="phase-row-total">
-              <th scope="row">Total</th>
+              <th scope="row">{t('common.total')}</th>
               <td>{formatMinutes(totalMinutes)}</td>
               <td>{formatDecimal(totalGpuHours)}</td>
               <td>{money(data.cost)}</td>
-              <td>{priced && ratio(data.cost, data.cost) !== null ? '100.0%' : '—'}</td>
+              <td>{priced && ratio(data.cost, data.cost) !== null ? formatPercent(1) : '—'}</td>
             </tr>
           </tfoot>
         )}
@@ -313,15 +298,12 @@ function PhasesBody({ data, timeZone }: { data: InstancePhases; timeZone: string
 }
 
 function ProfileBody({ profile, orgTimeZone }: { profile: InstanceProfile; orgTimeZone: string }) {
+  const { t } = useTranslation();
   const timeZone = profile.tz || orgTimeZone;
   if (!profile.analysed || !profile.p95_pct) {
     return (
-      <EmptyState title="Not analysed yet" icon="◷" testId="profile-not-analysed">
-        <p>
-          The hour-of-week profile shows how busy this instance&apos;s GPUs are at each hour of the week, and finds a
-          recurring low window worth a stop/start schedule. It appears once enough utilization data has been collected
-          and analysed for this instance.
-        </p>
+      <EmptyState title={t('instance.notAnalysed.title')} icon="◷" testId="profile-not-analysed">
+        <p>{t('instance.notAnalysed.body')}</p>
       </EmptyState>
     );
   }
@@ -332,28 +314,34 @@ function ProfileBody({ profile, orgTimeZone }: { profile: InstanceProfile; orgTi
       {off ? (
         <div className="alert alert--info off-window" data-testid="off-window">
           <div>
-            <strong>Recurring low window: {off.runs.map((r) => r.label).join(', ')}</strong>
+            <strong>{t('instance.offWindow.title', { runs: off.runs.map((r) => r.label).join(', ') })}</strong>
             <div>
-              {off.weekly_hours} h a week, seen in {off.supporting_weeks} of {off.observed_weeks} weeks (p95 GPU
-              utilization at most {off.p95_max_pct}%).
+              {t('instance.offWindow.detail', {
+                hours: off.weekly_hours,
+                seen: off.supporting_weeks,
+                weeks: off.observed_weeks,
+                max: off.p95_max_pct,
+              })}
             </div>
             {off.description && <div className="muted">{off.description}</div>}
           </div>
         </div>
       ) : (
         <p className="muted" data-testid="off-window-none">
-          <strong>No recurring low window</strong>: no block of hours was consistently quiet across the analysed weeks.
+          <Trans i18nKey="instance.offWindow.none" components={{ strong: <strong /> }} />
         </p>
       )}
       <HourOfWeekHeatmap p95={profile.p95_pct} coverage={profile.coverage} offWindow={off} timeZone={timeZone} />
       <p className="muted small">
-        p95 GPU utilization per hour of the week, hours in {timeZone}
-        {profile.start_at && profile.end_at && (
-          <>
-            , from metrics between {formatDateTime(profile.start_at, timeZone)} and {formatDateTime(profile.end_at, timeZone)}
-          </>
-        )}
-        {computed && <>; computed {computed}</>}.
+        {t('instance.profileNote', { timeZone })}
+        {profile.start_at &&
+          profile.end_at &&
+          t('instance.profileMetrics', {
+            start: formatDateTime(profile.start_at, timeZone),
+            end: formatDateTime(profile.end_at, timeZone),
+          })}
+        {computed && t('instance.profileComputed', { computed })}
+        {t('instance.profileEnd')}
       </p>
     </>
   );

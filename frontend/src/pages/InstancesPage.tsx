@@ -1,23 +1,27 @@
-import { useEffect, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
 import { useMe } from '../auth/AuthContext';
 import { instancesApi, projectsApi } from '../api/endpoints';
-import type { ChargeType, Instance, InstanceFilters, Project } from '../api/types';
+import type { ChargeType, Instance, InstanceFilters, Page, Project } from '../api/types';
 import { CHARGE_TYPE_LABELS, INSTANCE_STATE_LABELS, TENCENT_REGIONS } from '../api/cloudChoices';
-import { usePaginatedList } from '../hooks';
+import { useApiData, usePaginatedList } from '../hooks';
 import { EmptyState, ErrorBanner, NoOrganization, Pagination, Spinner } from '../components/ui';
 import { FormField } from '../components/FormField';
 import { formatDate, formatNumber } from '../format';
+import { queryKeys } from '../data/keys';
+import { i18n } from '../i18n';
 
 const FILTER_KEYS = ['region', 'charge_type', 'state', 'project'] as const satisfies readonly (keyof InstanceFilters)[];
 type FilterKey = (typeof FILTER_KEYS)[number];
 
 /** "1 x NVIDIA T4 (16 GB)"; a share below 1 is a vGPU ("0.25 x NVIDIA A10 (24 GB)"). */
 export function formatGpus(instance: Pick<Instance, 'gpu_count' | 'gpu_model' | 'gpu_memory_gb'>): string {
-  if (!instance.gpu_count) return 'No GPU';
+  if (!instance.gpu_count) return i18n.t('instances.noGpu');
   const model = instance.gpu_model || 'GPU';
-  const memory = instance.gpu_memory_gb > 0 ? ` (${formatNumber(instance.gpu_memory_gb)} GB)` : '';
-  return `${formatNumber(instance.gpu_count)} x ${model}${memory}`;
+  const count = formatNumber(instance.gpu_count);
+  return instance.gpu_memory_gb > 0
+    ? i18n.t('instances.gpusWithMemory', { count, model, memory: formatNumber(instance.gpu_memory_gb) })
+    : i18n.t('instances.gpus', { count, model });
 }
 
 export function chargeTypeLabel(chargeType: string): string {
@@ -42,20 +46,11 @@ function stateTone(instance: Instance): string {
 
 /** Projects for the filter. Optional: without them the page still works, just without that filter's names. */
 function useProjects(): Project[] {
-  const [projects, setProjects] = useState<Project[]>([]);
-  useEffect(() => {
-    const controller = new AbortController();
-    projectsApi
-      .list({ page: 1, pageSize: 500 }, controller.signal)
-      .then((page) => {
-        if (!controller.signal.aborted) setProjects(page.results);
-      })
-      .catch(() => {
-        // The filter falls back to "All projects"; the instance list shows its own errors.
-      });
-    return () => controller.abort();
-  }, []);
-  return projects;
+  // For the filter only: on an error it falls back to "All projects"; the instance list shows its own errors.
+  const projects = useApiData<Page<Project>>([...queryKeys.projects, 'all'], (signal) =>
+    projectsApi.list({ page: 1, pageSize: 500 }, signal),
+  );
+  return projects.data?.results ?? [];
 }
 
 /**
@@ -70,6 +65,7 @@ export function tagEntries(tags: unknown): [string, string][] {
 function InstanceRow({ instance, timeZone }: { instance: Instance; timeZone: string }) {
   const terminated = isTerminated(instance);
   const tags = tagEntries(instance.tags);
+  const { t } = useTranslation();
   return (
     <tr className={terminated ? 'row--muted' : undefined} data-testid={`instance-${instance.provider_id}`}>
       <td>
@@ -81,33 +77,33 @@ function InstanceRow({ instance, timeZone }: { instance: Instance; timeZone: str
       <td>
         <div>{instance.instance_type}</div>
         <div className="cell-sub muted">
-          {instance.cpu_cores} vCPU · {instance.memory_gb} GB · {instance.zone || instance.region}
+          {t('instances.typeLine', { cpu: instance.cpu_cores, memory: instance.memory_gb, zone: instance.zone || instance.region })}
         </div>
       </td>
       <td>{formatGpus(instance)}</td>
       <td>
         <div>{chargeTypeLabel(instance.charge_type)}</div>
         {instance.expires_at && !terminated && (
-          <div className="cell-sub muted">Expires {formatDate(instance.expires_at, timeZone)}</div>
+          <div className="cell-sub muted">{t('instances.expires', { date: formatDate(instance.expires_at, timeZone) })}</div>
         )}
       </td>
       <td>
         <span
           className={`badge badge--${stateTone(instance)}`}
-          title={terminated && instance.terminated_at ? `Terminated ${formatDate(instance.terminated_at, timeZone)}` : undefined}
+          title={terminated && instance.terminated_at ? t('instances.terminatedOn', { date: formatDate(instance.terminated_at, timeZone) }) : undefined}
         >
-          {terminated ? 'Terminated' : stateLabel(instance.state)}
+          {terminated ? INSTANCE_STATE_LABELS.TERMINATED : stateLabel(instance.state)}
         </span>
       </td>
-      <td>{instance.project ?? <span className="muted">Unallocated</span>}</td>
+      <td>{instance.project ?? <span className="muted">{t('common.unallocated')}</span>}</td>
       <td>
         {tags.length === 0 ? (
           <span className="muted">—</span>
         ) : (
-          <ul className="chips" aria-label="Tags">
+          <ul className="chips" aria-label={t('instances.col.tags')}>
             {tags.map(([key, value]) => (
               <li key={key} className="chip">
-                {key}: {value}
+                {t('instances.tag', { key, value })}
               </li>
             ))}
           </ul>
@@ -119,11 +115,12 @@ function InstanceRow({ instance, timeZone }: { instance: Instance; timeZone: str
 
 export function InstancesPage() {
   const me = useMe();
+  const { t } = useTranslation();
   if (!me.organization) {
     return (
       <div className="page">
         <header className="page__header">
-          <h1>Instances</h1>
+          <h1>{t('nav.instances')}</h1>
         </header>
         <NoOrganization />
       </div>
@@ -135,6 +132,7 @@ export function InstancesPage() {
 function InstancesList({ timeZone }: { timeZone: string }) {
   const [params, setParams] = useSearchParams();
   const projects = useProjects();
+  const { t } = useTranslation();
 
   const filters: InstanceFilters = {};
   for (const key of FILTER_KEYS) {
@@ -144,7 +142,9 @@ function InstancesList({ timeZone }: { timeZone: string }) {
   const filterKey = FILTER_KEYS.map((k) => `${k}=${filters[k] ?? ''}`).join('&');
   const filtered = Object.keys(filters).length > 0;
 
-  const list = usePaginatedList<Instance>((q, signal) => instancesApi.list(q, filters, signal), 50, filterKey);
+  const list = usePaginatedList<Instance>([...queryKeys.instances, filterKey], (q, signal) =>
+    instancesApi.list(q, filters, signal),
+  50);
 
   const setFilter = (key: FilterKey, value: string) => {
     const next = new URLSearchParams(params);
@@ -164,33 +164,28 @@ function InstancesList({ timeZone }: { timeZone: string }) {
     <div className="page">
       <header className="page__header">
         <div>
-          <h1>Instances</h1>
-          <p className="page__subtitle">GPU instances (CVM) of your connected Tencent Cloud accounts.</p>
+          <h1>{t('nav.instances')}</h1>
+          <p className="page__subtitle">{t('instances.subtitle')}</p>
         </div>
       </header>
 
       {noInstancesAtAll ? (
-        <EmptyState title="No instances yet" icon="▣" testId="instances-empty">
-          <p>
-            Every GPU instance (CVM) in your account will appear here with its type, GPU model, billing mode, project
-            and tags.
-          </p>
+        <EmptyState title={t('instances.empty.title')} icon="▣" testId="instances-empty">
+          <p>{t('instances.empty.body')}</p>
           <p className="muted">
-            This needs a connected Tencent Cloud account. Nothing is shown until real data has been synced from your
-            cloud: connect an account in <Link to="/settings/cloud-accounts">Settings → Cloud accounts</Link>. If
-            you have just connected one, the first sync can take a few minutes.
+            <Trans i18nKey="instances.empty.connect" components={{ settings: <Link to="/settings/cloud-accounts" /> }} />
           </p>
         </EmptyState>
       ) : (
         <>
-          <div className="filters" role="search" aria-label="Filter instances">
-            <FormField id="filter-region" label="Region">
+          <div className="filters" role="search" aria-label={t('instances.filter')}>
+            <FormField id="filter-region" label={t('instances.region')}>
               {(control) => (
                 <select {...control} value={filters.region ?? ''} onChange={(e) => setFilter('region', e.target.value)}>
-                  <option value="">All regions</option>
+                  <option value="">{t('instances.allRegions')}</option>
                   {TENCENT_REGIONS.map((r) => (
                     <option key={r.code} value={r.code}>
-                      {r.city} ({r.code})
+                      {t('cloudAccounts.regionLabel', { city: r.city, code: r.code })}
                     </option>
                   ))}
                   {filters.region && !regionCodes.includes(filters.region) && (
@@ -199,10 +194,10 @@ function InstancesList({ timeZone }: { timeZone: string }) {
                 </select>
               )}
             </FormField>
-            <FormField id="filter-charge-type" label="Billing">
+            <FormField id="filter-charge-type" label={t('instances.billing')}>
               {(control) => (
                 <select {...control} value={filters.charge_type ?? ''} onChange={(e) => setFilter('charge_type', e.target.value)}>
-                  <option value="">All billing modes</option>
+                  <option value="">{t('instances.allBilling')}</option>
                   {Object.entries(CHARGE_TYPE_LABELS).map(([value, label]) => (
                     <option key={value} value={value}>
                       {label}
@@ -214,10 +209,10 @@ function InstancesList({ timeZone }: { timeZone: string }) {
                 </select>
               )}
             </FormField>
-            <FormField id="filter-state" label="State">
+            <FormField id="filter-state" label={t('instances.state')}>
               {(control) => (
                 <select {...control} value={filters.state ?? ''} onChange={(e) => setFilter('state', e.target.value)}>
-                  <option value="">All states</option>
+                  <option value="">{t('instances.allStates')}</option>
                   {Object.entries(INSTANCE_STATE_LABELS).map(([value, label]) => (
                     <option key={value} value={value}>
                       {label}
@@ -229,23 +224,23 @@ function InstancesList({ timeZone }: { timeZone: string }) {
                 </select>
               )}
             </FormField>
-            <FormField id="filter-project" label="Project">
+            <FormField id="filter-project" label={t('projects.col.project')}>
               {(control) => (
                 <select {...control} value={filters.project ?? ''} onChange={(e) => setFilter('project', e.target.value)}>
-                  <option value="">All projects</option>
+                  <option value="">{t('instances.allProjects')}</option>
                   {projects.map((p) => (
                     <option key={p.id} value={String(p.id)}>
                       {p.name}
                     </option>
                   ))}
-                  {!projectKnown && <option value={filters.project}>Project #{filters.project}</option>}
+                  {!projectKnown && <option value={filters.project}>{t('instances.projectNumber', { id: filters.project })}</option>}
                 </select>
               )}
             </FormField>
             {filtered && (
               <div className="field field--button">
                 <button type="button" className="btn btn--ghost" onClick={clearFilters}>
-                  Clear filters
+                  {t('instances.clearFilters')}
                 </button>
               </div>
             )}
@@ -254,26 +249,26 @@ function InstancesList({ timeZone }: { timeZone: string }) {
           <ErrorBanner error={list.error} onRetry={list.reload} />
 
           {list.loading && list.items.length === 0 ? (
-            <Spinner label="Loading instances…" />
+            <Spinner label={t('instances.loading')} />
           ) : (
             !list.error && (
-              <table className="table" aria-label="Instances">
+              <table className="table" aria-label={t('nav.instances')}>
                 <thead>
                   <tr>
-                    <th>Instance</th>
-                    <th>Type</th>
-                    <th>GPUs</th>
-                    <th>Billing</th>
-                    <th>State</th>
-                    <th>Project</th>
-                    <th>Tags</th>
+                    <th>{t('instances.col.instance')}</th>
+                    <th>{t('instances.col.type')}</th>
+                    <th>{t('instances.col.gpus')}</th>
+                    <th>{t('instances.billing')}</th>
+                    <th>{t('instances.state')}</th>
+                    <th>{t('projects.col.project')}</th>
+                    <th>{t('instances.col.tags')}</th>
                   </tr>
                 </thead>
                 <tbody>
                   {list.items.length === 0 && (
                     <tr>
                       <td colSpan={7} className="table__empty">
-                        No instances match these filters.
+                        {t('instances.noMatch')}
                       </td>
                     </tr>
                   )}

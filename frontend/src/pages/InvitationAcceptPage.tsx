@@ -1,3 +1,4 @@
+import { Trans, useTranslation } from 'react-i18next';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useAuth } from '../auth/AuthContext';
@@ -5,6 +6,7 @@ import { ApiError, isNotAuthenticated } from '../api/client';
 import { ErrorBanner, Spinner } from '../components/ui';
 import { FormField } from '../components/FormField';
 import { toApiError } from '../hooks';
+import { currentLanguage, languageToServer } from '../i18n';
 
 function Card({ children }: { children: ReactNode }) {
   return (
@@ -48,6 +50,7 @@ function AcceptError({ error }: { error: ApiError }) {
  */
 export function InvitationAcceptPage() {
   const { status, me, error: authError, reload, acceptInvitation, logout } = useAuth();
+  const { t } = useTranslation();
   const navigate = useNavigate();
   const location = useLocation();
   const [params] = useSearchParams();
@@ -61,7 +64,7 @@ export function InvitationAcceptPage() {
   if (status === 'loading') {
     return (
       <Card>
-        <Spinner label="Loading…" />
+        <Spinner />
       </Card>
     );
   }
@@ -69,12 +72,11 @@ export function InvitationAcceptPage() {
   if (!token) {
     return (
       <Card>
-        <h1 className="login__title">Invitation link incomplete</h1>
+        <h1 className="login__title">{t('accept.incompleteTitle')}</h1>
         <div className="alert alert--error" role="alert">
-          This link has no invitation token. Open the link from the invitation e-mail again, or ask the person who
-          invited you to send a new invitation.
+          {t('accept.incompleteBody')}
         </div>
-        <Link to="/login">Go to sign in</Link>
+        <Link to="/login">{t('auth.goToSignIn')}</Link>
       </Card>
     );
   }
@@ -88,7 +90,10 @@ export function InvitationAcceptPage() {
     setSubmitting(true);
     setError(null);
     try {
-      await acceptInvitation(signedIn ? { token } : { token, name: name.trim(), password });
+      // A new account starts in the language this page is shown in.
+      await acceptInvitation(
+        signedIn ? { token } : { token, name: name.trim(), password, language: languageToServer(currentLanguage()) },
+      );
       navigate('/', { replace: true });
     } catch (err) {
       setError(toApiError(err));
@@ -107,15 +112,16 @@ export function InvitationAcceptPage() {
 
   return (
     <Card>
-      <h1 className="login__title">Join your team on GPU Ledger</h1>
+      <h1 className="login__title">{t('accept.title')}</h1>
       <p className="login__subtitle">
         {signedIn ? (
-          <>
-            You are signed in as <strong data-testid="accept-email">{me.email}</strong>. Accept to join the
-            organization that invited you.
-          </>
+          <Trans
+            i18nKey="accept.signedInAs"
+            values={{ email: me.email }}
+            components={{ email: <strong data-testid="accept-email" /> }}
+          />
         ) : (
-          'Choose a password to create your account. The invitation fixes your e-mail address.'
+          t('accept.choosePassword')
         )}
       </p>
       {status === 'error' && <ErrorBanner error={authError} onRetry={reload} />}
@@ -123,15 +129,15 @@ export function InvitationAcceptPage() {
         (needsSignIn ? (
           <div className="alert alert--warning" role="alert" data-testid="accept-sign-in">
             <span>{error.message}</span>
-            <Link to={`/login?next=${encodeURIComponent(here)}`}>Sign in to accept</Link>
+            <Link to={`/login?next=${encodeURIComponent(here)}`}>{t('accept.signInToAccept')}</Link>
           </div>
         ) : (
           <AcceptError error={error} />
         ))}
-      <form onSubmit={(e) => void onSubmit(e)} noValidate aria-label="Accept invitation">
+      <form onSubmit={(e) => void onSubmit(e)} noValidate aria-label={t('accept.submit')}>
         {!signedIn && (
           <>
-            <FormField id="name" label="Your name (optional)" error={error?.field('name')}>
+            <FormField id="name" label={t('accept.name')} error={error?.field('name')}>
               {(control) => (
                 <input
                   {...control}
@@ -143,7 +149,7 @@ export function InvitationAcceptPage() {
                 />
               )}
             </FormField>
-            <FormField id="password" label="Password" error={error?.field('password')}>
+            <FormField id="password" label={t('auth.password')} error={error?.field('password')}>
               {(control) => (
                 <input
                   {...control}
@@ -158,22 +164,17 @@ export function InvitationAcceptPage() {
           </>
         )}
         <button type="submit" className="btn btn--primary btn--block" disabled={submitting}>
-          {submitting ? 'Accepting…' : 'Accept invitation'}
+          {submitting ? t('accept.submitting') : t('accept.submit')}
         </button>
       </form>
       <p className="muted login__footer">
         {signedIn ? (
-          <>
-            Not you?{' '}
-            <button type="button" className="btn-link" onClick={() => void onSignOut()}>
-              Sign out
-            </button>{' '}
-            to accept as someone else.
-          </>
+          <Trans
+            i18nKey="accept.notYou"
+            components={{ signout: <button type="button" className="btn-link" onClick={() => void onSignOut()} /> }}
+          />
         ) : (
-          <>
-            Already have an account? <Link to={`/login?next=${encodeURIComponent(here)}`}>Sign in</Link> first.
-          </>
+          <Trans i18nKey="accept.haveAccount" components={{ signin: <Link to={`/login?next=${encodeURIComponent(here)}`} /> }} />
         )}
       </p>
     </Card>

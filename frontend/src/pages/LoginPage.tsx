@@ -1,3 +1,4 @@
+import { Trans, useTranslation } from 'react-i18next';
 import { useState, type FormEvent } from 'react';
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useAuth } from '../auth/AuthContext';
@@ -5,6 +6,7 @@ import { ApiError } from '../api/client';
 import { authApi, cloudAccountsApi } from '../api/endpoints';
 import type { Me } from '../api/types';
 import { FormField } from '../components/FormField';
+import { LanguagePicker, ThemeToggle } from '../components/Preferences';
 import { safeRedirect } from '../redirect';
 import { toApiError } from '../hooks';
 import { FIRST_RUN_PATH } from './onboarding/VerifyEmailPage';
@@ -26,6 +28,7 @@ async function landingPage(me: Me, from: string): Promise<string> {
 
 /** The sign-in was refused because the address is not confirmed yet: say so, and offer the link again. */
 function NotVerified({ email, message }: { email: string; message: string }) {
+  const { t } = useTranslation();
   const [sending, setSending] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const resend = async () => {
@@ -43,7 +46,7 @@ function NotVerified({ email, message }: { email: string; message: string }) {
       <span>{notice ?? message}</span>
       {!notice && (
         <button type="button" className="btn btn--small" onClick={() => void resend()} disabled={sending}>
-          {sending ? 'Sending…' : 'Send the link again'}
+          {sending ? t('common.sending') : t('login.resend')}
         </button>
       )}
     </div>
@@ -52,6 +55,7 @@ function NotVerified({ email, message }: { email: string; message: string }) {
 
 export function LoginPage() {
   const { status, login } = useAuth();
+  const { t } = useTranslation();
   const navigate = useNavigate();
   const location = useLocation();
   const [params] = useSearchParams();
@@ -69,7 +73,7 @@ export function LoginPage() {
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
     if (!email.trim() || !password) {
-      setError(new ApiError(0, 'required', 'Enter your e-mail and password.'));
+      setError(new ApiError(0, 'required', t('login.required')));
       return;
     }
     setSubmitting(true);
@@ -79,7 +83,7 @@ export function LoginPage() {
       navigate(await landingPage(me, from), { replace: true });
     } catch (err) {
       setError(
-        err instanceof ApiError ? err : new ApiError(0, 'unknown', 'Something went wrong. Please try again.'),
+        err instanceof ApiError ? err : new ApiError(0, 'unknown', t('common.somethingWrong')),
       );
       setSubmitting(false);
     }
@@ -94,8 +98,12 @@ export function LoginPage() {
           </span>
           <span className="product-name">GPU Ledger</span>
         </div>
-        <h1 className="login__title">Sign in</h1>
-        <p className="login__subtitle">See where your Tencent Cloud GPU spend goes, and how to spend less of it.</p>
+        <div className="login__prefs">
+          <LanguagePicker />
+          <ThemeToggle />
+        </div>
+        <h1 className="login__title">{t('login.title')}</h1>
+        <p className="login__subtitle">{t('login.subtitle')}</p>
         {error?.code === 'email_not_verified' ? (
           <NotVerified email={email.trim()} message={error.message} />
         ) : (
@@ -106,7 +114,7 @@ export function LoginPage() {
           )
         )}
         <form onSubmit={(e) => void onSubmit(e)} noValidate>
-          <FormField id="email" label="E-mail" error={error?.field('email')}>
+          <FormField id="email" label={t('auth.email')} error={error?.field('email')}>
             {(control) => (
               <input
                 {...control}
@@ -120,7 +128,7 @@ export function LoginPage() {
               />
             )}
           </FormField>
-          <FormField id="password" label="Password" error={error?.field('password')}>
+          <FormField id="password" label={t('auth.password')} error={error?.field('password')}>
             {(control) => (
               <input
                 {...control}
@@ -134,11 +142,11 @@ export function LoginPage() {
             )}
           </FormField>
           <button type="submit" className="btn btn--primary btn--block" disabled={submitting}>
-            {submitting ? 'Signing in…' : 'Sign in'}
+            {submitting ? t('login.signingIn') : t('login.title')}
           </button>
         </form>
         <p className="muted">
-          New to GPU Ledger? <Link to="/signup">Create an account</Link>
+          <Trans i18nKey="login.newHere" components={{ signup: <Link to="/signup" /> }} />
         </p>
       </div>
     </div>

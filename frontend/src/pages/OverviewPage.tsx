@@ -1,3 +1,4 @@
+import { Trans, useTranslation } from 'react-i18next';
 import { lazy, Suspense } from 'react';
 import { Link } from 'react-router';
 import { useMe } from '../auth/AuthContext';
@@ -12,53 +13,59 @@ import { useApiData } from '../hooks';
 import { compareDecimals, formatDecimal, formatMoney, formatPercent, isPositive, ratio } from '../money';
 import { PHASE_LABELS, PHASES } from '../phases';
 import { canManageOrg } from './settings/permissions';
+import { queryKeys } from '../data/keys';
+import { apiPeriod, type RangeOptions } from '../dateRange';
+import { DateRangePicker, useUrlDateRange, type UrlDateRange } from '../components/DateRangePicker';
+
+/** The summary endpoint answers at most 93 days: every preset fits. */
+export const OVERVIEW_RANGE: RangeOptions = { maxDays: 93, defaultPreset: '7d' };
 
 // ECharts is loaded only when there is something to draw, so the first page load stays small.
 const CostByPhaseChart = lazy(() => import('./CostByPhaseChart'));
 
 export function OverviewPage() {
   const me = useMe();
+  const { t } = useTranslation();
   const org = me.organization;
 
   return (
     <div className="page">
       <header className="page__header">
         <div>
-          <h1>Overview</h1>
+          <h1>{t('nav.overview')}</h1>
           <p className="page__subtitle">
-            Signed in as <strong data-testid="user-email">{me.email}</strong>
+            <Trans i18nKey="overview.signedInAs" values={{ email: me.email }} components={{ email: <strong data-testid="user-email" /> }} />
           </p>
         </div>
       </header>
 
       {org ? (
-        <section className="card org-summary" aria-label="Organization">
+        <section className="card org-summary" aria-label={t('shell.organization')}>
           <dl className="facts">
             <div>
-              <dt>Organization</dt>
+              <dt>{t('shell.organization')}</dt>
               <dd data-testid="org-name">{org.name}</dd>
             </div>
             <div>
-              <dt>Timezone</dt>
+              <dt>{t('signup.timezone')}</dt>
               <dd data-testid="org-timezone">{org.timezone}</dd>
             </div>
             <div>
-              <dt>Currency</dt>
+              <dt>{t('signup.currency')}</dt>
               <dd data-testid="org-currency" title={CURRENCY_LABELS[org.currency]}>
                 {org.currency}
               </dd>
             </div>
             <div>
-              <dt>Your role</dt>
+              <dt>{t('overview.yourRole')}</dt>
               <dd data-testid="user-role">{roleLabel(org.role)}</dd>
             </div>
           </dl>
         </section>
       ) : (
-        <EmptyState title="You are not in an organization yet" icon="◎" testId="no-org">
+        <EmptyState title={t('common.noOrg.title')} icon="◎" testId="no-org">
           <p>
-            Ask an owner or admin of your team to invite <strong>{me.email}</strong>, then accept the invitation from
-            the e-mail you receive.
+            <Trans i18nKey="overview.askForInvite" values={{ email: me.email }} components={{ strong: <strong /> }} />
           </p>
         </EmptyState>
       )}
@@ -70,39 +77,59 @@ export function OverviewPage() {
 
 /** The last 7 days of the organization (from the analysis summary), or the welcome state without data. */
 function OrganizationOverview({ me, org }: { me: Me; org: Org }) {
-  // The API's default period is the last 7 days up to the current hour.
-  const summary = useApiData<AnalysisSummary>((signal) => analysisApi.summary('project', {}, signal), org.slug);
+  const { t } = useTranslation();
+  const dateRange = useUrlDateRange(org.timezone, OVERVIEW_RANGE);
+  const period = apiPeriod(dateRange.range);
+  const summary = useApiData<AnalysisSummary>([...queryKeys.analysisSummary, 'project', period.start, period.end], (signal) =>
+    analysisApi.summary('project', period, signal),
+  );
   const hasData = (summary.data?.totals.instance_count ?? 0) > 0;
+  // An empty answer for the default period means nothing is connected yet (the welcome); for another
+  // period, only that this period is empty: the picker stays so another one can be chosen.
+  const otherPeriod = dateRange.range.preset !== OVERVIEW_RANGE.defaultPreset;
 
   return (
     <>
       <ErrorBanner error={summary.error} onRetry={summary.reload} />
-      {summary.loading && <Spinner label="Loading GPU spend…" />}
-      {summary.data && hasData && <FleetSummary summary={summary.data} timeZone={org.timezone} />}
-      {summary.data && !hasData && (
-        <EmptyState title={`Welcome to GPU Ledger, ${me.name || me.email}`} icon="▦" testId="overview-empty">
+      {summary.loading && <Spinner label={t('overview.loading')} />}
+      {summary.data && hasData && <FleetSummary summary={summary.data} timeZone={org.timezone} range={dateRange} />}
+      {summary.data && !hasData && otherPeriod && (
+        <section className="card" data-testid="overview-period-empty">
+          <DateRangePicker value={dateRange} />
+          <EmptyState title={t('overview.periodEmpty.title')} icon="◷">
+            <p>{t('overview.periodEmpty.body')}</p>
+          </EmptyState>
+        </section>
+      )}
+      {summary.data && !hasData && !otherPeriod && (
+        <EmptyState title={t('overview.welcome', { name: me.name || me.email })} icon="▦" testId="overview-empty">
           <p>
-            Connect a Tencent Cloud account to <strong>{org.name}</strong> and this page fills with your GPU spend and
-            utilization: daily cost in {org.currency}, how busy each card is, and where money goes to idle GPUs.
+            <Trans
+              i18nKey="overview.welcomeBody"
+              values={{ org: org.name, currency: org.currency }}
+              components={{ strong: <strong /> }}
+            />
           </p>
           {canManageOrg(org.role) && (
             <p>
               <Link to="/connect" className="btn btn--primary" data-testid="overview-connect">
-                Connect a Tencent Cloud account
+                {t('connect.title')}
               </Link>
             </p>
           )}
           <ol className="steps">
-            <li>Create a read-only CAM sub-account key in the Tencent Cloud console.</li>
+            <li>{t('overview.step1')}</li>
             <li>
-              Connect it to this organization in <Link to="/settings/cloud-accounts">Settings → Cloud accounts</Link>;
-              instances, tags and bills are synced automatically.
+              <Trans i18nKey="overview.step2" components={{ settings: <Link to="/settings/cloud-accounts" /> }} />
             </li>
-            <li>After the first sync, spend and utilization charts and savings recommendations appear here.</li>
+            <li>{t('overview.step3')}</li>
           </ol>
           <p className="muted">
-            Days and months are computed in {org.timezone}. Invite your team from{' '}
-            <Link to="/settings/members">Settings</Link>.
+            <Trans
+              i18nKey="overview.timezoneNote"
+              values={{ timeZone: org.timezone }}
+              components={{ settings: <Link to="/settings/members" /> }}
+            />
           </p>
         </EmptyState>
       )}
@@ -118,7 +145,8 @@ function byWastedMoney(a: ProjectWaste, b: ProjectWaste): number {
   );
 }
 
-function FleetSummary({ summary, timeZone }: { summary: AnalysisSummary; timeZone: string }) {
+function FleetSummary({ summary, timeZone, range }: { summary: AnalysisSummary; timeZone: string; range: UrlDateRange }) {
+  const { t } = useTranslation();
   const { totals, currency } = summary;
   const money = (amount: string | null | undefined) => formatMoney(amount, currency);
   const sources = totals.cost_sources;
@@ -129,63 +157,74 @@ function FleetSummary({ summary, timeZone }: { summary: AnalysisSummary; timeZon
     <section className="card" aria-labelledby="fleet-title" data-testid="fleet-summary">
       <div className="section-header">
         <div>
-          <h2 id="fleet-title">Last 7 days</h2>
+          <h2 id="fleet-title">{t(`dateRange.preset.${range.range.preset}`)}</h2>
           <p className="muted" data-testid="fleet-period">
-            {formatDateTime(summary.start, timeZone)} – {formatDateTime(summary.end, timeZone)} ({timeZone}) ·{' '}
-            {totals.instance_count} GPU {totals.instance_count === 1 ? 'instance' : 'instances'}
+            {t('overview.period', {
+              start: formatDateTime(summary.start, timeZone),
+              end: formatDateTime(summary.end, timeZone),
+              timeZone,
+              count: totals.instance_count,
+            })}
           </p>
         </div>
+        <DateRangePicker value={range} />
       </div>
 
       {sources.list_price > 0 && (
         <div className="alert alert--warning" data-testid="fleet-note-list-price">
           <span>
-            Costs of {sources.list_price} of {totals.instance_count} instances are <strong>estimated from list prices</strong>{' '}
-            (no bill yet).
+            <Trans
+              i18nKey="overview.listPriceNote"
+              values={{ estimated: sources.list_price, count: totals.instance_count }}
+              components={{ strong: <strong /> }}
+            />
           </span>
         </div>
       )}
       {sources.unpriced > 0 && (
         <div className="alert alert--warning" data-testid="fleet-note-unpriced">
           <span>
-            {sources.unpriced} of {totals.instance_count} instances have <strong>no known price</strong>: their GPU-hours
-            are counted, their money is not.
+            <Trans
+              i18nKey="overview.unpricedNote"
+              values={{ unpriced: sources.unpriced, count: totals.instance_count }}
+              components={{ strong: <strong /> }}
+            />
           </span>
         </div>
       )}
 
       <div className="stats">
-        <StatCard label="GPU cost" value={money(totals.cost)} testId="fleet-cost" />
-        <StatCard label="GPU-hours" value={formatDecimal(totals.gpu_hours)} testId="fleet-gpu-hours" />
+        <StatCard label={t('common.gpuCost')} value={money(totals.cost)} testId="fleet-cost" />
+        <StatCard label={t('common.gpuHours')} value={formatDecimal(totals.gpu_hours)} testId="fleet-gpu-hours" />
         <StatCard
-          label="Idle"
+          label={PHASE_LABELS.idle}
           tone="waste"
           value={money(totals.idle_cost)}
-          detail={`${formatPercent(ratio(totals.idle_cost, totals.cost))} of cost on idle GPUs`}
+          detail={t('overview.idleShare', { share: formatPercent(ratio(totals.idle_cost, totals.cost)) })}
           testId="fleet-idle"
         />
         <StatCard
-          label="Data-bound"
+          label={t('common.dataBound')}
           tone="waste"
           value={money(totals.data_bound_cost)}
-          detail={`${formatPercent(ratio(totals.data_bound_cost, totals.cost))} of cost on GPUs waiting for data`}
+          detail={t('overview.dataBoundShare', { share: formatPercent(ratio(totals.data_bound_cost, totals.cost)) })}
           testId="fleet-data-bound"
         />
       </div>
 
       <div className="overview-grid">
         <div>
-          <h3 className="subsection-title">Cost by phase</h3>
+          <h3 className="subsection-title">{t('overview.costByPhase')}</h3>
           {pricedPhases.length === 0 ? (
             <p className="muted" data-testid="cost-by-phase-empty">
-              No priced GPU time in this period.
+              {t('overview.noPricedTime')}
             </p>
           ) : (
             <>
-              <Suspense fallback={<Spinner label="Loading chart…" />}>
+              <Suspense fallback={<Spinner label={t('common.loadingChart')} />}>
                 <CostByPhaseChart phases={totals.phases} currency={currency} />
               </Suspense>
-              <ul className="phase-costs" aria-label="Cost by phase">
+              <ul className="phase-costs" aria-label={t('overview.costByPhase')}>
                 {pricedPhases.map((p) => (
                   <li key={p} data-testid={`phase-cost-${p}`}>
                     <PhaseSwatch phase={p} />
@@ -201,16 +240,16 @@ function FleetSummary({ summary, timeZone }: { summary: AnalysisSummary; timeZon
 
         {groups.length > 0 && (
           <div>
-            <h3 className="subsection-title">By project, most wasted money first</h3>
-            <table className="table table--numbers" aria-label="Projects by wasted money">
+            <h3 className="subsection-title">{t('overview.byProject')}</h3>
+            <table className="table table--numbers" aria-label={t('overview.byProjectLabel')}>
               <thead>
                 <tr>
-                  <th>Project</th>
-                  <th>GPU-hours</th>
-                  <th>Cost</th>
-                  <th>Idle cost</th>
-                  <th>Data-bound cost</th>
-                  <th>Share wasted</th>
+                  <th>{t('projects.col.project')}</th>
+                  <th>{t('common.gpuHours')}</th>
+                  <th>{t('overview.col.cost')}</th>
+                  <th>{t('overview.col.idleCost')}</th>
+                  <th>{t('overview.col.dataBoundCost')}</th>
+                  <th>{t('overview.col.shareWasted')}</th>
                 </tr>
               </thead>
               <tbody>

@@ -3,6 +3,7 @@ import type { CustomSeriesRenderItem } from 'echarts';
 import { Chart, type ChartOption } from '../components/Chart';
 import type { Phase, PhaseSegment } from '../api/untypedEndpoints';
 import { formatMinutes, PHASE_COLORS, PHASE_LABELS, PHASES } from '../phases';
+import { i18n, intlLocale } from '../i18n';
 
 export interface PhaseTimelineProps {
   segments: PhaseSegment[];
@@ -15,7 +16,8 @@ export interface PhaseTimelineProps {
 const timeFormatters = new Map<string, Intl.DateTimeFormat>();
 
 function timeFormatter(timeZone: string, withDate: boolean): Intl.DateTimeFormat {
-  const key = `${timeZone}|${withDate}`;
+  const locale = intlLocale();
+  const key = `${locale}|${timeZone}|${withDate}`;
   let f = timeFormatters.get(key);
   if (!f) {
     const options: Intl.DateTimeFormatOptions = {
@@ -25,9 +27,9 @@ function timeFormatter(timeZone: string, withDate: boolean): Intl.DateTimeFormat
       ...(withDate ? { day: 'numeric', month: 'short' } : {}),
     };
     try {
-      f = new Intl.DateTimeFormat('en-GB', { ...options, timeZone });
+      f = new Intl.DateTimeFormat(locale, { ...options, timeZone });
     } catch {
-      f = new Intl.DateTimeFormat('en-GB', options);
+      f = new Intl.DateTimeFormat(locale, options);
     }
     timeFormatters.set(key, f);
   }
@@ -75,8 +77,13 @@ export function phaseTimelineOption({ segments, start, end, timeZone }: PhaseTim
       formatter: (raw) => {
         const p = raw as TooltipParams;
         const [from, to, , minutes, util] = (p.value ?? []) as [number, number, number, number, number | null];
-        const utilText = util == null ? 'no GPU utilization data' : `mean GPU utilization ${Math.round(util)}%`;
-        return `${p.seriesName ?? ''}<br/>${formatMoment(from, timeZone)} – ${formatMoment(to, timeZone)} (${formatMinutes(minutes)})<br/>${utilText}`;
+        const utilText = util == null ? i18n.t('chart.noUtil') : i18n.t('chart.meanUtil', { pct: Math.round(util) });
+        const when = i18n.t('chart.segment', {
+          from: formatMoment(from, timeZone),
+          to: formatMoment(to, timeZone),
+          duration: formatMinutes(minutes),
+        });
+        return `${p.seriesName ?? ''}<br/>${when}<br/>${utilText}`;
       },
     },
     legend: { top: 0, data: PHASES.map((p) => PHASE_LABELS[p]) },
@@ -111,5 +118,5 @@ export function phaseTimelineOption({ segments, start, end, timeZone }: PhaseTim
 export default function PhaseTimelineChart(props: PhaseTimelineProps) {
   const { segments, start, end, timeZone } = props;
   const option = useMemo(() => phaseTimelineOption({ segments, start, end, timeZone }), [segments, start, end, timeZone]);
-  return <Chart option={option} height={150} ariaLabel={`Phase timeline, times in ${timeZone}`} />;
+  return <Chart option={option} height={150} ariaLabel={i18n.t('chart.timelineLabel', { timeZone })} />;
 }

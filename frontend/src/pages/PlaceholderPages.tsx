@@ -1,46 +1,49 @@
+import { useTranslation } from 'react-i18next';
 import { EmptyState } from '../components/ui';
 
 function ComingFromCloud({ title, what, icon }: { title: string; what: string; icon: string }) {
+  const { t } = useTranslation();
   return (
     <div className="page">
       <header className="page__header">
         <h1>{title}</h1>
       </header>
-      <EmptyState title={`No ${title.toLowerCase()} yet`} icon={icon}>
+      <EmptyState title={t('placeholder.nothingYet', { what: title })} icon={icon}>
         <p>{what}</p>
-        <p className="muted">
-          This needs a connected Tencent Cloud account. Nothing is shown until real data has been synced from your cloud.
-        </p>
+        <p className="muted">{t('placeholder.needsAccount')}</p>
       </EmptyState>
     </div>
   );
 }
 
 export function RecommendationsPage() {
+  const { t } = useTranslation();
   return (
     <ComingFromCloud
-      title="Recommendations"
+      title={t('nav.recommendations')}
       icon="✦"
-      what="Priced savings recommendations will appear here: stopping idle cards, day/night schedules, monthly subscription versus pay-as-you-go, spot instances and right-sizing, each with the evidence behind it."
+      what={t('placeholder.recommendations')}
     />
   );
 }
 
 export function ReportsPage() {
+  const { t } = useTranslation();
   return (
     <ComingFromCloud
-      title="Reports"
+      title={t('nav.reports')}
       icon="▥"
-      what="Monthly and daily spend reports by project, team and instance will appear here, ready to export as CSV or FOCUS for your finance tools."
+      what={t('placeholder.reports')}
     />
   );
 }
 
 export function NotFoundPage() {
+  const { t } = useTranslation();
   return (
     <div className="page">
-      <EmptyState title="Page not found" icon="?">
-        <p>This page does not exist. Use the navigation on the left.</p>
+      <EmptyState title={t('notFound.title')} icon="?">
+        <p>{t('notFound.body')}</p>
       </EmptyState>
     </div>
   );

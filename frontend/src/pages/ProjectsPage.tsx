@@ -1,23 +1,22 @@
+import { Trans, useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { useMe } from '../auth/AuthContext';
 import { projectsApi } from '../api/endpoints';
 import type { Project } from '../api/types';
 import { usePaginatedList } from '../hooks';
 import { EmptyState, ErrorBanner, NoOrganization, Pagination, Spinner } from '../components/ui';
+import { queryKeys } from '../data/keys';
 
 function ProjectsList() {
-  const list = usePaginatedList<Project>((q, signal) => projectsApi.list(q, signal), 50);
+  const { t } = useTranslation();
+  const list = usePaginatedList<Project>(queryKeys.projects, (q, signal) => projectsApi.list(q, signal), 50);
 
   if (!list.loading && !list.error && list.count === 0) {
     return (
-      <EmptyState title="No projects yet" icon="▤" testId="projects-empty">
-        <p>
-          Your Tencent Cloud projects and tag-based teams will be listed here, each with the tag values that count as
-          that project. Instances whose tags match no project are counted as Unallocated.
-        </p>
+      <EmptyState title={t('projects.empty.title')} icon="▤" testId="projects-empty">
+        <p>{t('projects.empty.body')}</p>
         <p className="muted">
-          This needs a connected Tencent Cloud account. Nothing is shown until real data has been synced from your
-          cloud: connect an account in <Link to="/settings/cloud-accounts">Settings → Cloud accounts</Link>.
+          <Trans i18nKey="projects.empty.connect" components={{ settings: <Link to="/settings/cloud-accounts" /> }} />
         </p>
       </EmptyState>
     );
@@ -27,15 +26,15 @@ function ProjectsList() {
     <>
       <ErrorBanner error={list.error} onRetry={list.reload} />
       {list.loading && list.items.length === 0 ? (
-        <Spinner label="Loading projects…" />
+        <Spinner label={t('projects.loading')} />
       ) : (
         !list.error && (
-          <table className="table" aria-label="Projects">
+          <table className="table" aria-label={t('nav.projects')}>
             <thead>
               <tr>
-                <th>Project</th>
-                <th>Tag values</th>
-                <th className="table__actions">Instances</th>
+                <th>{t('projects.col.project')}</th>
+                <th>{t('projects.col.tagValues')}</th>
+                <th className="table__actions">{t('nav.instances')}</th>
               </tr>
             </thead>
             <tbody>
@@ -47,9 +46,9 @@ function ProjectsList() {
                   </td>
                   <td>
                     {project.tag_values.length === 0 ? (
-                      <span className="muted">No tag values</span>
+                      <span className="muted">{t('projects.noTagValues')}</span>
                     ) : (
-                      <ul className="chips" aria-label={`Tag values of ${project.name}`}>
+                      <ul className="chips" aria-label={t('projects.tagValuesOf', { name: project.name })}>
                         {project.tag_values.map((value) => (
                           <li key={value} className="chip">
                             {value}
@@ -59,8 +58,8 @@ function ProjectsList() {
                     )}
                   </td>
                   <td className="table__actions">
-                    <Link to={`/instances?project=${project.id}`} aria-label={`Instances of ${project.name}`}>
-                      View instances
+                    <Link to={`/instances?project=${project.id}`} aria-label={t('projects.instancesOf', { name: project.name })}>
+                      {t('projects.viewInstances')}
                     </Link>
                   </td>
                 </tr>
@@ -75,13 +74,14 @@ function ProjectsList() {
 }
 
 export function ProjectsPage() {
+  const { t } = useTranslation();
   const me = useMe();
   return (
     <div className="page">
       <header className="page__header">
         <div>
-          <h1>Projects</h1>
-          <p className="page__subtitle">Cost-allocation buckets, named by the values of your project tag.</p>
+          <h1>{t('nav.projects')}</h1>
+          <p className="page__subtitle">{t('projects.subtitle')}</p>
         </div>
       </header>
       {me.organization ? <ProjectsList /> : <NoOrganization />}

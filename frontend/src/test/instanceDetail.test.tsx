@@ -167,7 +167,7 @@ describe('instance detail page', () => {
     expect(screen.getByRole('link', { name: '← Instances' }).getAttribute('href')).toBe('/instances');
   });
 
-  it('shows money per phase, the waste cards and a timeline of the last 24 hours', async () => {
+  it('shows money per phase, the waste cards and a timeline of the last 7 days', async () => {
     const server = mockApi(routes());
     renderAppAt('/instances/1');
 
@@ -211,11 +211,13 @@ describe('instance detail page', () => {
     expect(screen.queryByTestId('cost-source-note')).toBeNull();
     expect(screen.getByTestId('phases-period').textContent).toBe('26 Oct 2026, 16:00 – 27 Oct 2026, 16:00 (Asia/Shanghai)');
 
-    // The request covers the 24 hours up to the current hour.
+    // The request covers the last 7 calendar days in the organization's timezone, today included: at
+    // 08:35 UTC it is already 16:35 on 27 Oct in Shanghai. The API reads naive dates in that timezone.
     const call = server.find('GET', '/api/v1/instances/1/phases')[0]!;
-    expect(call.query.get('start')).toBe('2026-10-26T08:00:00Z');
-    expect(call.query.get('end')).toBe('2026-10-27T08:00:00Z');
-    expect(screen.getByRole('button', { name: 'Last 24 hours' }).getAttribute('aria-pressed')).toBe('true');
+    expect(call.query.get('start')).toBe('2026-10-21');
+    expect(call.query.get('end')).toBe('2026-10-28');
+    expect(screen.getByRole('button', { name: 'Last 7 days' }).getAttribute('aria-pressed')).toBe('true');
+    expect(screen.getByTestId('date-range-shown').textContent).toBe('21 Oct 2026 – 27 Oct 2026 (Asia/Shanghai)');
 
     // Timeline: one coloured band per segment, one series per phase, named in words, plus a legend in words.
     await screen.findByRole('img', { name: 'Phase timeline, times in Asia/Shanghai' });
@@ -241,32 +243,56 @@ describe('instance detail page', () => {
     });
   });
 
-  it('changes the period: 7 days is a new request and stays in the URL', async () => {
-    const server = mockApi(
-      routes({
-        'GET /api/v1/instances/1/phases': {
-          body: phases({ start: '2026-10-20T08:00:00Z', end: '2026-10-27T08:00:00Z' }),
-        },
-      }),
-    );
+  it('changes the period: a preset or custom days are a new request and stay in the URL', async () => {
+    const server = mockApi(routes());
     const user = userEvent.setup();
     renderAppAt('/instances/1');
     await screen.findByRole('table', { name: 'Totals by phase' });
+    // The phases endpoint answers at most 31 days: no 90-day preset here.
+    expect(screen.queryByRole('button', { name: 'Last 90 days' })).toBeNull();
 
-    await user.click(screen.getByRole('button', { name: 'Last 7 days' }));
-
+    await user.click(screen.getByRole('button', { name: 'Last 30 days' }));
     await waitFor(() => expect(server.find('GET', '/api/v1/instances/1/phases')).toHaveLength(2));
-    const call = server.find('GET', '/api/v1/instances/1/phases')[1]!;
-    expect(call.query.get('start')).toBe('2026-10-20T08:00:00Z');
-    expect(call.query.get('end')).toBe('2026-10-27T08:00:00Z');
-    expect(window.location.search).toBe('?period=7d');
-    expect(screen.getByRole('button', { name: 'Last 7 days' }).getAttribute('aria-pressed')).toBe('true');
-    expect(screen.getByRole('button', { name: 'Last 24 hours' }).getAttribute('aria-pressed')).toBe('false');
-    expect((await screen.findByTestId('phases-period')).textContent).toContain('20 Oct 2026, 16:00');
+    const thirty = server.find('GET', '/api/v1/instances/1/phases')[1]!;
+    expect([thirty.query.get('start'), thirty.query.get('end')]).toEqual(['2026-09-28', '2026-10-28']);
+    expect(window.location.search).toBe('?range=30d');
+    expect(screen.getByRole('button', { name: 'Last 30 days' }).getAttribute('aria-pressed')).toBe('true');
+    expect(screen.getByRole('button', { name: 'Last 7 days' }).getAttribute('aria-pressed')).toBe('false');
 
-    await user.click(screen.getByRole('button', { name: 'Last 31 days' }));
+    await user.click(screen.getByRole('button', { name: 'Last month' }));
     await waitFor(() => expect(server.find('GET', '/api/v1/instances/1/phases')).toHaveLength(3));
-    expect(server.find('GET', '/api/v1/instances/1/phases')[2]!.query.get('start')).toBe('2026-09-26T08:00:00Z');
+    const lastMonth = server.find('GET', '/api/v1/instances/1/phases')[2]!;
+    expect([lastMonth.query.get('start'), lastMonth.query.get('end')]).toEqual(['2026-09-01', '2026-10-01']);
+
+    await user.click(screen.getByRole('button', { name: 'Custom' }));
+    const from = screen.getByLabelText('From');
+    const to = screen.getByLabelText('To');
+    await user.clear(from);
+    await user.type(from, '2026-08-01');
+    await user.clear(to);
+    await user.type(to, '2026-10-15');
+    await user.click(screen.getByRole('button', { name: 'Apply' }));
+    // 76 days is more than the page can ask for: said, and nothing is requested.
+    expect((await screen.findByRole('alert')).textContent).toBe('The period may be at most 31 days.');
+    expect(server.find('GET', '/api/v1/instances/1/phases')).toHaveLength(3);
+
+    await user.clear(from);
+    await user.type(from, '2026-10-01');
+    await user.click(screen.getByRole('button', { name: 'Apply' }));
+    await waitFor(() => expect(server.find('GET', '/api/v1/instances/1/phases')).toHaveLength(4));
+    const custom = server.find('GET', '/api/v1/instances/1/phases')[3]!;
+    expect([custom.query.get('start'), custom.query.get('end')]).toEqual(['2026-10-01', '2026-10-16']);
+    expect(window.location.search).toBe('?range=custom&from=2026-10-01&to=2026-10-15');
+  });
+
+  it('opens a shared link on the range it names', async () => {
+    const server = mockApi(routes());
+    renderAppAt('/instances/1?range=mtd');
+    await screen.findByRole('table', { name: 'Totals by phase' });
+
+    const call = server.find('GET', '/api/v1/instances/1/phases')[0]!;
+    expect([call.query.get('start'), call.query.get('end')]).toEqual(['2026-10-01', '2026-10-28']);
+    expect(screen.getByRole('button', { name: 'Month to date' }).getAttribute('aria-pressed')).toBe('true');
   });
 
   it('says when costs are estimated from list prices', async () => {

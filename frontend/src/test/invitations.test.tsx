@@ -30,7 +30,7 @@ describe('accepting an invitation', () => {
     expect(window.location.pathname).toBe('/');
     const posts = server.find('POST', '/api/v1/invitations/accept');
     expect(posts).toHaveLength(1);
-    expect(posts[0]!.body).toEqual({ token: 'tok_9Qe2', name: 'Zhao Min', password: 'a long passphrase 42' });
+    expect(posts[0]!.body).toEqual({ token: 'tok_9Qe2', name: 'Zhao Min', password: 'a long passphrase 42', language: 'en' });
     expect(posts[0]!.headers['x-csrftoken']).toBe('csrf-from-endpoint');
   });
 

@@ -65,6 +65,7 @@ export function makeMe(overrides: Partial<Me> = {}): Me {
     id: 7,
     email: 'lin@acme.example',
     name: 'Lin Wei',
+    language: 'en',
     organization: ACME,
     organizations: [ACME],
     ...overrides,

@@ -103,6 +103,7 @@ describe('sign-up', () => {
       organization_name: 'Vision Lab',
       timezone: 'Europe/Berlin',
       currency: 'USD',
+      language: 'en',
     });
 
     await user.click(within(inbox).getByRole('button', { name: 'Send the link again' }));

@@ -1,6 +1,8 @@
 import { afterEach, vi } from 'vitest';
 import { cleanup } from '@testing-library/react';
 import { resetCsrfToken, setUnauthenticatedHandler } from '../api/client';
+import { i18n } from '../i18n';
+import { applyTheme } from '../theme';
 
 export function clearCookies(): void {
   for (const part of document.cookie.split(';')) {
@@ -16,4 +18,8 @@ afterEach(() => {
   setUnauthenticatedHandler(null);
   clearCookies();
   window.history.replaceState(null, '', '/');
+  // One test's language or theme must not be the next one's.
+  void i18n.changeLanguage('en');
+  localStorage.clear();
+  applyTheme('system');
 });

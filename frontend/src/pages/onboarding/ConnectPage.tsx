@@ -2,7 +2,8 @@
  * /connect — the first run of an organization: connect a Tencent Cloud account (tested before saving), then
  * watch its backfill per kind and the first costs as they appear.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { useMe } from '../../auth/AuthContext';
 import { analysisApi, cloudAccountsApi } from '../../api/endpoints';
@@ -11,7 +12,8 @@ import type { AnalysisSummary } from '../../api/untypedEndpoints';
 import { StatCard } from '../../components/analysis';
 import { backfillDone, SyncProgress } from '../../components/SyncProgress';
 import { EmptyState, ErrorBanner, Spinner } from '../../components/ui';
-import { toApiError } from '../../hooks';
+import { useApiData } from '../../hooks';
+import { queryKeys } from '../../data/keys';
 import { formatDecimal, formatMoney } from '../../money';
 import { AccountForm, accountInput, EMPTY_FORM, testConnection, type AccountFormValues } from '../settings/CloudAccountForm';
 import { canManageOrg } from '../settings/permissions';
@@ -21,74 +23,37 @@ export const PROGRESS_POLL_MS = 2_000;
 /** Costs appear only once bills and metrics are in and analysed: a slower poll is enough. */
 export const COSTS_POLL_MS = 5_000;
 
-/** Fetches now and then every `everyMs` while `active`, keeping the last answer on screen between polls. */
-function usePolled<T>(fetchData: (signal: AbortSignal) => Promise<T>, everyMs: number, active: boolean, key: string) {
-  const [data, setData] = useState<T | null>(null);
-  const [loaded, setLoaded] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const fetchRef = useRef(fetchData);
-  fetchRef.current = fetchData;
-
-  useEffect(() => {
-    setData(null);
-    setLoaded(false);
-    setError(null);
-  }, [key]);
-
-  useEffect(() => {
-    if (!active) return undefined;
-    const controller = new AbortController();
-    const load = () =>
-      fetchRef
-        .current(controller.signal)
-        .then((answer) => {
-          if (controller.signal.aborted) return;
-          setData(answer);
-          setLoaded(true);
-          setError(null);
-        })
-        .catch((err: unknown) => {
-          if (!controller.signal.aborted) setError(toApiError(err).message);
-        });
-    void load();
-    const id = setInterval(() => void load(), everyMs);
-    return () => {
-      controller.abort();
-      clearInterval(id);
-    };
-  }, [everyMs, active, key]);
-
-  return { data, loaded, error };
-}
-
 function FirstCosts({ org, complete }: { org: Org; complete: boolean }) {
-  const summary = usePolled<AnalysisSummary>((signal) => analysisApi.summary('fleet', {}, signal), COSTS_POLL_MS, true, org.slug);
+  const { t } = useTranslation();
+  const summary = useApiData<AnalysisSummary>([...queryKeys.analysisSummary, 'fleet'], (signal) => analysisApi.summary('fleet', {}, signal), {
+    refetchInterval: () => COSTS_POLL_MS,
+  });
   const totals = summary.data?.totals;
   const hasCosts = (totals?.instance_count ?? 0) > 0;
   const money = (amount: string | null | undefined) => formatMoney(amount, summary.data?.currency ?? org.currency);
 
   return (
     <section className="card" aria-labelledby="first-costs-title" data-testid="first-costs">
-      <h2 id="first-costs-title">First costs</h2>
-      {summary.error && <ErrorBanner error={summary.error} />}
+      <h2 id="first-costs-title">{t('connect.firstCosts')}</h2>
+      <ErrorBanner error={summary.error} />
       {hasCosts && totals ? (
         <>
           <div className="stats">
-            <StatCard label="GPU cost, last 7 days" value={money(totals.cost)} testId="first-cost" />
-            <StatCard label="GPU-hours" value={formatDecimal(totals.gpu_hours)} testId="first-gpu-hours" />
-            <StatCard label="On idle GPUs" tone="waste" value={money(totals.idle_cost)} testId="first-idle" />
+            <StatCard label={t('connect.costLast7')} value={money(totals.cost)} testId="first-cost" />
+            <StatCard label={t('common.gpuHours')} value={formatDecimal(totals.gpu_hours)} testId="first-gpu-hours" />
+            <StatCard label={t('connect.onIdle')} tone="waste" value={money(totals.idle_cost)} testId="first-idle" />
           </div>
           <p>
             <Link to="/" className="btn btn--primary">
-              Open the overview
+              {t('connect.openOverview')}
             </Link>
           </p>
         </>
       ) : (
         <p className="muted" data-testid="first-costs-waiting">
           {complete
-            ? 'The history is in. Costs show here as soon as it has been analysed (within the hour at the latest).'
-            : 'Costs show here as soon as the first bills and GPU metrics are in and analysed.'}
+            ? t('connect.costsAfterAnalysis')
+            : t('connect.costsAfterFirstData')}
         </p>
       )}
     </section>
@@ -96,29 +61,27 @@ function FirstCosts({ org, complete }: { org: Org; complete: boolean }) {
 }
 
 function Backfill({ account, org }: { account: CloudAccount; org: Org }) {
-  const polled = usePolled<CloudAccount>(
-    (signal) => cloudAccountsApi.get(account.id, signal),
-    PROGRESS_POLL_MS,
-    true,
-    String(account.id),
-  );
+  const { t } = useTranslation();
+  const polled = useApiData<CloudAccount>(queryKeys.cloudAccount(account.id), (signal) => cloudAccountsApi.get(account.id, signal), {
+    refetchInterval: () => PROGRESS_POLL_MS,
+  });
   const current = polled.data ?? account;
   const complete = backfillDone(current);
   return (
     <>
       <section className="card" aria-labelledby="backfill-title" data-testid="backfill">
-        <h2 id="backfill-title">{complete ? 'History read' : `Reading the history of ${current.name}`}</h2>
+        <h2 id="backfill-title">{complete ? t('connect.historyRead') : t('connect.readingHistory', { name: current.name })}</h2>
         <p className="muted">
           {complete
-            ? 'Instances, prices, GPU metrics and bills are in; they stay in sync every few minutes from now on.'
-            : 'GPU Ledger reads your instances, prices, the GPU metrics of the last weeks and the bills of those months. You can leave this page: it goes on in the background.'}
+            ? t('connect.historyReadBody')
+            : t('connect.readingHistoryBody')}
         </p>
         {current.status === 'failing' && current.last_error && (
           <div className="alert alert--error" role="alert">
-            {current.last_error} <Link to="/settings/cloud-accounts">Fix it in Settings → Cloud accounts</Link>
+            {current.last_error} <Link to="/settings/cloud-accounts">{t('connect.fixInSettings')}</Link>
           </div>
         )}
-        {polled.error && <ErrorBanner error={polled.error} />}
+        <ErrorBanner error={polled.error} />
         <SyncProgress account={current} />
       </section>
       <FirstCosts org={org} complete={complete} />
@@ -127,24 +90,25 @@ function Backfill({ account, org }: { account: CloudAccount; org: Org }) {
 }
 
 export function ConnectPage() {
+  const { t } = useTranslation();
   const me = useMe();
   const org = me.organization;
   const [connected, setConnected] = useState<CloudAccount | null>(null);
-  const existing = usePolled<CloudAccount | null>(
-    useCallback(async (signal: AbortSignal) => {
+  // The first account of the organization, if any (someone else may connect one meanwhile: checked every minute).
+  const existing = useApiData<CloudAccount | null>(
+    [...queryKeys.cloudAccounts, 'first'],
+    async (signal) => {
       const page = await cloudAccountsApi.list({ page: 1, pageSize: 1 }, signal);
       return page.results[0] ?? null;
-    }, []),
-    60_000,
-    Boolean(org) && connected === null,
-    org?.slug ?? '',
+    },
+    { enabled: Boolean(org) && connected === null, refetchInterval: () => 60_000 },
   );
 
   if (!org) {
     return (
       <div className="page">
-        <EmptyState title="You are not in an organization yet" icon="◎" testId="no-org">
-          <p>Ask an owner of your team to invite {me.email}.</p>
+        <EmptyState title={t('common.noOrg.title')} icon="◎" testId="no-org">
+          <p>{t('connect.askForInvite', { email: me.email })}</p>
         </EmptyState>
       </div>
     );
@@ -156,20 +120,20 @@ export function ConnectPage() {
   };
 
   const account = connected ?? existing.data;
-  let body = <Spinner label="Loading…" />;
+  let body = <Spinner />;
   if (account) body = <Backfill account={account} org={org} />;
   else if (existing.error) body = <ErrorBanner error={existing.error} />;
-  else if (existing.loaded) {
+  else if (!existing.loading) {
     body = !canManageOrg(org.role) ? (
-      <p className="muted">Only owners and admins can connect a cloud account. Ask one of them to connect it.</p>
+      <p className="muted">{t('connect.cannotManage')}</p>
     ) : (
       <AccountForm
         idPrefix="connect"
-        label="Connect a Tencent Cloud account"
+        label={t('connect.title')}
         initial={EMPTY_FORM}
         editing={false}
-        submitLabel="Connect and start reading"
-        submittingLabel="Connecting…"
+        submitLabel={t('connect.submit')}
+        submittingLabel={t('common.connecting')}
         onSubmit={create}
         onTest={testConnection}
       />
@@ -179,11 +143,8 @@ export function ConnectPage() {
     <div className="page">
       <header className="page__header">
         <div>
-          <h1>Connect a Tencent Cloud account</h1>
-          <p className="page__subtitle">
-            {org.name}: read-only access to CVM, Cloud Monitor and billing is all GPU Ledger needs. Test the key, then
-            connect: reading the history starts at once.
-          </p>
+          <h1>{t('connect.title')}</h1>
+          <p className="page__subtitle">{t('connect.subtitle', { org: org.name })}</p>
         </div>
       </header>
       {body}

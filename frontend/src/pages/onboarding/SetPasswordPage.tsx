@@ -1,3 +1,4 @@
+import { useTranslation } from 'react-i18next';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useAuth } from '../../auth/AuthContext';
@@ -11,6 +12,7 @@ import { FIRST_RUN_PATH } from './VerifyEmailPage';
 /** /set-password?uid=...&token=... — the one-time link `manage.py create_organization` prints. */
 export function SetPasswordPage() {
   const { setPassword } = useAuth();
+  const { t } = useTranslation();
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const uid = params.get('uid')?.trim() ?? '';
@@ -22,11 +24,11 @@ export function SetPasswordPage() {
   if (!uid || !token) {
     return (
       <AuthCard>
-        <h1 className="login__title">Link incomplete</h1>
+        <h1 className="login__title">{t('setPassword.incompleteTitle')}</h1>
         <div className="alert alert--error" role="alert">
-          This link is missing a part. Copy the whole link the administrator gave you.
+          {t('setPassword.incompleteBody')}
         </div>
-        <Link to="/login">Go to sign in</Link>
+        <Link to="/login">{t('auth.goToSignIn')}</Link>
       </AuthCard>
     );
   }
@@ -46,13 +48,13 @@ export function SetPasswordPage() {
 
   return (
     <AuthCard>
-      <h1 className="login__title">Choose your password</h1>
+      <h1 className="login__title">{t('setPassword.title')}</h1>
       <FormErrorBanner error={error} inlineFields={['password']} />
-      <form onSubmit={(e) => void onSubmit(e)} noValidate aria-label="Set password">
+      <form onSubmit={(e) => void onSubmit(e)} noValidate aria-label={t('setPassword.form')}>
         <FormField
           id="new-password"
-          label="New password"
-          hint="At least 8 characters; not a common password, not only digits, not like your e-mail address."
+          label={t('setPassword.newPassword')}
+          hint={t('auth.passwordHint')}
           error={error?.field('password')}
         >
           {(control) => (
@@ -68,7 +70,7 @@ export function SetPasswordPage() {
           )}
         </FormField>
         <button type="submit" className="btn btn--primary btn--block" disabled={submitting}>
-          {submitting ? 'Saving…' : 'Save password and sign in'}
+          {submitting ? t('common.saving') : t('setPassword.submit')}
         </button>
       </form>
     </AuthCard>

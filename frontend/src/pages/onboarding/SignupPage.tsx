@@ -1,3 +1,4 @@
+import { Trans, useTranslation } from 'react-i18next';
 import { useState, type FormEvent } from 'react';
 import { Link, Navigate } from 'react-router';
 import { useAuth } from '../../auth/AuthContext';
@@ -9,6 +10,7 @@ import { FormField } from '../../components/FormField';
 import { FormErrorBanner } from '../../components/ui';
 import { CURRENCY_LABELS } from '../../format';
 import { toApiError } from '../../hooks';
+import { currentLanguage, languageToServer } from '../../i18n';
 
 const FIELDS = ['name', 'email', 'password', 'organization_name', 'timezone', 'currency'];
 
@@ -23,6 +25,7 @@ function browserTimeZone(): string {
 
 /** After sign-up: where the link went, and a way to have it sent again. */
 export function CheckInbox({ sent }: { sent: SignupCreated }) {
+  const { t } = useTranslation();
   const [resending, setResending] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -43,14 +46,11 @@ export function CheckInbox({ sent }: { sent: SignupCreated }) {
 
   return (
     <div data-testid="signup-check-inbox">
-      <h1 className="login__title">Check your inbox</h1>
+      <h1 className="login__title">{t('signup.checkInbox')}</h1>
       <div className="alert alert--success" role="status">
         {sent.message}
       </div>
-      <p className="muted">
-        Until you open the link, signing in is not possible. Nothing arrived after a few minutes? Look in the spam
-        folder, or send it again.
-      </p>
+      <p className="muted">{t('signup.checkInboxBody')}</p>
       {notice && <p role="status">{notice}</p>}
       {error && (
         <div className="alert alert--error" role="alert">
@@ -59,9 +59,9 @@ export function CheckInbox({ sent }: { sent: SignupCreated }) {
       )}
       <div className="form-actions">
         <button type="button" className="btn" onClick={() => void resend()} disabled={resending}>
-          {resending ? 'Sending…' : 'Send the link again'}
+          {resending ? t('common.sending') : t('login.resend')}
         </button>
-        <Link to="/login">Go to sign in</Link>
+        <Link to="/login">{t('auth.goToSignIn')}</Link>
       </div>
     </div>
   );
@@ -70,6 +70,7 @@ export function CheckInbox({ sent }: { sent: SignupCreated }) {
 /** /signup — create an account and its organization; the e-mailed link confirms the address. */
 export function SignupPage() {
   const { status } = useAuth();
+  const { t } = useTranslation();
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -94,6 +95,8 @@ export function SignupPage() {
         organization_name: organizationName.trim(),
         timezone: timezone.trim(),
         currency,
+        // The account starts in the language this page is shown in.
+        language: languageToServer(currentLanguage()),
       });
       setSent(answer);
     } catch (err) {
@@ -114,14 +117,11 @@ export function SignupPage() {
   const fieldError = (field: string) => error?.field(field);
   return (
     <AuthCard>
-      <h1 className="login__title">Create your account</h1>
-      <p className="login__subtitle">
-        Sign up, confirm your e-mail address, then connect a Tencent Cloud account: the first numbers appear while
-        its history is read.
-      </p>
+      <h1 className="login__title">{t('signup.title')}</h1>
+      <p className="login__subtitle">{t('signup.subtitle')}</p>
       <FormErrorBanner error={error} inlineFields={FIELDS} />
-      <form onSubmit={(e) => void onSubmit(e)} noValidate aria-label="Sign up">
-        <FormField id="signup-name" label="Your name" error={fieldError('name')}>
+      <form onSubmit={(e) => void onSubmit(e)} noValidate aria-label={t('signup.form')}>
+        <FormField id="signup-name" label={t('signup.name')} error={fieldError('name')}>
           {(control) => (
             <input
               {...control}
@@ -135,7 +135,7 @@ export function SignupPage() {
             />
           )}
         </FormField>
-        <FormField id="signup-email" label="Work e-mail" error={fieldError('email')}>
+        <FormField id="signup-email" label={t('signup.email')} error={fieldError('email')}>
           {(control) => (
             <input
               {...control}
@@ -150,8 +150,8 @@ export function SignupPage() {
         </FormField>
         <FormField
           id="signup-password"
-          label="Password"
-          hint="At least 8 characters; not a common password, not only digits, not like your e-mail address."
+          label={t('auth.password')}
+          hint={t('auth.passwordHint')}
           error={fieldError('password')}
         >
           {(control) => (
@@ -166,7 +166,7 @@ export function SignupPage() {
             />
           )}
         </FormField>
-        <FormField id="signup-organization" label="Organization name" error={fieldError('organization_name')}>
+        <FormField id="signup-organization" label={t('signup.organization')} error={fieldError('organization_name')}>
           {(control) => (
             <input
               {...control}
@@ -174,7 +174,7 @@ export function SignupPage() {
               autoComplete="organization"
               maxLength={100}
               required
-              placeholder="e.g. Vision Research Lab"
+              placeholder={t('signup.organizationPlaceholder')}
               value={organizationName}
               onChange={(e) => setOrganizationName(e.target.value)}
             />
@@ -183,15 +183,15 @@ export function SignupPage() {
         <div className="form-grid">
           <FormField
             id="signup-timezone"
-            label="Timezone"
-            hint="Days and months of your reports are counted in it."
+            label={t('signup.timezone')}
+            hint={t('signup.timezoneHint')}
             error={fieldError('timezone')}
           >
             {(control) => (
               <input {...control} name="timezone" value={timezone} onChange={(e) => setTimezone(e.target.value)} />
             )}
           </FormField>
-          <FormField id="signup-currency" label="Currency" error={fieldError('currency')}>
+          <FormField id="signup-currency" label={t('signup.currency')} error={fieldError('currency')}>
             {(control) => (
               <select {...control} value={currency} onChange={(e) => setCurrency(e.target.value as Currency)}>
                 <option value="CNY">{CURRENCY_LABELS.CNY}</option>
@@ -201,11 +201,11 @@ export function SignupPage() {
           </FormField>
         </div>
         <button type="submit" className="btn btn--primary btn--block" disabled={submitting}>
-          {submitting ? 'Creating your account…' : 'Create account'}
+          {submitting ? t('signup.submitting') : t('signup.submit')}
         </button>
       </form>
       <p className="muted">
-        Already have an account? <Link to="/login">Sign in</Link>
+        <Trans i18nKey="signup.haveAccount" components={{ signin: <Link to="/login" /> }} />
       </p>
     </AuthCard>
   );

@@ -1,3 +1,4 @@
+import { useTranslation } from 'react-i18next';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useAuth } from '../../auth/AuthContext';
@@ -11,6 +12,7 @@ export const FIRST_RUN_PATH = '/connect';
 /** /verify-email?token=... — the link of the sign-up e-mail: confirms the address, signs in, moves on. */
 export function VerifyEmailPage() {
   const { verifyEmail } = useAuth();
+  const { t } = useTranslation();
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const token = params.get('token')?.trim() ?? '';
@@ -32,26 +34,26 @@ export function VerifyEmailPage() {
   if (!token) {
     return (
       <AuthCard>
-        <h1 className="login__title">Confirmation link incomplete</h1>
+        <h1 className="login__title">{t('verify.incompleteTitle')}</h1>
         <div className="alert alert--error" role="alert">
-          This link has no token. Open the link from the e-mail again, or sign in to have a new one sent.
+          {t('verify.incompleteBody')}
         </div>
-        <Link to="/login">Go to sign in</Link>
+        <Link to="/login">{t('auth.goToSignIn')}</Link>
       </AuthCard>
     );
   }
   return (
     <AuthCard>
-      <h1 className="login__title">Confirming your e-mail address</h1>
+      <h1 className="login__title">{t('verify.title')}</h1>
       {error ? (
         <>
           <div className="alert alert--error" role="alert" data-testid="verify-error">
             {error}
           </div>
-          <Link to="/login">Go to sign in</Link>
+          <Link to="/login">{t('auth.goToSignIn')}</Link>
         </>
       ) : (
-        <Spinner label="Confirming…" />
+        <Spinner label={t('verify.confirming')} />
       )}
     </AuthCard>
   );

@@ -1,3 +1,4 @@
+import { useTranslation } from 'react-i18next';
 import { useRef, useState, type FormEvent } from 'react';
 import { useMe } from '../../auth/AuthContext';
 import { apiKeysApi } from '../../api/endpoints';
@@ -9,12 +10,11 @@ import { FormField } from '../../components/FormField';
 import { PaginatedTable } from '../../components/PaginatedTable';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { formatDate, formatDateTime } from '../../format';
+import { translatedLabels } from '../../i18n';
 import { canManageOrg } from './permissions';
+import { queryKeys } from '../../data/keys';
 
-const SCOPE_LABELS: Record<Scope, string> = {
-  read: 'Read only',
-  write: 'Read and write',
-};
+const SCOPE_LABELS: Record<Scope, string> = translatedLabels(['read', 'write'] as const, 'apiKeys.scope');
 
 async function copyText(text: string, fallbackInput: HTMLInputElement | null): Promise<boolean> {
   try {
@@ -40,20 +40,21 @@ async function copyText(text: string, fallbackInput: HTMLInputElement | null): P
 export function NewKeySecret({ created, onDone }: { created: CreatedApiKey; onDone: () => void }) {
   const inputRef = useRef<HTMLInputElement | null>(null);
   const [copied, setCopied] = useState<'idle' | 'copied' | 'failed'>('idle');
+  const { t } = useTranslation();
 
   const onCopy = async () => {
     setCopied((await copyText(created.key, inputRef.current)) ? 'copied' : 'failed');
   };
 
   return (
-    <div className="card secret-card" data-testid="new-key-secret" role="region" aria-label="New API key">
-      <h3>API key “{created.name}” created</h3>
+    <div className="card secret-card" data-testid="new-key-secret" role="region" aria-label={t('apiKeys.newKey')}>
+      <h3>{t('apiKeys.created', { name: created.name })}</h3>
       <div className="alert alert--warning" role="alert">
-        Copy this key now. It will not be shown again: GPU Ledger stores only a hash of it.
+        {t('apiKeys.copyNow')}
       </div>
       <div className="secret-row">
         <label className="visually-hidden" htmlFor="new-key-value">
-          API key
+          {t('apiKeys.key')}
         </label>
         <input
           id="new-key-value"
@@ -65,13 +66,13 @@ export function NewKeySecret({ created, onDone }: { created: CreatedApiKey; onDo
           data-testid="new-key-value"
         />
         <button type="button" className="btn btn--primary" onClick={() => void onCopy()}>
-          {copied === 'copied' ? 'Copied' : 'Copy'}
+          {copied === 'copied' ? t('common.copied') : t('common.copy')}
         </button>
       </div>
-      {copied === 'failed' && <p className="muted">Copying failed: select the key and copy it by hand.</p>}
-      <p className="muted">Scope: {SCOPE_LABELS[created.scope] ?? created.scope}. Store it in a secret manager.</p>
+      {copied === 'failed' && <p className="muted">{t('apiKeys.copyFailed')}</p>}
+      <p className="muted">{t('apiKeys.scopeNote', { scope: SCOPE_LABELS[created.scope] ?? created.scope })}</p>
       <button type="button" className="btn" onClick={onDone}>
-        I have copied the key
+        {t('apiKeys.done')}
       </button>
     </div>
   );
@@ -80,8 +81,9 @@ export function NewKeySecret({ created, onDone }: { created: CreatedApiKey; onDo
 export function ApiKeysTab() {
   const me = useMe();
   const org = me.organization!;
+  const { t } = useTranslation();
   const canManage = canManageOrg(org.role);
-  const list = usePaginatedList<ApiKey>((q, signal) => apiKeysApi.list(q, signal), 25);
+  const list = usePaginatedList<ApiKey>(queryKeys.apiKeys, (q, signal) => apiKeysApi.list(q, signal), 25);
   const rowAction = useRowAction(list.reload);
 
   const [name, setName] = useState('');
@@ -100,8 +102,8 @@ export function ApiKeysTab() {
       const key = await apiKeysApi.create(name.trim(), scope);
       setCreated(key);
       setName('');
-      if (list.page === 1) list.reload();
-      else list.setPage(1);
+      list.setPage(1);
+      list.reload();
     } catch (err) {
       setFormError(toApiError(err));
     } finally {
@@ -116,7 +118,7 @@ export function ApiKeysTab() {
         await apiKeysApi.revoke(key.id);
         setConfirmId(null);
       },
-      `API key “${key.name}” revoked. Requests using it are now refused.`,
+      t('apiKeys.revoked', { name: key.name }),
     );
 
   const renderRow = (key: ApiKey) => {
@@ -130,24 +132,24 @@ export function ApiKeysTab() {
         </td>
         <td>{SCOPE_LABELS[key.scope] ?? key.scope}</td>
         <td>{formatDate(key.created_at, org.timezone)}</td>
-        <td>{key.last_used_at ? formatDateTime(key.last_used_at, org.timezone) : 'Never'}</td>
+        <td>{key.last_used_at ? formatDateTime(key.last_used_at, org.timezone) : t('common.never')}</td>
         <td>
           {revoked ? (
             <span className="badge badge--muted" title={formatDateTime(key.revoked_at, org.timezone)}>
-              Revoked
+              {t('apiKeys.status.revoked')}
             </span>
           ) : (
-            <span className="badge badge--success">Active</span>
+            <span className="badge badge--success">{t('apiKeys.status.active')}</span>
           )}
         </td>
         {canManage && (
           <td className="table__actions">
             {!revoked && (
               <ConfirmButton
-                label="Revoke"
-                ariaLabel={`Revoke ${key.name}`}
-                question="Revoke?"
-                confirmLabel="Yes, revoke"
+                label={t('common.revoke')}
+                ariaLabel={t('apiKeys.revokeName', { name: key.name })}
+                question={t('apiKeys.revokeQuestion')}
+                confirmLabel={t('apiKeys.revokeConfirm')}
                 confirming={confirmId === key.id}
                 onConfirmingChange={(confirming) => setConfirmId(confirming ? key.id : null)}
                 onConfirm={() => void revoke(key)}
@@ -161,26 +163,23 @@ export function ApiKeysTab() {
   };
 
   return (
-    <section aria-label="API keys">
+    <section aria-label={t('settings.tabs.apiKeys')}>
       <div className="section-header">
         <div>
-          <h2>API keys</h2>
-          <p className="muted">
-            Keys let scripts and finance tools use the GPU Ledger REST API for {org.name}. Read-only keys are enough for
-            exports and reports.
-          </p>
+          <h2>{t('settings.tabs.apiKeys')}</h2>
+          <p className="muted">{t('apiKeys.intro', { org: org.name })}</p>
         </div>
       </div>
 
       {created && <NewKeySecret created={created} onDone={() => setCreated(null)} />}
 
       {canManage ? (
-        <form className="card inline-form" onSubmit={(e) => void onCreate(e)} noValidate aria-label="Create an API key">
-          <FormField id="key-name" label="Name" error={formError?.field('name')} className="field--grow">
+        <form className="card inline-form" onSubmit={(e) => void onCreate(e)} noValidate aria-label={t('apiKeys.form')}>
+          <FormField id="key-name" label={t('members.col.name')} error={formError?.field('name')} className="field--grow">
             {(control) => (
               <input
                 {...control}
-                placeholder="e.g. Finance export"
+                placeholder={t('apiKeys.namePlaceholder')}
                 value={name}
                 maxLength={100}
                 onChange={(e) => setName(e.target.value)}
@@ -188,7 +187,7 @@ export function ApiKeysTab() {
               />
             )}
           </FormField>
-          <FormField id="key-scope" label="Scope" error={formError?.field('scope')}>
+          <FormField id="key-scope" label={t('apiKeys.col.scope')} error={formError?.field('scope')}>
             {(control) => (
               <select {...control} value={scope} onChange={(e) => setScope(e.target.value as Scope)}>
                 <option value="read">{SCOPE_LABELS.read}</option>
@@ -198,21 +197,21 @@ export function ApiKeysTab() {
           </FormField>
           <div className="field field--button">
             <button type="submit" className="btn btn--primary" disabled={submitting || !name.trim()}>
-              {submitting ? 'Creating…' : 'Create key'}
+              {submitting ? t('common.creating') : t('apiKeys.submit')}
             </button>
           </div>
         </form>
       ) : (
-        <p className="muted">Only owners and admins can create or revoke API keys.</p>
+        <p className="muted">{t('apiKeys.cannotManage')}</p>
       )}
 
       <FormErrorBanner error={formError} inlineFields={['name', 'scope']} />
       <PaginatedTable
         list={list}
-        columns={['Name', 'Key', 'Scope', 'Created', 'Last used', 'Status']}
+        columns={[t('members.col.name'), t('apiKeys.col.key'), t('apiKeys.col.scope'), t('apiKeys.col.created'), t('apiKeys.col.lastUsed'), t('common.status')]}
         withActions={canManage}
-        loadingLabel="Loading API keys…"
-        emptyText="No API keys yet."
+        loadingLabel={t('apiKeys.loading')}
+        emptyText={t('apiKeys.empty')}
         renderRow={renderRow}
         notice={rowAction.notice}
         actionError={rowAction.error}

@@ -1,4 +1,5 @@
 /** The connect and edit form of a Tencent Cloud account (Settings → Cloud accounts). */
+import { useTranslation } from 'react-i18next';
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../../api/client';
 import type {
@@ -88,6 +89,7 @@ function RegionsField({
   onChange: (regions: string[]) => void;
   error?: string;
 }) {
+  const { t } = useTranslation();
   const toggle = (code: string, checked: boolean) => {
     // Keep the order of the list, whatever order the boxes were ticked in.
     const next = new Set(value);
@@ -99,8 +101,8 @@ function RegionsField({
     ]);
   };
   const groups = [
-    { label: 'Chinese mainland', regions: TENCENT_REGIONS.filter((r) => r.mainland) },
-    { label: 'Outside the Chinese mainland', regions: TENCENT_REGIONS.filter((r) => !r.mainland) },
+    { key: 'mainland', label: t('cloudForm.mainland'), regions: TENCENT_REGIONS.filter((r) => r.mainland) },
+    { key: 'abroad', label: t('cloudForm.abroad'), regions: TENCENT_REGIONS.filter((r) => !r.mainland) },
   ];
   // A region the account already has but this list does not offer stays visible (and can be unticked).
   const extra = value.filter((c) => !TENCENT_REGIONS.some((r) => r.code === c));
@@ -108,12 +110,12 @@ function RegionsField({
     <FormFieldset
       id={`${idPrefix}-regions`}
       className="regions"
-      legend="Regions"
-      hint="The regions where your GPU instances run. GPU Ledger reads only these."
+      legend={t('cloudForm.regions')}
+      hint={t('cloudForm.regionsHint')}
       error={error}
     >
       {groups.map((group) => (
-        <div key={group.label} className="regions__group">
+        <div key={group.key} className="regions__group">
           <div className="regions__group-label">{group.label}</div>
           <div className="regions__list">
             {group.regions.map((r) => (
@@ -126,7 +128,7 @@ function RegionsField({
                 <span>{r.city}</span> <code>{r.code}</code>
               </label>
             ))}
-            {group.label === 'Outside the Chinese mainland' &&
+            {group.key === 'abroad' &&
               extra.map((code) => (
                 <label key={code} className="check">
                   <input type="checkbox" checked onChange={(e) => toggle(code, e.target.checked)} />
@@ -165,6 +167,7 @@ export function AccountForm({
   onTest?: (form: AccountFormValues) => Promise<ConnectionTestResult>;
 }) {
   const [form, setForm] = useState<AccountFormValues>(initial);
+  const { t } = useTranslation();
   const [testing, setTesting] = useState(false);
   const [testResult, setTestResult] = useState<ConnectionTestResult | null>(null);
   const [advanced, setAdvanced] = useState(Boolean(initial.endpoint) || initial.endpoint_scheme !== 'https');
@@ -216,18 +219,18 @@ export function AccountForm({
       <h3 className="card__title">{label}</h3>
       <FormErrorBanner error={error} inlineFields={FORM_FIELDS} />
       <div className="form-grid">
-        <FormField id={id('name')} label="Name" error={fieldError('name')}>
+        <FormField id={id('name')} label={t('members.col.name')} error={fieldError('name')}>
           {(control) => (
             <input
               {...control}
-              placeholder="e.g. Production (Guangzhou)"
+              placeholder={t('cloudForm.namePlaceholder')}
               maxLength={100}
               value={form.name}
               onChange={(e) => set('name', e.target.value)}
             />
           )}
         </FormField>
-        <FormField id={id('site')} label="Site" error={fieldError('site')}>
+        <FormField id={id('site')} label={t('cloudForm.site')} error={fieldError('site')}>
           {(control) => (
             <select {...control} value={form.site} onChange={(e) => set('site', e.target.value as CloudSite)}>
               <option value="china">{SITE_LABELS.china}</option>
@@ -248,7 +251,7 @@ export function AccountForm({
             />
           )}
         </FormField>
-        <FormField id={id('secret_key')} label={editing ? 'Replace SecretKey' : 'SecretKey'} error={fieldError('secret_key')}>
+        <FormField id={id('secret_key')} label={editing ? t('cloudForm.replaceSecretKey') : 'SecretKey'} error={fieldError('secret_key')}>
           {(control) => (
             <input
               {...control}
@@ -256,17 +259,14 @@ export function AccountForm({
               className="mono"
               autoComplete="new-password"
               spellCheck={false}
-              placeholder={editing ? 'Leave empty to keep the current key' : undefined}
+              placeholder={editing ? t('cloudForm.keepKey') : undefined}
               value={form.secret_key}
               onChange={(e) => set('secret_key', e.target.value)}
             />
           )}
         </FormField>
       </div>
-      <p className="muted field-hint">
-        Use a CAM sub-account key with read-only access (e.g. the QcloudCVMReadOnlyAccess, QcloudMonitorReadOnlyAccess
-        and QcloudFinanceBillReadOnlyAccess policies). The SecretKey is stored encrypted and is never shown again.
-      </p>
+      <p className="muted field-hint">{t('cloudForm.keyHint')}</p>
       <RegionsField
         idPrefix={idPrefix}
         value={form.regions}
@@ -281,24 +281,24 @@ export function AccountForm({
           aria-controls={id('advanced')}
           onClick={() => setAdvanced((v) => !v)}
         >
-          <span aria-hidden="true">{advanced ? '▾' : '▸'}</span> Advanced
+          <span aria-hidden="true">{advanced ? '▾' : '▸'}</span> {t('cloudForm.advanced')}
         </button>
         {advanced && (
           <div id={id('advanced')} className="disclosure__body">
             <div className="form-grid">
-              <FormField id={id('endpoint')} label="Endpoint override (host:port)" error={fieldError('endpoint')}>
+              <FormField id={id('endpoint')} label={t('cloudForm.endpoint')} error={fieldError('endpoint')}>
                 {(control) => (
                   <input
                     {...control}
                     className="mono"
-                    placeholder="e.g. 127.0.0.1:8900"
+                    placeholder={t('cloudForm.endpointPlaceholder')}
                     spellCheck={false}
                     value={form.endpoint}
                     onChange={(e) => set('endpoint', e.target.value)}
                   />
                 )}
               </FormField>
-              <FormField id={id('endpoint_scheme')} label="Scheme" error={fieldError('endpoint_scheme')}>
+              <FormField id={id('endpoint_scheme')} label={t('cloudForm.scheme')} error={fieldError('endpoint_scheme')}>
                 {(control) => (
                   <select
                     {...control}
@@ -311,10 +311,7 @@ export function AccountForm({
                 )}
               </FormField>
             </div>
-            <p className="muted field-hint">
-              Leave the endpoint empty to use Tencent Cloud’s own endpoints (*.tencentcloudapi.com). Set it only to
-              send every call to a proxy or a Tencent Cloud simulator.
-            </p>
+            <p className="muted field-hint">{t('cloudForm.endpointHint')}</p>
           </div>
         )}
       </div>
@@ -324,13 +321,13 @@ export function AccountForm({
           role={testResult.ok ? 'status' : 'alert'}
           data-testid="connection-test-result"
         >
-          {testResult.ok ? testResult.message : `Connection failed: ${testResult.message}`}
+          {testResult.ok ? testResult.message : t('cloudForm.connectionFailed', { message: testResult.message })}
         </div>
       )}
       <div className="form-actions">
         {onTest && (
           <button type="button" className="btn" onClick={() => void test()} disabled={testing || submitting}>
-            {testing ? 'Testing…' : 'Test connection'}
+            {testing ? t('cloudForm.testing') : t('cloudForm.test')}
           </button>
         )}
         <button type="submit" className="btn btn--primary" disabled={submitting || testing}>
@@ -338,7 +335,7 @@ export function AccountForm({
         </button>
         {onCancel && (
           <button type="button" className="btn" onClick={onCancel} disabled={submitting}>
-            Cancel
+            {t('common.cancel')}
           </button>
         )}
       </div>

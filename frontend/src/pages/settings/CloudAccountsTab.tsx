@@ -1,9 +1,10 @@
+import { useTranslation } from 'react-i18next';
 import { useState } from 'react';
 import { useMe } from '../../auth/AuthContext';
 import { cloudAccountsApi } from '../../api/endpoints';
 import type { CloudAccount, CloudAccountStatus } from '../../api/types';
 import { CLOUD_STATUS_LABELS, SITE_LABELS, SYNC_KINDS, SYNC_KIND_LABELS, TENCENT_REGIONS } from '../../api/cloudChoices';
-import { toApiError, useInterval, usePaginatedList, useTick } from '../../hooks';
+import { toApiError, usePaginatedList, useTick } from '../../hooks';
 import { ErrorBanner, Pagination, Spinner } from '../../components/ui';
 import { formatDateTime, formatRelative } from '../../format';
 import {
@@ -15,7 +16,9 @@ import {
   type AccountFormValues,
 } from './CloudAccountForm';
 import { SyncProgress } from '../../components/SyncProgress';
+import { i18n } from '../../i18n';
 import { canManageOrg } from './permissions';
+import { queryKeys } from '../../data/keys';
 
 /** While an account has not finished its first sync, the list refreshes this often. */
 export const PENDING_POLL_MS = 10_000;
@@ -29,20 +32,21 @@ const STATUS_TONES: Record<CloudAccountStatus, string> = {
 
 function regionLabel(code: string): string {
   const region = TENCENT_REGIONS.find((r) => r.code === code);
-  return region ? `${region.city} (${code})` : code;
+  return region ? i18n.t('cloudAccounts.regionLabel', { city: region.city, code }) : code;
 }
 
 function SyncTable({ account, timeZone }: { account: CloudAccount; timeZone: string }) {
-  if (account.sync.length === 0) return <p className="muted">No sync has been scheduled yet.</p>;
+  const { t } = useTranslation();
+  if (account.sync.length === 0) return <p className="muted">{t('cloudAccounts.noSync')}</p>;
   const byKind = [...account.sync].sort((a, b) => SYNC_KINDS.indexOf(a.kind) - SYNC_KINDS.indexOf(b.kind));
   return (
-    <table className="table table--compact" aria-label={`Sync of ${account.name}`}>
+    <table className="table table--compact" aria-label={t('cloudAccounts.syncOf', { name: account.name })}>
       <thead>
         <tr>
-          <th>Data</th>
-          <th>Last synced</th>
-          <th>Next sync</th>
-          <th>Problem</th>
+          <th>{t('cloudAccounts.col.data')}</th>
+          <th>{t('cloudAccounts.col.lastSynced')}</th>
+          <th>{t('cloudAccounts.col.nextSync')}</th>
+          <th>{t('cloudAccounts.col.problem')}</th>
         </tr>
       </thead>
       <tbody>
@@ -52,10 +56,10 @@ function SyncTable({ account, timeZone }: { account: CloudAccount; timeZone: str
             <tr key={s.kind}>
               <td>{SYNC_KIND_LABELS[s.kind] ?? s.kind}</td>
               <td title={s.last_success_at ? formatDateTime(s.last_success_at, timeZone) : undefined}>
-                {formatRelative(s.last_success_at) ?? 'Never'}
+                {formatRelative(s.last_success_at) ?? t('common.never')}
               </td>
               <td title={s.next_run_at ? formatDateTime(s.next_run_at, timeZone) : undefined}>
-                {next === null || Number.isNaN(next) ? '—' : next <= Date.now() ? 'Due now' : formatRelative(s.next_run_at)}
+                {next === null || Number.isNaN(next) ? '—' : next <= Date.now() ? t('cloudAccounts.dueNow') : formatRelative(s.next_run_at)}
               </td>
               <td className={s.last_error ? 'text-danger' : 'muted'}>{s.last_error || '—'}</td>
             </tr>
@@ -87,6 +91,7 @@ function AccountCard({
   onSave: (form: AccountFormValues) => Promise<void>;
   onSync: () => void;
 }) {
+  const { t } = useTranslation();
   const failing = account.status === 'failing';
   return (
     <article className={`card account${failing ? ' account--failing' : ''}`} aria-label={account.name} data-testid={`cloud-account-${account.id}`}>
@@ -98,15 +103,15 @@ function AccountCard({
               {CLOUD_STATUS_LABELS[account.status] ?? account.status}
             </span>
           </h3>
-          <p className="muted">Tencent Cloud · {SITE_LABELS[account.site] ?? account.site}</p>
+          <p className="muted">{t('cloudAccounts.siteLine', { site: SITE_LABELS[account.site] ?? account.site })}</p>
         </div>
         {canManage && !editing && (
           <div className="account__actions">
             <button type="button" className="btn btn--small" onClick={onSync} disabled={syncing}>
-              {syncing ? 'Starting…' : 'Sync now'}
+              {syncing ? t('cloudAccounts.starting') : t('cloudAccounts.syncNow')}
             </button>
-            <button type="button" className="btn btn--small" onClick={onEdit} aria-label={`Edit ${account.name}`}>
-              Edit
+            <button type="button" className="btn btn--small" onClick={onEdit} aria-label={t('cloudAccounts.editName', { name: account.name })}>
+              {t('cloudAccounts.edit')}
             </button>
           </div>
         )}
@@ -115,25 +120,31 @@ function AccountCard({
       {failing && account.last_error && (
         <div className="alert alert--error" role="alert" data-testid="account-error">
           <span>
-            <strong>Sync is failing{account.last_error_at ? ` (since ${formatRelative(account.last_error_at) ?? formatDateTime(account.last_error_at, timeZone)})` : ''}:</strong>{' '}
+            <strong>
+              {account.last_error_at
+                ? t('cloudAccounts.failingSince', {
+                    since: formatRelative(account.last_error_at) ?? formatDateTime(account.last_error_at, timeZone),
+                  })
+                : t('cloudAccounts.failing')}
+            </strong>{' '}
             {account.last_error}
           </span>
         </div>
       )}
       {account.status === 'pending' && (
         <div className="alert alert--info" role="status">
-          The first sync has not finished yet. This page refreshes on its own every {PENDING_POLL_MS / 1000} seconds.
+          {t('cloudAccounts.pending', { seconds: PENDING_POLL_MS / 1000 })}
         </div>
       )}
 
       {editing ? (
         <AccountForm
           idPrefix={`ca-edit-${account.id}`}
-          label={`Edit ${account.name}`}
+          label={t('cloudAccounts.editName', { name: account.name })}
           initial={formFrom(account)}
           editing
-          submitLabel="Save changes"
-          submittingLabel="Saving…"
+          submitLabel={t('cloudAccounts.save')}
+          submittingLabel={t('common.saving')}
           onSubmit={onSave}
           onCancel={onCancelEdit}
         />
@@ -146,22 +157,22 @@ function AccountCard({
             </dd>
           </div>
           <div>
-            <dt>Currency</dt>
+            <dt>{t('signup.currency')}</dt>
             <dd>{account.currency}</dd>
           </div>
           <div>
-            <dt>Regions</dt>
+            <dt>{t('cloudForm.regions')}</dt>
             <dd>{account.regions.length ? account.regions.map(regionLabel).join(', ') : '—'}</dd>
           </div>
           <div>
-            <dt>Endpoint</dt>
+            <dt>{t('cloudAccounts.endpoint')}</dt>
             <dd>
               {account.endpoint ? (
                 <code>
                   {account.endpoint_scheme}://{account.endpoint}
                 </code>
               ) : (
-                'Tencent Cloud (default)'
+                t('cloudAccounts.defaultEndpoint')
               )}
             </dd>
           </div>
@@ -176,8 +187,12 @@ function AccountCard({
 export function CloudAccountsTab() {
   const me = useMe();
   const org = me.organization!;
+  const { t } = useTranslation();
   const canManage = canManageOrg(org.role);
-  const list = usePaginatedList<CloudAccount>((q, signal) => cloudAccountsApi.list(q, signal), 25);
+  const list = usePaginatedList<CloudAccount>(queryKeys.cloudAccounts, (q, signal) => cloudAccountsApi.list(q, signal), 25, {
+    // While a sync is pending its progress is polled; the interval stops once none is.
+    refetchInterval: (items) => (items.some((a) => a.status === 'pending') ? PENDING_POLL_MS : false),
+  });
   useTick();
 
   const [formOpen, setFormOpen] = useState<boolean | null>(null);
@@ -186,9 +201,6 @@ export function CloudAccountsTab() {
   const [syncingId, setSyncingId] = useState<number | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
-
-  const anyPending = list.items.some((a) => a.status === 'pending');
-  useInterval(list.reload, PENDING_POLL_MS, anyPending);
 
   // With no account yet, the connect form is open from the start.
   const showForm = canManage && (formOpen ?? (!list.loading && !list.error && list.count === 0));
@@ -205,10 +217,11 @@ export function CloudAccountsTab() {
     setFormOpen(false);
     setFormKey((k) => k + 1);
     setNotice(
-      `Connected “${created?.name ?? form.name.trim()}”. The first sync starts now; its status shows below.`,
+      t('cloudAccounts.connected', { name: created?.name ?? form.name.trim() }),
     );
-    if (list.page === 1) list.reload();
-    else list.setPage(1);
+    // The new row is on page 1; invalidation refetches every cached page of the list.
+    list.setPage(1);
+    list.reload();
   };
 
   const save = async (account: CloudAccount, form: AccountFormValues) => {
@@ -221,7 +234,7 @@ export function CloudAccountsTab() {
     }
     const updated = await cloudAccountsApi.update(account.id, changes);
     setEditingId(null);
-    setNotice(`Saved “${updated?.name ?? account.name}”.`);
+    setNotice(t('cloudAccounts.saved', { name: updated?.name ?? account.name }));
     if (updated) list.update((items) => items.map((a) => (a.id === account.id ? updated : a)));
     else list.reload();
   };
@@ -232,7 +245,7 @@ export function CloudAccountsTab() {
     setActionError(null);
     try {
       await cloudAccountsApi.sync(account.id);
-      setNotice(`Sync of “${account.name}” started. New data appears here as each part finishes.`);
+      setNotice(t('cloudAccounts.syncStarted', { name: account.name }));
       list.reload();
     } catch (err) {
       setActionError(toApiError(err).message);
@@ -242,32 +255,30 @@ export function CloudAccountsTab() {
   };
 
   return (
-    <section aria-label="Cloud accounts">
+    <section aria-label={t('settings.tabs.cloudAccounts')}>
       <div className="section-header">
         <div>
-          <h2>Cloud accounts</h2>
-          <p className="muted">
-            Tencent Cloud accounts GPU Ledger reads instances, prices, monitoring metrics and bills from for {org.name}.
-          </p>
+          <h2>{t('settings.tabs.cloudAccounts')}</h2>
+          <p className="muted">{t('cloudAccounts.intro', { org: org.name })}</p>
         </div>
         {canManage && !showForm && (
           <button type="button" className="btn btn--primary" onClick={() => setFormOpen(true)}>
-            Connect Tencent Cloud account
+            {t('cloudAccounts.connect')}
           </button>
         )}
       </div>
 
-      {!canManage && <p className="muted">Only owners and admins can connect or change cloud accounts.</p>}
+      {!canManage && <p className="muted">{t('cloudAccounts.cannotManage')}</p>}
 
       {showForm && (
         <AccountForm
           key={formKey}
           idPrefix="ca-new"
-          label="Connect Tencent Cloud account"
+          label={t('cloudAccounts.connect')}
           initial={EMPTY_FORM}
           editing={false}
-          submitLabel="Connect account"
-          submittingLabel="Connecting…"
+          submitLabel={t('cloudAccounts.connectSubmit')}
+          submittingLabel={t('common.connecting')}
           onSubmit={create}
           onCancel={list.count > 0 ? () => setFormOpen(false) : undefined}
           onTest={testConnection}
@@ -283,12 +294,12 @@ export function CloudAccountsTab() {
       <ErrorBanner error={list.error} onRetry={list.reload} />
 
       {list.loading && list.items.length === 0 ? (
-        <Spinner label="Loading cloud accounts…" />
+        <Spinner label={t('cloudAccounts.loading')} />
       ) : (
         !list.error &&
         (list.items.length === 0 ? (
           <p className="muted table__empty" data-testid="no-cloud-accounts">
-            No cloud account connected yet. Until one is, GPU Ledger has no data to show.
+            {t('cloudAccounts.empty')}
           </p>
         ) : (
           list.items.map((account) => (

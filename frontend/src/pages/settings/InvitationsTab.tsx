@@ -1,3 +1,4 @@
+import { useTranslation } from 'react-i18next';
 import { useState, type FormEvent } from 'react';
 import { useMe } from '../../auth/AuthContext';
 import { invitationsApi } from '../../api/endpoints';
@@ -9,20 +10,23 @@ import { FormErrorBanner } from '../../components/ui';
 import { FormField } from '../../components/FormField';
 import { PaginatedTable } from '../../components/PaginatedTable';
 import { formatDate } from '../../format';
+import { i18n } from '../../i18n';
 import { canManageOrg } from './permissions';
+import { queryKeys } from '../../data/keys';
 
 function status(inv: Invitation): { label: string; tone: string; pending: boolean } {
-  if (inv.accepted_at) return { label: 'Accepted', tone: 'success', pending: false };
+  if (inv.accepted_at) return { label: i18n.t('invitations.status.accepted'), tone: 'success', pending: false };
   if (inv.expires_at && new Date(inv.expires_at).getTime() < Date.now())
-    return { label: 'Expired', tone: 'muted', pending: false };
-  return { label: 'Pending', tone: 'info', pending: true };
+    return { label: i18n.t('invitations.status.expired'), tone: 'muted', pending: false };
+  return { label: i18n.t('invitations.status.pending'), tone: 'info', pending: true };
 }
 
 export function InvitationsTab() {
   const me = useMe();
   const org = me.organization!;
+  const { t } = useTranslation();
   const canManage = canManageOrg(org.role);
-  const list = usePaginatedList<Invitation>((q, signal) => invitationsApi.list(q, signal), 25);
+  const list = usePaginatedList<Invitation>(queryKeys.invitations, (q, signal) => invitationsApi.list(q, signal), 25);
   const rowAction = useRowAction(list.reload);
 
   const [email, setEmail] = useState('');
@@ -37,10 +41,10 @@ export function InvitationsTab() {
     rowAction.setNotice(null);
     try {
       const created = await invitationsApi.create(email.trim(), role);
-      rowAction.setNotice(`Invitation sent to ${created?.email ?? email.trim()}.`);
+      rowAction.setNotice(t('invitations.sent', { email: created?.email ?? email.trim() }));
       setEmail('');
-      if (list.page === 1) list.reload();
-      else list.setPage(1);
+      list.setPage(1);
+      list.reload();
     } catch (err) {
       setFormError(toApiError(err));
     } finally {
@@ -49,7 +53,7 @@ export function InvitationsTab() {
   };
 
   const revoke = (inv: Invitation) =>
-    rowAction.run(inv.id, () => invitationsApi.revoke(inv.id), `Invitation for ${inv.email} revoked.`);
+    rowAction.run(inv.id, () => invitationsApi.revoke(inv.id), t('invitations.revoked', { email: inv.email }));
 
   const renderRow = (inv: Invitation) => {
     const st = status(inv);
@@ -71,9 +75,9 @@ export function InvitationsTab() {
                 className="btn btn--small btn--ghost-danger"
                 disabled={rowAction.busyId === inv.id}
                 onClick={() => void revoke(inv)}
-                aria-label={`Revoke invitation for ${inv.email}`}
+                aria-label={t('invitations.revokeFor', { email: inv.email })}
               >
-                Revoke
+                {t('common.revoke')}
               </button>
             )}
           </td>
@@ -83,29 +87,29 @@ export function InvitationsTab() {
   };
 
   return (
-    <section aria-label="Invitations">
+    <section aria-label={t('settings.tabs.invitations')}>
       <div className="section-header">
         <div>
-          <h2>Invitations</h2>
-          <p className="muted">Invite people to {org.name} by e-mail. An invitation expires if it is not accepted in time.</p>
+          <h2>{t('settings.tabs.invitations')}</h2>
+          <p className="muted">{t('invitations.intro', { org: org.name })}</p>
         </div>
       </div>
 
       {canManage ? (
-        <form className="card inline-form" onSubmit={(e) => void onInvite(e)} noValidate aria-label="Invite a member">
-          <FormField id="invite-email" label="E-mail" error={formError?.field('email')} className="field--grow">
+        <form className="card inline-form" onSubmit={(e) => void onInvite(e)} noValidate aria-label={t('invitations.form')}>
+          <FormField id="invite-email" label={t('auth.email')} error={formError?.field('email')} className="field--grow">
             {(control) => (
               <input
                 {...control}
                 type="email"
-                placeholder="colleague@example.com"
+                placeholder={t('invitations.emailPlaceholder')}
                 value={email}
                 onChange={(e) => setEmail(e.target.value)}
                 required
               />
             )}
           </FormField>
-          <FormField id="invite-role" label="Role" error={formError?.field('role')}>
+          <FormField id="invite-role" label={t('members.col.role')} error={formError?.field('role')}>
             {(control) => (
               <select {...control} value={role} onChange={(e) => setRole(e.target.value as Role)}>
                 {ROLES.map((r) => (
@@ -118,21 +122,21 @@ export function InvitationsTab() {
           </FormField>
           <div className="field field--button">
             <button type="submit" className="btn btn--primary" disabled={submitting || !email.trim()}>
-              {submitting ? 'Sending…' : 'Send invitation'}
+              {submitting ? t('common.sending') : t('invitations.submit')}
             </button>
           </div>
         </form>
       ) : (
-        <p className="muted">Only owners and admins can invite people.</p>
+        <p className="muted">{t('invitations.cannotManage')}</p>
       )}
 
       <FormErrorBanner error={formError} inlineFields={['email', 'role']} />
       <PaginatedTable
         list={list}
-        columns={['E-mail', 'Role', 'Invited by', 'Sent', 'Expires', 'Status']}
+        columns={[t('auth.email'), t('members.col.role'), t('invitations.col.invitedBy'), t('invitations.col.sent'), t('invitations.col.expires'), t('common.status')]}
         withActions={canManage}
-        loadingLabel="Loading invitations…"
-        emptyText="No invitations yet."
+        loadingLabel={t('invitations.loading')}
+        emptyText={t('invitations.empty')}
         renderRow={renderRow}
         notice={rowAction.notice}
         actionError={rowAction.error}

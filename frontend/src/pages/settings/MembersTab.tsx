@@ -1,3 +1,4 @@
+import { useTranslation } from 'react-i18next';
 import { useState } from 'react';
 import { useMe } from '../../auth/AuthContext';
 import { membersApi } from '../../api/endpoints';
@@ -8,12 +9,14 @@ import { PaginatedTable } from '../../components/PaginatedTable';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { formatDate } from '../../format';
 import { canManageOrg } from './permissions';
+import { queryKeys } from '../../data/keys';
 
 export function MembersTab() {
   const me = useMe();
   const org = me.organization!;
+  const { t } = useTranslation();
   const canManage = canManageOrg(org.role);
-  const list = usePaginatedList<Member>((q, signal) => membersApi.list(q, signal), 25);
+  const list = usePaginatedList<Member>(queryKeys.members, (q, signal) => membersApi.list(q, signal), 25);
   const rowAction = useRowAction(list.reload);
   const [confirmId, setConfirmId] = useState<number | null>(null);
 
@@ -25,7 +28,7 @@ export function MembersTab() {
         const updated = await membersApi.updateRole(member.id, role);
         list.update((items) => items.map((m) => (m.id === member.id ? { ...m, ...updated, role: updated?.role ?? role } : m)));
       },
-      `${member.user.email} is now ${ROLE_LABELS[role]}.`,
+      t('members.roleChanged', { email: member.user.email, role: ROLE_LABELS[role] }),
       { reload: false },
     );
   };
@@ -37,7 +40,7 @@ export function MembersTab() {
         await membersApi.remove(member.id);
         setConfirmId(null);
       },
-      `${member.user.email} was removed from ${org.name}.`,
+      t('members.removed', { email: member.user.email, org: org.name }),
     );
 
   const renderRow = (member: Member) => {
@@ -47,13 +50,13 @@ export function MembersTab() {
       <tr key={member.id}>
         <td>
           {member.user.name || '—'}
-          {isSelf && <span className="badge badge--muted">you</span>}
+          {isSelf && <span className="badge badge--muted">{t('members.you')}</span>}
         </td>
         <td>{member.user.email}</td>
         <td>
           {canManage ? (
             <select
-              aria-label={`Role of ${member.user.email}`}
+              aria-label={t('members.roleOf', { email: member.user.email })}
               value={member.role}
               disabled={busy}
               onChange={(e) => void changeRole(member, e.target.value as Role)}
@@ -72,9 +75,9 @@ export function MembersTab() {
         {canManage && (
           <td className="table__actions">
             <ConfirmButton
-              label="Remove"
-              question={`Remove ${isSelf ? 'yourself' : member.user.email}?`}
-              confirmLabel="Yes, remove"
+              label={t('members.remove')}
+              question={isSelf ? t('members.removeSelfQuestion') : t('members.removeQuestion', { email: member.user.email })}
+              confirmLabel={t('members.removeConfirm')}
               confirming={confirmId === member.id}
               onConfirmingChange={(confirming) => setConfirmId(confirming ? member.id : null)}
               onConfirm={() => void remove(member)}
@@ -87,22 +90,21 @@ export function MembersTab() {
   };
 
   return (
-    <section aria-label="Members">
+    <section aria-label={t('settings.tabs.members')}>
       <div className="section-header">
         <div>
-          <h2>Members</h2>
+          <h2>{t('settings.tabs.members')}</h2>
           <p className="muted">
-            People with access to {org.name}.{' '}
-            {canManage ? 'Change a role or remove someone here.' : 'Only owners and admins can change members.'}
+            {t('members.intro', { org: org.name })} {canManage ? t('members.canManage') : t('members.cannotManage')}
           </p>
         </div>
       </div>
       <PaginatedTable
         list={list}
-        columns={['Name', 'E-mail', 'Role', 'Member since']}
+        columns={[t('members.col.name'), t('auth.email'), t('members.col.role'), t('members.col.since')]}
         withActions={canManage}
-        loadingLabel="Loading members…"
-        emptyText="No members."
+        loadingLabel={t('members.loading')}
+        emptyText={t('members.empty')}
         renderRow={renderRow}
         notice={rowAction.notice}
         actionError={rowAction.error}

@@ -1,3 +1,4 @@
+import { useTranslation } from 'react-i18next';
 import { NavLink, Navigate, Route, Routes } from 'react-router';
 import { useMe } from '../../auth/AuthContext';
 import { EmptyState } from '../../components/ui';
@@ -7,34 +8,35 @@ import { ApiKeysTab } from './ApiKeysTab';
 import { CloudAccountsTab } from './CloudAccountsTab';
 
 const TABS = [
-  { to: '/settings/members', label: 'Members' },
-  { to: '/settings/invitations', label: 'Invitations' },
-  { to: '/settings/api-keys', label: 'API keys' },
-  { to: '/settings/cloud-accounts', label: 'Cloud accounts' },
-];
+  { to: '/settings/members', label: 'settings.tabs.members' },
+  { to: '/settings/invitations', label: 'settings.tabs.invitations' },
+  { to: '/settings/api-keys', label: 'settings.tabs.apiKeys' },
+  { to: '/settings/cloud-accounts', label: 'settings.tabs.cloudAccounts' },
+] as const;
 
 export function SettingsPage() {
   const me = useMe();
   const org = me.organization;
 
+  const { t } = useTranslation();
   return (
     <div className="page">
       <header className="page__header">
         <div>
-          <h1>Settings</h1>
+          <h1>{t('nav.settings')}</h1>
           {org && <p className="page__subtitle">{org.name}</p>}
         </div>
       </header>
       {!org ? (
-        <EmptyState title="No organization selected" icon="◎">
-          <p>Settings belong to an organization. Join one through an invitation first.</p>
+        <EmptyState title={t('settings.noOrg.title')} icon="◎">
+          <p>{t('settings.noOrg.body')}</p>
         </EmptyState>
       ) : (
         <>
-          <nav className="tabs" aria-label="Settings sections">
+          <nav className="tabs" aria-label={t('settings.sections')}>
             {TABS.map((tab) => (
               <NavLink key={tab.to} to={tab.to} className={({ isActive }) => `tab${isActive ? ' tab--active' : ''}`}>
-                {tab.label}
+                {t(tab.label)}
               </NavLink>
             ))}
           </nav>

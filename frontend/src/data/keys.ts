@@ -1,0 +1,18 @@
+/**
+ * Query keys, one prefix per resource: a mutation invalidates its resource's prefix and every page,
+ * filter and period of it is fetched again. The organization is not in the keys: the whole cache is
+ * dropped when the signed-in user or the active organization changes (see AuthContext).
+ */
+export const queryKeys = {
+  instances: ['instances'] as const,
+  instance: (id: number) => ['instance', id] as const,
+  projects: ['projects'] as const,
+  analysisSummary: ['analysis-summary'] as const,
+  members: ['members'] as const,
+  invitations: ['invitations'] as const,
+  apiKeys: ['api-keys'] as const,
+  cloudAccounts: ['cloud-accounts'] as const,
+  cloudAccount: (id: number) => ['cloud-account', id] as const,
+};
+
+export type QueryKey = readonly unknown[];
