@@ -183,27 +183,28 @@ def _hourly_arrays(
 def _hourly_arrays_postgresql(
     arrays: dict[str, np.ndarray], row_of: dict[int, int], start: dt.datetime, end: dt.datetime
 ) -> None:
-    # One row per instance with each column packed as big-endian float8 bytes: 1,000 rows for
-    # a fleet instead of 336,000, decoded by numpy (a Python loop over the rollup rows costs
-    # ten times the analysis' own reads). No ORDER BY: the hour index is packed beside the
-    # values, and every aggregate of a group consumes its rows in the same order, so the
-    # arrays line up without sorting each of them.
-    packed = ", ".join(
-        f"string_agg(float8send(coalesce({column}::float8, 'NaN')), '')"
-        for column in _HOURLY_COLUMNS
+    # One row per instance with its hours packed as big-endian records (hour index int4, then
+    # each column as float8): 1,000 rows for a fleet instead of 336,000, decoded by numpy (a
+    # Python loop over the rollup rows costs ten times the analysis' own reads). One aggregate
+    # of the concatenated record, not one per column: a fifth less server time. ``date_part``
+    # (double precision), not ``extract`` (numeric since PostgreSQL 14). No ORDER BY: the hour
+    # index travels inside each record.
+    record = " || ".join(
+        ["int4send(((date_part('epoch', hour_start) - %s) / 3600)::int)"]
+        + [f"float8send(coalesce({column}::float8, 'NaN'))" for column in _HOURLY_COLUMNS]
     )
     sql = (
-        "SELECT instance_id, string_agg(int4send(((extract(epoch FROM hour_start) - %s) / 3600)"
-        f"::int), ''), {packed} FROM {InstanceHourRollup._meta.db_table} "
+        f"SELECT instance_id, string_agg({record}, '') FROM {InstanceHourRollup._meta.db_table} "
         "WHERE instance_id = ANY(%s) AND hour_start >= %s AND hour_start < %s GROUP BY instance_id"
     )
+    layout = np.dtype([("hour", ">i4"), *((column, ">f8") for column in _HOURLY_COLUMNS)])
     with connection.cursor() as cursor:
         cursor.execute(sql, [start.timestamp(), list(row_of), start, end])
-        for instance_id, hour_bytes, *columns in cursor.fetchall():
+        for instance_id, packed in cursor.fetchall():
             row = row_of[instance_id]
-            index = np.frombuffer(bytes(hour_bytes), dtype=">i4")
-            for name, raw in zip(_HOURLY_COLUMNS, columns, strict=True):
-                arrays[name][row, index] = np.frombuffer(bytes(raw), dtype=">f8")
+            records = np.frombuffer(bytes(packed), dtype=layout)
+            for name in _HOURLY_COLUMNS:
+                arrays[name][row, records["hour"]] = records[name]
     minutes = arrays["gpu_util_pct_minutes"]
     minutes[np.isnan(minutes)] = 0.0
 
