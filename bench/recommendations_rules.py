@@ -47,6 +47,7 @@ def add_accounts_prices_and_bills(ids: list[int], start: dt.datetime, end: dt.da
     """An account with catalog prices, and one compute line per instance-hour of the range."""
     from apps.accounts.models import Organization
     from apps.billing.models import BillLine
+    from apps.billing.rollups import bill_days_refresh
     from apps.cloud.models import CloudAccount, Instance, InstancePrice, InstanceType
 
     organization = Organization.objects.get(slug="bench")
@@ -97,6 +98,8 @@ def add_accounts_prices_and_bills(ids: list[int], start: dt.datetime, end: dt.da
             batch_size=2000,
         )
         lines += hours
+    # As the bills sync does after writing a month's lines (not timed: it is the sync's work).
+    bill_days_refresh(account=account)
     return lines
 
 

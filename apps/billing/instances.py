@@ -21,6 +21,7 @@ from django.db import transaction
 from django.db.models import Max, Min, Q
 
 from apps.billing.models import BillLine
+from apps.billing.rollups import bill_days_refresh
 from apps.cloud.models import ChargeType, CloudAccount, Instance, InstanceSource, InstanceType
 from apps.cloud.services import BilledInstance, instance_upsert_from_bills
 
@@ -220,6 +221,15 @@ def bill_lines_learn_instances(
     ]
     instances = instance_upsert_from_bills(account=account, billed=billed)
     attached = 0
+    # Lines gaining an instance enter the instance-day rollup of their months.
+    touched = set(
+        BillLine.objects.filter(
+            account=account, resource_id__in=list(instances), instance__isnull=True
+        )
+        .order_by()
+        .values_list("month", flat=True)
+        .distinct()
+    )
     for resource_id, instance in instances.items():
         # Every month of the instance, not only those just read: its older lines belong to it too.
         # A line's own tags keep deciding its project; the instance's fill in where they do not.
@@ -230,4 +240,5 @@ def bill_lines_learn_instances(
             instance=instance, project=instance.project
         )
         attached += orphans.update(instance=instance)
+    bill_days_refresh(account=account, months=sorted(touched))
     return attached

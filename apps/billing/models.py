@@ -99,3 +99,40 @@ class BalanceSnapshot(OrganizationScopedModel):
 
     def __str__(self) -> str:
         return f"{self.available:,} {self.currency} available at {self.taken_at:%Y-%m-%d %H:%M}"
+
+
+class InstanceBillDay(OrganizationScopedModel):
+    """An instance's hourly compute lines of one UTC day and bill month, summed.
+
+    What the recommendation rules price from (the discounted hourly price actually paid is
+    ``cost`` over ``billed_seconds``), read as about one row per instance-day instead of every
+    hourly line. Derived data: ``apps.billing.rollups`` rewrites a month's rows from its bill
+    lines whenever the bills sync or the instance attachment writes those lines, so it always
+    equals the sum of the lines. A UTC day can hold lines of two bill months (bill months are
+    Beijing time), hence the month in the key.
+    """
+
+    account = models.ForeignKey(CloudAccount, on_delete=models.CASCADE, related_name="+")
+    month = models.CharField(max_length=7, help_text="Bill month yyyy-mm (Beijing time).")
+    instance = models.ForeignKey(
+        Instance, on_delete=models.CASCADE, related_name="bill_days", db_index=False
+    )
+    day = models.DateField(help_text="UTC day of the lines' fee_begin_at.")
+    currency = models.CharField(max_length=3, default="CNY")
+    cost = models.DecimalField(**MONEY, help_text="Sum of the lines' cost (RealCost).")
+    billed_seconds = models.BigIntegerField(
+        help_text="Seconds the lines bill, their last second included (10:00:00-10:59:59 is 3600)."
+    )
+    lines = models.PositiveIntegerField(help_text="How many bill lines are summed.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["instance", "day", "account", "month", "currency"],
+                name="instancebillday_unique",
+            )
+        ]
+        indexes = [models.Index(fields=["account", "month"], name="billday_account_month")]
+
+    def __str__(self) -> str:
+        return f"{self.instance_id} {self.day} {self.cost} {self.currency}"

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -11,7 +13,14 @@ from django.db import connection, models
 from django.db.models import QuerySet, Sum
 
 from apps.accounts.models import Organization
-from apps.billing.models import BillLine
+from apps.billing.models import BillLine, InstanceBillDay
+from apps.billing.rollups import (
+    BILLED_SECONDS_SQL,
+    COMPUTE_COMPONENTS,
+    HOURLY_COMPUTE_SQL,
+    HOURLY_LINE_MAX,
+    billed_seconds,
+)
 from apps.cloud.models import ProjectTagKey
 from apps.cloud.projects import DEFAULT_PROJECT_TAG_KEYS
 
@@ -89,3 +98,96 @@ def unallocated_cost_by_reason(
         merged = {**(instance_tags or {}), **(tags or {})}
         totals[unallocated_reason(merged, keys)] += cost or Decimal(0)
     return totals
+
+
+@dataclasses.dataclass(frozen=True)
+class BilledCompute:
+    """What an instance's hourly compute lines of a period bill: their cost and seconds."""
+
+    cost: Decimal
+    seconds: int
+    currency: str
+
+
+def _midnight(moment: dt.datetime, *, up: bool) -> dt.datetime:
+    day = moment.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return day + dt.timedelta(days=1) if up and day < moment else day
+
+
+def billed_compute(
+    ids: Sequence[int], start: dt.datetime, end: dt.datetime
+) -> dict[int, BilledCompute]:
+    """Instance id -> its hourly compute lines with ``fee_begin_at`` in ``[start, end)``, summed.
+
+    The whole UTC days of the period are read from the instance-day rollup, the partial days at
+    its edges from the lines themselves: the same sums as over every line (the rollup equals its
+    lines, ``apps.billing.rollups``), from about one row per instance-day. An instance billed
+    in several currencies is given the one of most billed seconds.
+    """
+    ids = list(ids)
+    if not ids or end <= start:
+        return {}
+    first, last = _midnight(start, up=True), _midnight(end, up=False)
+    edges = [(start, end)] if first >= last else [(start, first), (last, end)]
+    sums: dict[tuple[int, str], list] = defaultdict(lambda: [Decimal(0), 0])
+    if first < last:
+        for instance_id, currency, cost, seconds in _day_sums(ids, first.date(), last.date()):
+            sums[(instance_id, currency)][0] += cost
+            sums[(instance_id, currency)][1] += seconds
+    for lo, hi in edges:
+        if lo >= hi:
+            continue
+        for instance_id, currency, cost, seconds in _line_sums(ids, lo, hi):
+            sums[(instance_id, currency)][0] += cost
+            sums[(instance_id, currency)][1] += seconds
+    out: dict[int, BilledCompute] = {}
+    for (instance_id, currency), (cost, seconds) in sorted(sums.items()):
+        known = out.get(instance_id)
+        if known is None or seconds > known.seconds:
+            out[instance_id] = BilledCompute(cost=cost, seconds=seconds, currency=currency)
+    return out
+
+
+def _day_sums(
+    ids: list[int], first: dt.date, stop: dt.date
+) -> Iterable[tuple[int, str, Decimal, int]]:
+    """(instance, currency, cost, seconds) of the rollup days in ``[first, stop)``."""
+    days = InstanceBillDay.objects.filter(instance_id__in=ids, day__gte=first, day__lt=stop)
+    if connection.vendor == "postgresql":
+        return (
+            days.order_by()
+            .values_list("instance_id", "currency")
+            .annotate(Sum("cost"), Sum("billed_seconds"))
+        )
+    # SQLite sums decimals as floats (see ``cost_totals``): sum in Python.
+    return days.values_list("instance_id", "currency", "cost", "billed_seconds").iterator(
+        chunk_size=5000
+    )
+
+
+def _line_sums(
+    ids: list[int], start: dt.datetime, end: dt.datetime
+) -> Iterable[tuple[int, str, Decimal, int]]:
+    """(instance, currency, cost, seconds) of the hourly compute lines beginning in the range."""
+    if connection.vendor == "postgresql":
+        sql = f"""
+            SELECT instance_id, currency, sum(cost), sum({BILLED_SECONDS_SQL})
+            FROM {BillLine._meta.db_table}
+            WHERE instance_id = ANY(%s) AND fee_begin_at >= %s AND fee_begin_at < %s
+              AND {HOURLY_COMPUTE_SQL}
+            GROUP BY instance_id, currency
+        """
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [ids, start, end, list(COMPUTE_COMPONENTS)])
+            return [(i, c, Decimal(cost), int(s)) for i, c, cost, s in cursor.fetchall()]
+    lines = BillLine.objects.filter(
+        instance_id__in=ids,
+        component_code__in=COMPUTE_COMPONENTS,
+        fee_begin_at__gte=start,
+        fee_begin_at__lt=end,
+    ).values_list("instance_id", "currency", "fee_begin_at", "fee_end_at", "cost")
+    return [
+        (instance_id, currency, cost, billed_seconds(begin, end_at))
+        for instance_id, currency, begin, end_at, cost in lines.iterator(chunk_size=5000)
+        if end_at - begin <= HOURLY_LINE_MAX
+    ]

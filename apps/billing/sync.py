@@ -1,7 +1,8 @@
 """Bill and balance sync.
 
 A month of bill lines is fetched in full, then replaced in one transaction: upserted by
-(BillId, component, item) and lines the cloud no longer reports for that month removed. A
+(BillId, component, item), lines the cloud no longer reports for that month removed and the
+month's instance-day rollup (``apps.billing.rollups``) summed again. A
 worker killed mid-month therefore leaves the previous state of the month, never half of it.
 """
 
@@ -15,6 +16,7 @@ from typing import Any
 from django.db import transaction
 
 from apps.billing.models import BalanceSnapshot, BillLine
+from apps.billing.rollups import bill_days_refresh
 from apps.cloud.models import CloudAccount, Instance
 from apps.cloud.projects import ProjectResolver
 from apps.cloud.providers.tencent.client import TencentClient
@@ -139,6 +141,8 @@ def sync_bills(account: CloudAccount, client: TencentClient, month: str) -> Bill
             if tuple(key) not in keys
         ]
         BillLine.objects.filter(pk__in=stale).delete()
+        # The month's instance-day rollup follows its lines in the same transaction.
+        bill_days_refresh(account=account, months=[month, *{r.month for r in rows}])
     return BillsResult(month=month, lines=len(rows), total=sum((r.cost for r in rows), Decimal(0)))
 
 

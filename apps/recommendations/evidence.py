@@ -1,8 +1,9 @@
 """Reading one organization's rule inputs: everything ``rules.evaluate`` needs, per instance.
 
 A handful of queries for the whole fleet, whatever its size: hour rollups (the hourly GPU
-summaries), the analysis' per-hour phase minutes and hour-of-week profiles, the hourly compute
-bill lines, the price catalog and the instance types. Nothing is computed per instance in SQL.
+summaries), the analysis' per-hour phase minutes and hour-of-week profiles, the billed compute
+(billing's instance-day rollup and the lines of the partial days at the window's edges), the
+price catalog and the instance types. Nothing is computed per instance in SQL.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from django.db import connection
 
 from apps.accounts.models import Organization
 from apps.analysis.models import PHASE_DAY_SHAPE, PHASE_KEYS, InstanceProfile, PhaseDay
-from apps.billing.models import BillLine
+from apps.billing.selectors import billed_compute
 from apps.cloud.models import ChargeType, Instance, InstancePrice, InstanceType
 from apps.core.timegrid import floor_hour
 from apps.metrics.models import InstanceHourRollup
@@ -33,9 +34,7 @@ from apps.recommendations.rules import (
 
 logger = logging.getLogger(__name__)
 
-COMPUTE_COMPONENTS = ("v_cvm_compute",)
 _HOUR = dt.timedelta(hours=1)
-_HOURLY_LINE_MAX = dt.timedelta(hours=1, seconds=1)
 
 
 def organization_rule_settings(
@@ -184,27 +183,28 @@ def _hourly_arrays(
 def _hourly_arrays_postgresql(
     arrays: dict[str, np.ndarray], row_of: dict[int, int], start: dt.datetime, end: dt.datetime
 ) -> None:
-    # One row per instance with each column packed as big-endian float8 bytes: 1,000 rows for
-    # a fleet instead of 336,000, decoded by numpy (a Python loop over the rollup rows costs
-    # ten times the analysis' own reads). No ORDER BY: the hour index is packed beside the
-    # values, and every aggregate of a group consumes its rows in the same order, so the
-    # arrays line up without sorting each of them.
-    packed = ", ".join(
-        f"string_agg(float8send(coalesce({column}::float8, 'NaN')), '')"
-        for column in _HOURLY_COLUMNS
+    # One row per instance with its hours packed as big-endian records (hour index int4, then
+    # each column as float8): 1,000 rows for a fleet instead of 336,000, decoded by numpy (a
+    # Python loop over the rollup rows costs ten times the analysis' own reads). One aggregate
+    # of the concatenated record, not one per column: a fifth less server time. ``date_part``
+    # (double precision), not ``extract`` (numeric since PostgreSQL 14). No ORDER BY: the hour
+    # index travels inside each record.
+    record = " || ".join(
+        ["int4send(((date_part('epoch', hour_start) - %s) / 3600)::int)"]
+        + [f"float8send(coalesce({column}::float8, 'NaN'))" for column in _HOURLY_COLUMNS]
     )
     sql = (
-        "SELECT instance_id, string_agg(int4send(((extract(epoch FROM hour_start) - %s) / 3600)"
-        f"::int), ''), {packed} FROM {InstanceHourRollup._meta.db_table} "
+        f"SELECT instance_id, string_agg({record}, '') FROM {InstanceHourRollup._meta.db_table} "
         "WHERE instance_id = ANY(%s) AND hour_start >= %s AND hour_start < %s GROUP BY instance_id"
     )
+    layout = np.dtype([("hour", ">i4"), *((column, ">f8") for column in _HOURLY_COLUMNS)])
     with connection.cursor() as cursor:
         cursor.execute(sql, [start.timestamp(), list(row_of), start, end])
-        for instance_id, hour_bytes, *columns in cursor.fetchall():
+        for instance_id, packed in cursor.fetchall():
             row = row_of[instance_id]
-            index = np.frombuffer(bytes(hour_bytes), dtype=">i4")
-            for name, raw in zip(_HOURLY_COLUMNS, columns, strict=True):
-                arrays[name][row, index] = np.frombuffer(bytes(raw), dtype=">f8")
+            records = np.frombuffer(bytes(packed), dtype=layout)
+            for name in _HOURLY_COLUMNS:
+                arrays[name][row, records["hour"]] = records[name]
     minutes = arrays["gpu_util_pct_minutes"]
     minutes[np.isnan(minutes)] = 0.0
 
@@ -262,66 +262,17 @@ def _billed(
 ) -> dict[int, tuple[Decimal, Decimal, str]]:
     """Instance id -> (compute cost, hours, currency) of its hourly compute lines in the range.
 
-    A line covers ``fee_begin_at`` .. ``fee_end_at`` inclusive of its last second (10:00:00 -
-    10:59:59 is one hour); lines longer than an hour (subscriptions) are not hours of use.
+    Summed by billing from its instance-day rollup (whole days) and the lines of the partial
+    days at the edges: the same figures as over every line, which a test recomputes.
     """
-    if connection.vendor == "postgresql":
-        return _billed_postgresql(ids, start, end)
-    lines = BillLine.objects.filter(
-        instance_id__in=ids,
-        component_code__in=COMPUTE_COMPONENTS,
-        fee_begin_at__gte=start,
-        fee_begin_at__lt=end,
-    ).values_list("instance_id", "fee_begin_at", "fee_end_at", "cost", "currency")
-    cost: dict[int, Decimal] = defaultdict(Decimal)
-    seconds: dict[int, int] = defaultdict(int)
-    currency: dict[int, str] = {}
-    for instance_id, begin, end_at, amount, line_currency in lines.iterator(chunk_size=10000):
-        span = end_at - begin
-        if span > _HOURLY_LINE_MAX:
-            continue
-        stop = end_at + dt.timedelta(seconds=1) if end_at.second == 59 else end_at
-        cost[instance_id] += amount
-        seconds[instance_id] += int((stop - begin).total_seconds())
-        currency[instance_id] = line_currency
     return {
         instance_id: (
-            cost[instance_id],
-            (Decimal(seconds[instance_id]) / 3600).quantize(Decimal("0.001")),
-            currency[instance_id],
+            billed.cost,
+            (Decimal(billed.seconds) / 3600).quantize(Decimal("0.001")),
+            billed.currency,
         )
-        for instance_id in cost
+        for instance_id, billed in billed_compute(ids, start, end).items()
     }
-
-
-def _billed_postgresql(
-    ids: list[int], start: dt.datetime, end: dt.datetime
-) -> dict[int, tuple[Decimal, Decimal, str]]:
-    """``_billed`` summed by PostgreSQL: exact NUMERIC sums, one row per instance.
-
-    ``date_part`` (double precision), not ``extract`` (numeric since PostgreSQL 14): a third
-    faster over a fleet's 336,000 lines, and exact for whole seconds.
-    """
-    sql = f"""
-        SELECT instance_id, currency, sum(cost),
-               sum(date_part('epoch', fee_end_at - fee_begin_at)::bigint
-                   + (date_part('second', fee_end_at) >= 59)::int)
-        FROM {BillLine._meta.db_table}
-        WHERE instance_id = ANY(%s) AND component_code = ANY(%s)
-          AND fee_begin_at >= %s AND fee_begin_at < %s
-          AND fee_end_at - fee_begin_at <= interval '1 hour 1 second'
-        GROUP BY instance_id, currency
-    """
-    out: dict[int, tuple[Decimal, Decimal, str]] = {}
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [ids, list(COMPUTE_COMPONENTS), start, end])
-        for instance_id, currency, cost, seconds in cursor.fetchall():
-            out[instance_id] = (
-                Decimal(cost),
-                (Decimal(int(seconds)) / 3600).quantize(Decimal("0.001")),
-                currency,
-            )
-    return out
 
 
 def _offers(instances: list[Instance]) -> dict[tuple[int | None, str], tuple[TypeOffer, ...]]:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from apps.accounts.models import Organization, User
@@ -186,7 +186,7 @@ def recommendations_run(*, organization: Organization, as_of: dt.datetime) -> Ru
             Recommendation.objects.bulk_update(
                 changed_rows, [*_STORED_FIELDS, "updated_at"], batch_size=500
             )
-        Recommendation.objects.bulk_create(created, batch_size=500)
+        _insert(created)
         events += [
             RecommendationEvent(
                 recommendation=row, at=as_of, to_status=Status.OPEN, reason="Found."
@@ -195,6 +195,36 @@ def recommendations_run(*, organization: Organization, as_of: dt.datetime) -> Ru
         ]
         RecommendationEvent.objects.bulk_create(events, batch_size=1000)
     return result
+
+
+def _insert(rows: list[Recommendation]) -> None:
+    """``bulk_create``, through COPY on PostgreSQL: a first run over a large fleet inserts a
+    row per finding, and Django's bulk insert there quotes every explanation and JSON document
+    into array literals in Python (twice the time of COPY). The ids are drawn from the table's
+    sequence first, so the rows can be referred to (their events) as after ``bulk_create``."""
+    if connection.vendor != "postgresql" or len(rows) < 2:
+        Recommendation.objects.bulk_create(rows, batch_size=500)
+        return
+    table = Recommendation._meta.db_table
+    fields = Recommendation._meta.concrete_fields
+    columns = ", ".join(connection.ops.quote_name(str(field.column)) for field in fields)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+            [table, len(rows)],
+        )
+        for row, (pk,) in zip(rows, cursor.fetchall(), strict=True):
+            row.pk = pk
+        with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(
+                    [
+                        field.get_db_prep_save(field.pre_save(row, True), connection)
+                        for field in fields
+                    ]
+                )
+    for row in rows:
+        row._state.adding, row._state.db = False, connection.alias
 
 
 def _apply_figures(row: Recommendation, finding: rules.Finding) -> bool:

@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from apps.accounts.models import Organization
 from apps.billing.models import BillLine
+from apps.billing.rollups import bill_days_refresh
 from apps.cloud.models import CloudAccount, Instance, Project
 from apps.metrics.models import InstanceHourRollup
 
@@ -82,3 +83,6 @@ def bill_hours(instance: Instance, *, start: dt.datetime, hours: int) -> None:
             for hour in range(hours)
         ]
     )
+    # As the bills sync does after writing a month's lines.
+    assert instance.account is not None
+    bill_days_refresh(account=instance.account, months=["2026-11"])

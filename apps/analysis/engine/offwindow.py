@@ -7,35 +7,14 @@ import math
 
 import numpy as np
 
+from apps.core.weekruns import WEEKDAY_NAMES, WeekRun, circular_runs, runs_mask
+
 from .profile import HOURS_PER_WEEK, HourOfWeekProfile
 from .thresholds import DEFAULT_THRESHOLDS, PhaseThresholds
 
-WEEKDAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-
-
-@dataclasses.dataclass(frozen=True)
-class OffWindowRun:
-    """One contiguous off period, e.g. Friday 19:00 to Monday 09:00 local time."""
-
-    start_weekday: int
-    start_hour: int
-    hours: int
-
-    @property
-    def end_weekday(self) -> int:
-        """Local weekday of the first hour after the run (0 = Monday)."""
-        return ((self.start_weekday * 24 + self.start_hour + self.hours) // 24) % 7
-
-    @property
-    def end_hour(self) -> int:
-        """Local hour at which the run ends (exclusive)."""
-        return (self.start_hour + self.hours) % 24
-
-    def __str__(self) -> str:
-        return (
-            f"{WEEKDAY_NAMES[self.start_weekday]} {self.start_hour:02d}:00-"
-            f"{WEEKDAY_NAMES[self.end_weekday]} {self.end_hour:02d}:00"
-        )
+# One contiguous off period, e.g. Friday 19:00 to Monday 09:00 local time: the week run the
+# recommendation rules share (``apps.core.weekruns``).
+OffWindowRun = WeekRun
 
 
 @dataclasses.dataclass(frozen=True)
@@ -127,12 +106,10 @@ def find_off_window(
         # No busy hour to set a window against: low around the clock (or too little seen to
         # say), never a window spanning the week between unobserved hours.
         return None
-    runs = _circular_runs(low, thresholds.off_window_min_hours)
+    runs = circular_runs(low, thresholds.off_window_min_hours)
     if not runs:
         return None
-    window = np.zeros(HOURS_PER_WEEK, dtype=bool)
-    for start, hours in runs:
-        window[(start + np.arange(hours)) % HOURS_PER_WEEK] = True
+    window = runs_mask(runs)
 
     supporting, observed_weeks = _supporting_weeks(profile, window, thresholds)
     if supporting < thresholds.off_window_min_weeks:
@@ -140,33 +117,14 @@ def find_off_window(
     cells = tuple((int(c) // 24, int(c) % 24) for c in np.flatnonzero(window))
     return OffWindow(
         tz=profile.tz,
-        runs=tuple(OffWindowRun(start // 24, start % 24, hours) for start, hours in runs),
+        runs=tuple(runs),
         cells=cells,
         weekly_hours=len(cells),
-        longest_run_hours=max(hours for _, hours in runs),
+        longest_run_hours=max(run.hours for run in runs),
         supporting_weeks=supporting,
         observed_weeks=observed_weeks,
         p95_max_pct=profile.low_util_pct,
     )
-
-
-def _circular_runs(low: np.ndarray, min_hours: int) -> list[tuple[int, int]]:
-    """(start cell, length) of each circular run of True at least ``min_hours`` long.
-
-    ``low`` has at least one False cell (a whole week of low cells is not a window).
-    """
-    # Rotate so the week starts just after a high cell; then no run wraps around the end.
-    shift = int(np.flatnonzero(~low)[-1]) + 1
-    rotated = np.roll(low, -shift)
-    edges = np.diff(np.concatenate(([0], rotated.astype(np.int8), [0])))
-    starts = np.flatnonzero(edges == 1)
-    ends = np.flatnonzero(edges == -1)
-    runs = [
-        ((int(s) + shift) % HOURS_PER_WEEK, int(e - s))
-        for s, e in zip(starts, ends, strict=True)
-        if e - s >= min_hours
-    ]
-    return sorted(runs)
 
 
 def _supporting_weeks(

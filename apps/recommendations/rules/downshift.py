@@ -13,7 +13,7 @@ import numpy as np
 from .common import TENTH, cents, confidence, existed_days, is_payg, label, paid_price
 from .thresholds import RuleThresholds
 from .types import Finding, InstanceEvidence, Risk, Saving
-from .weekly import circular_runs, cron_lines, run_mask
+from .weekly import circular_runs, cron_lines, run_json, run_mask
 
 DOWNSHIFT = "night_downshift"
 
@@ -65,7 +65,7 @@ def night_downshift(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
     amount = cents((price.hourly - target_hourly) * hours)
     currency = ev.currency
     name = label(ev)
-    windows = ", ".join(run.label() for run in runs)
+    windows = ", ".join(str(run) for run in runs)
     resize = (
         f"tccli cvm ResetInstancesType --region {ev.region} "
         f"--InstanceIds '[\"{ev.provider_id}\"]' --InstanceType "
@@ -109,7 +109,7 @@ def night_downshift(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 },
             },
             action={
-                "window": {"tz": profile.tz, "runs": [run.as_json() for run in runs]},
+                "window": {"tz": profile.tz, "runs": [run_json(run) for run in runs]},
                 "steps": [
                     "Put the service behind a load balancer so a resize does not drop traffic, "
                     "or run a small night instance beside it and stop this one.",

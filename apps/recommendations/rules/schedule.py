@@ -25,7 +25,7 @@ from .common import (
 )
 from .thresholds import RuleThresholds
 from .types import Finding, InstanceEvidence, Risk, Saving
-from .weekly import HOURS_PER_WEEK, circular_runs, cron_lines, run_mask
+from .weekly import HOURS_PER_WEEK, circular_runs, cron_lines, run_json, run_mask
 
 SCHEDULE = "schedule"
 
@@ -80,7 +80,7 @@ def schedule(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
         )
     already = running_weekly < 1
     name = label(ev)
-    windows = ", ".join(run.label() for run in runs)
+    windows = ", ".join(str(run) for run in runs)
     stop = stop_command(ev)
     start = start_command(ev)
     cron = [f"CRON_TZ={profile.tz}"]
@@ -136,7 +136,7 @@ def schedule(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             action={
                 "window": {
                     "tz": profile.tz,
-                    "runs": [run.as_json() for run in runs],
+                    "runs": [run_json(run) for run in runs],
                     "weekly_hours": weekly_hours,
                 },
                 "stopped_mode": "STOP_CHARGING",

@@ -1,73 +1,30 @@
-"""Hour-of-week windows: circular runs of cells, their labels and cron specifications."""
+"""Hour-of-week windows: circular runs of cells (``apps.core.weekruns``, shared with the
+analysis engine), as the recommendations show them, and cron specifications."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
-HOURS_PER_WEEK = 168
-WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+from apps.core.weekruns import HOURS_PER_WEEK, WeekRun, circular_runs, runs_mask
+
+__all__ = ["HOURS_PER_WEEK", "circular_runs", "cron_lines", "run_json", "run_mask"]
 
 
-@dataclasses.dataclass(frozen=True)
-class Run:
-    """``hours`` consecutive local hours from (weekday, hour); weekday 0 is Monday."""
-
-    start_weekday: int
-    start_hour: int
-    hours: int
-
-    @property
-    def end_weekday(self) -> int:
-        return ((self.start_weekday * 24 + self.start_hour + self.hours) // 24) % 7
-
-    @property
-    def end_hour(self) -> int:
-        return (self.start_hour + self.hours) % 24
-
-    def label(self) -> str:
-        return (
-            f"{WEEKDAYS[self.start_weekday]} {self.start_hour:02d}:00-"
-            f"{WEEKDAYS[self.end_weekday]} {self.end_hour:02d}:00"
-        )
-
-    def as_json(self) -> dict[str, object]:
-        return {
-            "start_weekday": self.start_weekday,
-            "start_hour": self.start_hour,
-            "end_weekday": self.end_weekday,
-            "end_hour": self.end_hour,
-            "hours": self.hours,
-            "label": self.label(),
-        }
+def run_json(run: WeekRun) -> dict[str, object]:
+    """The run as the recommendation's evidence and action show it."""
+    return {
+        "start_weekday": run.start_weekday,
+        "start_hour": run.start_hour,
+        "end_weekday": run.end_weekday,
+        "end_hour": run.end_hour,
+        "hours": run.hours,
+        "label": str(run),
+    }
 
 
-def circular_runs(cells: np.ndarray, min_hours: int) -> list[Run]:
-    """Runs of True in a 168-cell week (Sunday night runs on into Monday), long enough."""
-    flat = np.asarray(cells, dtype=bool).reshape(-1)
-    if flat.all():
-        return [Run(0, 0, HOURS_PER_WEEK)]
-    if not flat.any():
-        return []
-    shift = int(np.flatnonzero(~flat)[-1]) + 1
-    rotated = np.roll(flat, -shift)
-    edges = np.diff(np.concatenate(([0], rotated.astype(np.int8), [0])))
-    out = []
-    for start, end in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True):
-        if end - start >= min_hours:
-            cell = (int(start) + shift) % HOURS_PER_WEEK
-            out.append(Run(cell // 24, cell % 24, int(end - start)))
-    return sorted(out, key=lambda run: (run.start_weekday, run.start_hour))
-
-
-def run_mask(runs: list[Run]) -> np.ndarray:
+def run_mask(runs: list[WeekRun]) -> np.ndarray:
     """(7, 24) bool mask of the cells the runs cover."""
-    mask = np.zeros(HOURS_PER_WEEK, dtype=bool)
-    for run in runs:
-        first = run.start_weekday * 24 + run.start_hour
-        mask[(first + np.arange(run.hours)) % HOURS_PER_WEEK] = True
-    return mask.reshape(7, 24)
+    return runs_mask(runs).reshape(7, 24)
 
 
 def cron_lines(moments: list[tuple[int, int]], command: str) -> list[str]:
