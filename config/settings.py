@@ -261,6 +261,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Operation ids are the path after /api/ (v1_instances_list, ...): stated, not guessed from
+    # the common prefix of all routes, which /metrics (outside /api/) would shorten to "/".
+    "SCHEMA_PATH_PREFIX": r"/api/",
     # Several models have a "kind" or "status": the recommendations' get names of their own.
     "ENUM_NAME_OVERRIDES": {
         "RecommendationKindEnum": "apps.recommendations.rules.KINDS",
