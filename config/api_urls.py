@@ -12,6 +12,7 @@ from apps.accounts import api as accounts_api
 from apps.accounts import signup as accounts_signup
 from apps.analysis import api as analysis_api
 from apps.cloud import api as cloud_api
+from apps.costs import api as costs_api
 from apps.recommendations import api as recommendations_api
 
 router = DefaultRouter(trailing_slash=False)
@@ -64,6 +65,7 @@ v1: list[URLPattern | URLResolver] = [
         recommendations_api.RecommendationSettingsView.as_view(),
         name="recommendation-settings",
     ),
+    path("costs", costs_api.CostReportView.as_view(), name="costs"),
     path("", include(router.urls)),
 ]
 

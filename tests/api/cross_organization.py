@@ -146,6 +146,14 @@ PROBES: dict[str, Probe] = {
     ),
 }
 
+# The cost report grouped by instance: Globex's billed instance would show as its resource id.
+PROBES["/api/v1/costs"] = Probe(
+    "instance",
+    exposed=lambda body: {key["value"] for group in body["groups"] for key in group["keys"]},
+    identify=lambda instance: instance.provider_id,  # type: ignore[attr-defined]
+    query={**GLOBEX_PERIOD, "group_by": "instance"},
+)
+
 NOT_ORGANIZATION_SCOPED: dict[str, str] = {
     "/api/v1/auth/csrf": "hands out a CSRF cookie; no organization's data",
     "/api/v1/auth/login": "signs a person in; answers with that person's own memberships",
