@@ -13,6 +13,7 @@ from apps.accounts import signup as accounts_signup
 from apps.analysis import api as analysis_api
 from apps.cloud import api as cloud_api
 from apps.costs import api as costs_api
+from apps.costs import utilization_api
 from apps.recommendations import api as recommendations_api
 
 router = DefaultRouter(trailing_slash=False)
@@ -66,6 +67,12 @@ v1: list[URLPattern | URLResolver] = [
         name="recommendation-settings",
     ),
     path("costs", costs_api.CostReportView.as_view(), name="costs"),
+    path("utilization", utilization_api.UtilizationView.as_view(), name="utilization"),
+    path(
+        "instances/<int:pk>/timeseries",
+        utilization_api.InstanceTimeseriesView.as_view(),
+        name="instance-timeseries",
+    ),
     path("", include(router.urls)),
 ]
 

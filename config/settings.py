@@ -257,6 +257,9 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "RecommendationKindEnum": "apps.recommendations.rules.KINDS",
         "RecommendationStatusEnum": "apps.recommendations.models.Status",
+        "UtilizationScopeEnum": "apps.costs.utilization.SCOPES",
+        # Keeps the API key scope's enum name now that /utilization has a "scope" too.
+        "ScopeEnum": "apps.accounts.models.ApiKeyScope",
     },
 }
 
