@@ -23,6 +23,8 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from apps.billing.instances import bill_lines_learn_instances
+from apps.billing.models import BillLine
+from apps.billing.signals import bill_lines_changed
 from apps.billing.sync import BEIJING, BillsResult, sync_bills
 from apps.cloud.models import CloudAccount, SyncKind, SyncState
 from apps.cloud.providers.tencent.client import TencentClient
@@ -114,9 +116,15 @@ def sync_bill_months(
     # The first sync (and the first after the bookkeeping existed) looks at every stored month;
     # later ones at the months they read.
     first = state is None or (state.progress or {}).get("current_month") is None
-    bill_lines_learn_instances(account=account, now=now, months=None if first else months)
+    attached = bill_lines_learn_instances(
+        account=account, now=now, months=None if first else months
+    )
     if state is not None:
         progress = {**(state.progress or {}), **next_bookkeeping(state, results, now=now)}
         progress.pop("previous_month_synced_on", None)
         SyncState.objects.filter(pk=state.pk).update(progress=progress)
+    # Lines attached to learned instances may be of any month (see bill_lines_learn_instances).
+    bill_lines_changed.send(
+        sender=BillLine, organization=account.organization, months=None if attached else months
+    )
     return results

@@ -17,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.api.views import OrganizationAPIView
-from apps.costs import selectors
+from apps.costs import selectors, services
 from apps.costs.params import DIMENSIONS, GRANULARITIES, MAX_DAYS, MAX_GROUP_BY, cost_query_parse
 from apps.costs.serializers import CostReportSerializer, money
 
@@ -90,6 +90,9 @@ class CostReportView(OrganizationAPIView):
             currency=organization.currency,
             today=now.astimezone(zoneinfo.ZoneInfo(organization.timezone)).date(),
         )
+        # Builds the daily rollup only if it never was (or in another timezone); bills syncs
+        # keep it current (services.on_bill_lines_changed).
+        services.cost_days_ensure(organization)
         report = selectors.cost_report(organization=organization, query=query)
         unallocated = selectors.unallocated(organization=organization, query=query)
         mtd = selectors.month_to_date(organization=organization, query=query, now=now)

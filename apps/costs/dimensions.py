@@ -36,7 +36,6 @@ from django.db.models import (
 from django.db.models.fields.json import KeyTextTransform
 
 from apps.billing.instances import CITY_REGIONS, region_and_zone
-from apps.billing.models import BillLine
 from apps.cloud.models import ChargeType
 from apps.costs.params import TAG_PREFIX
 
@@ -140,10 +139,9 @@ def dimension(name: str, index: int) -> Dimension:
     )
 
 
-def filtered_lines(
-    lines: QuerySet[BillLine], filters: Mapping[str, frozenset[str]]
-) -> QuerySet[BillLine]:
-    """``lines`` restricted by every filter but ``phase`` (applied after the phase split)."""
+def filtered_lines(lines: QuerySet[Any], filters: Mapping[str, frozenset[str]]) -> QuerySet[Any]:
+    """``lines`` (bill lines or their ``CostDay`` sums, which carry the same columns)
+    restricted by every filter but ``phase`` (applied after the phase split)."""
     for index, (name, values) in enumerate(sorted(filters.items())):
         if name == "phase":
             continue

@@ -14,13 +14,11 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any
 
 import numpy as np
-from django.db import connection
-from django.db.models import DateField, DurationField, ExpressionWrapper, F, QuerySet, Sum
+from django.db.models import DateField, DurationField, ExpressionWrapper, F, QuerySet
 from django.db.models.functions import Trunc
 
 from apps.accounts.models import Organization
@@ -31,7 +29,9 @@ from apps.billing.selectors import UnallocatedReason, cost_total, unallocated_co
 from apps.cloud.models import Instance, Project
 from apps.costs import phases
 from apps.costs.dimensions import Dimension, dimension, filtered_lines
+from apps.costs.models import CostDay
 from apps.costs.params import CostQuery
+from apps.costs.sums import grouped_sums
 
 GroupKey = tuple[str | None, ...]
 # An hourly line runs FeeBeginTime .. FeeBeginTime + 59:59; anything longer is not an hour.
@@ -68,6 +68,17 @@ def period_lines(organization: Organization, query: CostQuery) -> QuerySet[BillL
     return filtered_lines(lines, query.filters)
 
 
+def period_days(organization: Organization, query: CostQuery) -> QuerySet[Any]:
+    """``period_lines`` summed per local day (``CostDay``): the same money, ~50x fewer rows.
+
+    The rollup carries the lines' own dimension columns, so the same filters apply.
+    """
+    days = CostDay.objects.for_organization(organization).filter(
+        currency=query.currency, day__gte=query.start, day__lte=query.end
+    )
+    return filtered_lines(days, query.filters)
+
+
 def bucket_of(day: dt.date, granularity: str) -> dt.date:
     if granularity == "week":
         return day - dt.timedelta(days=day.weekday())
@@ -88,59 +99,53 @@ def buckets(query: CostQuery) -> list[dt.date]:
     return out
 
 
-def _grouped(
-    lines: QuerySet[BillLine], fields: dict[str, Any], *, extra: Iterable[str] = ()
-) -> Iterable[tuple[Mapping[str, Any], Decimal]]:
-    """(row of ``fields``, summed cost) pairs: one per group on PostgreSQL; per line on SQLite."""
-    names = [*fields, *extra]
-    rows = lines.annotate(**fields).order_by()
-    if connection.vendor == "postgresql":
-        for row in rows.values(*names).annotate(amount=Sum("cost")).iterator(chunk_size=5000):
-            yield row, row.pop("amount") or Decimal(0)
-        return
-    for row in rows.values(*names, "cost").iterator(chunk_size=5000):
-        yield row, row.pop("cost")
-
-
 def _sum_groups(
-    lines: QuerySet[BillLine],
+    organization: Organization,
+    query: CostQuery,
     dims: list[Dimension],
     *,
     granularity: str | None,
-    tz: Any,
-    organization_id: int,
     phase_at: int | None,
-    phase_filter: frozenset[str] | None,
 ) -> dict[tuple[dt.date | None, GroupKey], Decimal]:
     """Cost per (bucket, group key); without ``granularity`` the bucket is None.
 
-    ``phase_at`` is the position of ``phase`` in the key (or None): then the lines are summed
-    per instance fee hour as well and each hour is split over the phases (``phases``).
+    Served from ``CostDay`` unless phases are asked for (``phase_at`` is the position of
+    ``phase`` in the key, or there is a phase filter): then the bill lines are summed per
+    instance fee hour as well and each hour is split over the phases (``apps.costs.phases``).
     """
     fields: dict[str, Any] = {}
     for item in dims:
         fields.update(item.expressions)
-    if granularity is not None:
-        fields["bucket"] = Trunc("fee_begin_at", granularity, output_field=DateField(), tzinfo=tz)
     totals: dict[tuple[dt.date | None, GroupKey], Decimal] = defaultdict(Decimal)
+    phase_filter = query.filters.get("phase")
     if phase_at is None and not phase_filter:
-        for row, amount in _grouped(lines, fields):
+        # Served from the daily rollup: its ``day`` is already the local day.
+        if granularity == "day":
+            fields["bucket"] = F("day")
+        elif granularity is not None:
+            fields["bucket"] = Trunc("day", granularity, output_field=DateField())
+        for row, amount, _count in grouped_sums(period_days(organization, query), fields):
             key = tuple(item.value(row) for item in dims)
             totals[(row.get("bucket"), key)] += amount
         return dict(totals)
+    lines = period_lines(organization, query)
+    if granularity is not None:
+        fields["bucket"] = Trunc(
+            "fee_begin_at", granularity, output_field=DateField(), tzinfo=query.tz
+        )
     fields["hour"] = F("fee_begin_at")
     fields["span"] = ExpressionWrapper(
         F("fee_end_at") - F("fee_begin_at"), output_field=DurationField()
     )
     cells: dict[tuple[Any, ...], Decimal] = defaultdict(Decimal)
-    for row, amount in _grouped(lines, fields, extra=("instance_id",)):
+    for row, amount, _count in grouped_sums(lines, fields, columns=("instance_id",)):
         hourly = row["span"] <= HOURLY_LINE_MAX
         instance_id = row["instance_id"] if hourly else None
         key = tuple(item.value(row) for item in dims)
         cells[(row.get("bucket"), key, instance_id, row["hour"])] += amount
     order = list(cells)
     weights = phases.hour_weights(
-        organization_id=organization_id,
+        organization_id=organization.pk,
         instance_ids=[cell[2] for cell in order],
         hours=[cell[3] for cell in order],
     )
@@ -178,15 +183,7 @@ def cost_report(*, organization: Organization, query: CostQuery) -> CostReport:
     def summed(
         span: CostQuery, granularity: str | None
     ) -> dict[tuple[dt.date | None, GroupKey], Decimal]:
-        return _sum_groups(
-            period_lines(organization, span),
-            dims,
-            granularity=granularity,
-            tz=query.tz,
-            organization_id=organization.pk,
-            phase_at=phase_at,
-            phase_filter=query.filters.get("phase"),
-        )
+        return _sum_groups(organization, span, dims, granularity=granularity, phase_at=phase_at)
 
     current = summed(query, query.granularity)
     previous = summed(query.previous(), None)
@@ -237,8 +234,8 @@ class Unallocated:
 
 def unallocated(*, organization: Organization, query: CostQuery) -> Unallocated:
     """The period's cost without a project, and why (see ``billing.selectors``)."""
-    lines = period_lines(organization, query)
-    by_reason = unallocated_cost_by_reason(lines, organization=organization)
+    days = period_days(organization, query)
+    by_reason = unallocated_cost_by_reason(days, organization=organization)
     return Unallocated(cost=sum(by_reason.values(), Decimal(0)), by_reason=by_reason)
 
 
@@ -268,7 +265,7 @@ def month_to_date(*, organization: Organization, query: CostQuery, now: dt.datet
 
     def between(first: dt.date, last: dt.date) -> Decimal:
         span = dataclasses.replace(query, start=first, end=last)
-        return cost_total(period_lines(organization, span))
+        return cost_total(period_days(organization, span))
 
     cost = between(month_start, today)
     before_today = (

@@ -11,7 +11,9 @@ from rest_framework.test import APIClient
 
 from apps.accounts.models import Organization
 from apps.billing.models import BillLine
+from apps.billing.services import bill_lines_reassign_projects
 from apps.cloud.models import CloudAccount, Instance, Project
+from apps.cloud.projects import ProjectResolver
 
 pytestmark = pytest.mark.django_db
 
@@ -161,10 +163,50 @@ def test_it_forecasts_the_month_end_from_the_last_seven_days(
 def test_it_keeps_its_query_count_whatever_the_number_of_groups(
     lines: list[BillLine], alice_client: APIClient, django_assert_max_num_queries
 ) -> None:
-    with django_assert_max_num_queries(16):
-        response = alice_client.get(
-            "/api/v1/costs",
-            {"start": "2026-10-31", "end": "2026-11-02", "group_by": "instance,project"},
-        )
+    query = {"start": "2026-10-31", "end": "2026-11-02", "group_by": "instance,project"}
+    alice_client.get("/api/v1/costs", query)  # builds the daily rollup (a bills sync would)
+    with django_assert_max_num_queries(14):
+        response = alice_client.get("/api/v1/costs", query)
     assert response.status_code == 200
     assert len(response.json()["groups"]) == 6
+
+
+def test_it_follows_bill_lines_moved_to_another_project(
+    lines: list[BillLine], alice_client: APIClient
+) -> None:
+    query = {"start": "2026-10-31", "end": "2026-11-02", "group_by": "project"}
+    before = alice_client.get("/api/v1/costs", query).json()
+    assert Decimal(before["unallocated"]["cost"]) == Decimal("1.23456789") * 9 * 3
+    # Instance 0 joins Vision: the reassignment moves its lines, and the rollup follows.
+    instance = lines[0].instance
+    assert instance is not None
+    instance.project = Project.objects.get(slug="vision")
+    instance.save()
+    bill_lines_reassign_projects(
+        organization=instance.organization, resolver=ProjectResolver(instance.organization)
+    )
+    after = alice_client.get("/api/v1/costs", query).json()
+    assert Decimal(after["unallocated"]["cost"]) == Decimal("1.23456789") * 8 * 3
+    assert after["total"] == before["total"]
+
+
+def test_it_rebuilds_the_local_days_when_the_timezone_changes(
+    lines: list[BillLine], alice_client: APIClient, acme: Organization
+) -> None:
+    query = {"start": "2026-11-01", "end": "2026-11-01"}
+    assert (
+        Decimal(alice_client.get("/api/v1/costs", query).json()["total"])
+        == Decimal("1.23456789") * 21
+    )
+    # 10:00 in Shanghai is 21:00 the day before in New York: November 1st's lines move to
+    # October 31st, and November 2nd's to November 1st.
+    acme.timezone = "America/New_York"
+    acme.save()
+    body = alice_client.get("/api/v1/costs", query).json()
+    assert Decimal(body["total"]) == Decimal("1.23456789") * 21
+    assert body["timezone"] == "America/New_York"
+    assert Decimal(
+        alice_client.get("/api/v1/costs", {"start": "2026-11-02", "end": "2026-11-02"}).json()[
+            "total"
+        ]
+    ) == Decimal(0)
