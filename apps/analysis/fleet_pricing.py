@@ -47,51 +47,45 @@ _HOUR = 60
 # Spans closer than this are read with one segment query.
 _WINDOW_GAP_MINUTES = 120
 
-_BULK_SQL = """
-    SELECT instance_id, SUM(cost), MAX(currency)
-    FROM billing_billline
-    WHERE instance_id = ANY(%(ids)s) AND component_code = ANY(%(components)s)
-      AND fee_begin_at >= %(start)s AND fee_begin_at < %(bulk_end)s
-      AND fee_end_at - fee_begin_at <= %(hourly_max)s
-      AND date_trunc('hour', fee_begin_at) = fee_begin_at
-      AND fee_end_at >= fee_begin_at + interval '59 minutes 59 seconds'
-    GROUP BY instance_id
-"""
-# The billed whole hours (distinct: two lines of one hour are one hour of use) and the minutes
-# of each known phase in them; byte 5 x hour + phase of the packed day (see PhaseDay).
-_HOURS_SQL = """
-    SELECT h.instance_id, COUNT(*), {phase_sums}
-    FROM (
-        SELECT DISTINCT instance_id, fee_begin_at AS hour_start
+# One scan of the period's hourly compute lines (by the (instance, fee_begin_at) index):
+# the lines on whole hours entirely inside the period are summed per instance with the minutes
+# of each known phase of their hours (distinct: two lines of one hour are one hour of use),
+# read out of the packed PhaseDay bytes (byte 5 x hour + phase); every other line (cut by the
+# period's start or end, or not on whole hours) comes back as a row, to be priced and masked
+# minute by minute as ``pricing._billed`` does.
+_SQL = """
+    WITH lines AS MATERIALIZED (
+        SELECT instance_id, fee_begin_at, fee_end_at, cost, currency,
+               (fee_begin_at >= %(start)s AND fee_begin_at < %(bulk_end)s
+                AND date_trunc('hour', fee_begin_at) = fee_begin_at
+                AND fee_end_at >= fee_begin_at + interval '59 minutes 59 seconds') AS whole_hour
         FROM billing_billline
         WHERE instance_id = ANY(%(ids)s) AND component_code = ANY(%(components)s)
-          AND fee_begin_at >= %(start)s AND fee_begin_at < %(bulk_end)s
-          AND fee_end_at - fee_begin_at <= %(hourly_max)s
-          AND date_trunc('hour', fee_begin_at) = fee_begin_at
-          AND fee_end_at >= fee_begin_at + interval '59 minutes 59 seconds'
-    ) h
-    LEFT JOIN analysis_phaseday d
-      ON d.instance_id = h.instance_id AND d.day = (h.hour_start AT TIME ZONE 'UTC')::date
-    GROUP BY h.instance_id
+          AND fee_begin_at >= %(earliest)s AND fee_begin_at < %(end)s
+          AND fee_end_at >= %(start)s AND fee_end_at - fee_begin_at <= %(hourly_max)s
+    ), hours AS (
+        SELECT instance_id, fee_begin_at AS hour_start, SUM(cost) AS cost,
+               MAX(currency) AS currency
+        FROM lines WHERE whole_hour GROUP BY instance_id, fee_begin_at
+    ), billed AS (
+        SELECT h.instance_id, SUM(h.cost) AS cost, MAX(h.currency) AS currency,
+               COUNT(*) AS hours, {phase_sums}
+        FROM hours h
+        LEFT JOIN analysis_phaseday d
+          ON d.instance_id = h.instance_id AND d.day = (h.hour_start AT TIME ZONE 'UTC')::date
+        GROUP BY h.instance_id
+    )
+    SELECT instance_id, cost, currency, hours, {phase_columns},
+           NULL::timestamptz, NULL::timestamptz
+    FROM billed
+    UNION ALL
+    SELECT instance_id, cost, currency, NULL, {phase_nulls}, fee_begin_at, fee_end_at
+    FROM lines WHERE NOT whole_hour
 """
 _PHASE_SUM = (
     "COALESCE(SUM(get_byte(d.minutes, "
-    "EXTRACT(HOUR FROM h.hour_start AT TIME ZONE 'UTC')::int * {phases} + {phase})), 0)"
+    "EXTRACT(HOUR FROM h.hour_start AT TIME ZONE 'UTC')::int * {phases} + {phase})), 0) AS p{phase}"
 )
-# The lines the grouped queries leave out: those near the period's edges and those not on
-# whole hours, priced and masked minute by minute as ``pricing._billed`` does.
-_EDGE_SQL = """
-    SELECT instance_id, fee_begin_at, fee_end_at, cost, currency
-    FROM billing_billline
-    WHERE instance_id = ANY(%(ids)s) AND component_code = ANY(%(components)s)
-      AND fee_begin_at < %(end)s AND fee_end_at >= %(start)s
-      AND fee_end_at - fee_begin_at <= %(hourly_max)s
-      AND NOT (
-        fee_begin_at >= %(start)s AND fee_begin_at < %(bulk_end)s
-        AND date_trunc('hour', fee_begin_at) = fee_begin_at
-        AND fee_end_at >= fee_begin_at + interval '59 minutes 59 seconds'
-      )
-"""
 
 
 @dataclasses.dataclass
@@ -120,40 +114,40 @@ def instances_waste(
         "components": list(pricing.COMPUTE_COMPONENTS),
         "start": start,
         "end": end,
+        "earliest": start - pricing._HOURLY_LINE_MAX,
         "bulk_end": end - pricing._HOURLY_LINE_MAX,
         "hourly_max": pricing._HOURLY_LINE_MAX,
     }
-    phase_sums = ", ".join(
-        _PHASE_SUM.format(phases=_PHASES, phase=int(p)) for p in Phase if p != Phase.UNKNOWN
+    known_phases = [int(p) for p in Phase if p != Phase.UNKNOWN]
+    sql = _SQL.format(
+        phase_sums=", ".join(_PHASE_SUM.format(phases=_PHASES, phase=p) for p in known_phases),
+        phase_columns=", ".join(f"p{p}" for p in known_phases),
+        phase_nulls=", ".join("NULL" for _ in known_phases),
     )
     with connection.cursor() as cursor:
-        cursor.execute(_BULK_SQL, params)
-        for instance_id, cost, money_currency in cursor.fetchall():
-            item = state[instance_id]
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    for instance_id, cost, money_currency, hours, *rest in rows:
+        item = state[instance_id]
+        *known, begin, end_at = rest
+        if hours is not None:
+            # The whole billed hours, summed by PostgreSQL.
+            item.currency, item.billed = money_currency, True
             item.whole += cost
-            item.currency = money_currency
-            item.billed = True
-        cursor.execute(_HOURS_SQL.format(phase_sums=phase_sums), params)
-        for instance_id, hours, *known in cursor.fetchall():
-            counts = state[instance_id].minutes
-            counts[1:] += np.array([int(k) for k in known], dtype=np.int64)
-            counts[Phase.UNKNOWN] += hours * _HOUR - sum(int(k) for k in known)
-        cursor.execute(_EDGE_SQL, params)
-        edge_rows = cursor.fetchall()
-    for instance_id, begin, end_at, cost, money_currency in edge_rows:
+            item.minutes[1:] += np.array([int(k) for k in known], dtype=np.int64)
+            item.minutes[Phase.UNKNOWN] += hours * _HOUR - sum(int(k) for k in known)
+            continue
         # Exactly ``pricing._billed``: the last second is inclusive (10:00:00-10:59:59).
         stop = end_at + dt.timedelta(seconds=1) if end_at.second == 59 else end_at
         span = (stop - begin).total_seconds()
         overlap = (min(stop, end) - max(begin, start)).total_seconds()
         if overlap <= 0 or span <= 0:
             continue
-        item = state[instance_id]
         if overlap >= span:
             item.whole += cost
         else:
             item.partial += Fraction(cost) * Fraction(int(overlap), int(span))
-        item.currency = money_currency
-        item.billed = True
+        item.currency, item.billed = money_currency, True
         item.spans.append((datetime_to_epoch_minute(begin), -(-int(stop.timestamp()) // 60)))
     unbilled = [i for i in instances if not state[i.pk].billed]
     _existence_minutes(unbilled, state, first, last)
