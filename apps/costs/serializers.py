@@ -68,6 +68,8 @@ class UnallocatedReasonCostSerializer(serializers.Serializer):
 
 
 class UnallocatedSerializer(serializers.Serializer):
+    """The period's money without a project (every filter applied but ``phase``)."""
+
     cost = MoneyField(help_text="Cost of the period's lines without a project.")
     share_pct = serializers.FloatField(
         allow_null=True, help_text="cost / total x 100, 2 decimals; null when the total is 0."
@@ -76,6 +78,9 @@ class UnallocatedSerializer(serializers.Serializer):
 
 
 class MonthToDateSerializer(serializers.Serializer):
+    """This month in the organization's timezone, whatever the period asked for (every filter
+    applied but ``phase``)."""
+
     month_start = serializers.DateField()
     month_end = serializers.DateField()
     today = serializers.DateField(help_text="Today in the organization's timezone.")
