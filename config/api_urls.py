@@ -14,6 +14,8 @@ from apps.alerts import api as alerts_api
 from apps.analysis import api as analysis_api
 from apps.api import views as api_views
 from apps.cloud import api as cloud_api
+from apps.costs import api as costs_api
+from apps.costs import utilization_api
 from apps.digests import api as digests_api
 from apps.exports import api as exports_api
 from apps.recommendations import api as recommendations_api
@@ -81,6 +83,13 @@ v1: list[URLPattern | URLResolver] = [
     path("exports/costs.csv", exports_api.CostsCsvView.as_view(), name="exports-costs-csv"),
     path("exports/focus.csv", exports_api.FocusCsvView.as_view(), name="exports-focus-csv"),
     path("exports/focus", exports_api.FocusPageView.as_view(), name="exports-focus"),
+    path("costs", costs_api.CostReportView.as_view(), name="costs"),
+    path("utilization", utilization_api.UtilizationView.as_view(), name="utilization"),
+    path(
+        "instances/<int:pk>/timeseries",
+        utilization_api.InstanceTimeseriesView.as_view(),
+        name="instance-timeseries",
+    ),
     path("", include(router.urls)),
 ]
 

@@ -271,6 +271,9 @@ SPECTACULAR_SETTINGS = {
         # The phases of a segment, of its unseparated pairs, of the evidence summary: one enum.
         "PhaseEnum": "apps.analysis.serializers.PHASE_CHOICES",
         "CurrencyEnum": "apps.accounts.models.Currency",
+        "UtilizationScopeEnum": "apps.costs.utilization.SCOPES",
+        # Keeps the API key scope's enum name now that /utilization has a "scope" too.
+        "ScopeEnum": "apps.accounts.models.ApiKeyScope",
     },
 }
 

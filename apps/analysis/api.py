@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.accounts.roles import MANAGER_ROLES
-from apps.analysis import pricing, selectors, services
+from apps.analysis import fleet_pricing, pricing, selectors, services
 from apps.analysis.serializers import (
     AnalysisSettingsSerializer,
     AnalysisSummarySerializer,
@@ -159,7 +159,9 @@ class AnalysisSummaryView(ConditionalGetMixin, AnalysisAPIView):
         instances = selectors.gpu_instances_in_period(
             organization=organization, start=start, end=end
         )
-        items = pricing.instances_waste(
+        # From the hourly phase minutes the analysis stored, not per-minute labels rebuilt
+        # for the whole fleet (same figures; see fleet_pricing).
+        items = fleet_pricing.instances_waste(
             instances=instances, start=start, end=end, currency=organization.currency
         )
         body: dict[str, Any] = {

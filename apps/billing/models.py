@@ -76,6 +76,8 @@ class BillLine(OrganizationScopedModel):
         indexes = [
             models.Index(fields=["organization", "month"]),
             models.Index(fields=["account", "month"]),
+            # An instance's lines over a period: the analysis' billed hours (fleet_pricing).
+            models.Index(fields=["instance", "fee_begin_at"], name="billline_instance_fee"),
         ]
 
     def __str__(self) -> str:

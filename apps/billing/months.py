@@ -26,6 +26,8 @@ from typing import Any
 from django.db import transaction
 
 from apps.billing.instances import bill_lines_learn_instances
+from apps.billing.models import BillLine
+from apps.billing.signals import bill_lines_changed
 from apps.billing.sync import BEIJING, BillsResult, sync_bills
 from apps.cloud.models import CloudAccount, SyncKind, SyncState
 from apps.cloud.providers.tencent.client import TencentClient
@@ -133,7 +135,9 @@ def sync_bill_months(
     # The first sync (and the first after the bookkeeping existed) looks at every stored month;
     # later ones at the months they read.
     first = state is None or (state.progress or {}).get("current_month") is None
-    bill_lines_learn_instances(account=account, now=now, months=None if first else months)
+    attached = bill_lines_learn_instances(
+        account=account, now=now, months=None if first else months
+    )
     if state is not None:
         bookkeeping = next_bookkeeping(state, results, now=now)
         # Only the bookkeeping keys change: the row was read before the months, and since then
@@ -143,4 +147,8 @@ def sync_bill_months(
             merged = {**(current.progress or {}), **bookkeeping}
             merged.pop("previous_month_synced_on", None)
             SyncState.objects.filter(pk=state.pk).update(progress=merged)
+    # Lines attached to learned instances may be of any month (see bill_lines_learn_instances).
+    bill_lines_changed.send(
+        sender=BillLine, organization=account.organization, months=None if attached else months
+    )
     return results

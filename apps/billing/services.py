@@ -8,6 +8,7 @@ from django.db import transaction
 
 from apps.accounts.models import Organization
 from apps.billing.models import BillLine
+from apps.billing.signals import bill_lines_changed
 
 if TYPE_CHECKING:
     from apps.cloud.projects import ProjectResolver
@@ -32,4 +33,6 @@ def bill_lines_reassign_projects(*, organization: Organization, resolver: Projec
     for project_id, ids in groups.items():
         for start in range(0, len(ids), 5000):
             BillLine.objects.filter(pk__in=ids[start : start + 5000]).update(project_id=project_id)
+    if changed:
+        bill_lines_changed.send(sender=BillLine, organization=organization, months=None)
     return changed

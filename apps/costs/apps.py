@@ -7,3 +7,10 @@ class CostsConfig(AppConfig):
     name = "apps.costs"
     label = "costs"
     verbose_name = "Costs"
+
+    def ready(self) -> None:
+        # The daily cost rollup follows the bill lines (billing cannot import costs).
+        from apps.billing.signals import bill_lines_changed
+        from apps.costs.services import on_bill_lines_changed
+
+        bill_lines_changed.connect(on_bill_lines_changed, dispatch_uid="costs.cost_days")

@@ -223,6 +223,22 @@ PROBES |= {
     ),
 }
 
+# The cost report grouped by instance: Globex's billed instance would show as its resource id.
+PROBES["/api/v1/costs"] = Probe(
+    "instance",
+    exposed=lambda body: {key["value"] for group in body["groups"] for key in group["keys"]},
+    identify=lambda instance: instance.provider_id,  # type: ignore[attr-defined]
+    query={**GLOBEX_PERIOD, "group_by": "instance"},
+)
+# Usage per instance: Globex's instance would show as its id.
+PROBES["/api/v1/utilization"] = Probe(
+    "instance",
+    exposed=lambda body: {group["key"] for group in body["groups"]},
+    identify=lambda instance: str(instance.pk),
+    query={**GLOBEX_PERIOD, "scope": "instance"},
+)
+PROBES["/api/v1/instances/{id}/timeseries"] = Probe("instance", query=GLOBEX_PERIOD)
+
 NOT_ORGANIZATION_SCOPED: dict[str, str] = {
     "/api/v1/auth/csrf": "hands out a CSRF cookie; no organization's data",
     "/api/v1/auth/login": "signs a person in; answers with that person's own memberships",

@@ -30,6 +30,8 @@ from apps.analysis.models import (
 from apps.billing.models import BalanceSnapshot, BillLine
 from apps.cloud.models import Instance, Project, ProjectTagKey, SyncState
 from apps.cloud.services import cloud_account_create
+from apps.costs.models import CostDay, CostRollupState
+from apps.costs.services import cost_days_rebuild
 from apps.digests.models import DigestDelivery, DigestSubscription, Holiday
 from apps.metrics.models import InstanceDayRollup, InstanceHourRollup, ProjectDayRollup
 from apps.recommendations.models import Recommendation, RecommendationSettings
@@ -197,6 +199,10 @@ def globex_world(globex: Organization, bob: User) -> GlobexWorld:
         message_id="<digest.globex@localhost>",
     )
     objects["holiday"] = Holiday.objects.create(organization=globex, date=DAY, name="Globex day")
+    # The costs app's daily rollup of Globex's bill line (a bills sync would build it).
+    cost_days_rebuild(organization=globex)
+    objects["cost_day"] = CostDay.objects.get(organization=globex)
+    objects["cost_rollup_state"] = CostRollupState.objects.get(organization=globex)
     return GlobexWorld(organization=globex, objects=objects)
 
 

@@ -28,7 +28,7 @@ from .offwindow import (
 from .profile import HourOfWeekProfile, hour_of_week_profile
 from .segments import Segment, SegmentTable, segment_table, segments
 from .thresholds import DEFAULT_THRESHOLDS, REAL_PHASES, Phase, PhaseThresholds
-from .waste import PhaseCost, WasteReport, waste
+from .waste import PhaseCost, WasteReport, waste, waste_of_minutes
 
 __all__ = [
     "DEFAULT_THRESHOLDS",
@@ -55,5 +55,6 @@ __all__ = [
     "segments",
     "unseparated_phases",
     "waste",
+    "waste_of_minutes",
     "window_text",
 ]

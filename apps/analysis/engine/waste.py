@@ -8,7 +8,7 @@ per-phase amounts always add up to the total, which is what finance reconciles a
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
@@ -86,7 +86,33 @@ def waste(
     if label_array.size and (label_array.min() < 0 or label_array.max() > max(Phase)):
         raise ValueError("labels: values must be Phase values")
     minutes_by_phase = np.bincount(label_array.reshape(-1).astype(np.int64), minlength=len(Phase))
-    minutes = [int(m) for m in minutes_by_phase]
+    return waste_of_minutes(
+        [int(m) for m in minutes_by_phase],
+        hourly_price,
+        gpu_count=gpu_count,
+        total_cost=total_cost,
+    )
+
+
+def waste_of_minutes(
+    minutes: Sequence[int],
+    hourly_price: Decimal,
+    *,
+    gpu_count: int = 1,
+    total_cost: Decimal | None = None,
+) -> WasteReport:
+    """``waste`` of labels already counted: ``minutes`` per phase, in Phase order.
+
+    For readers of the stored per-hour phase minutes (``PhaseDay``), which never rebuild the
+    per-minute labels; the same labels counted give the same report as ``waste``.
+    """
+    if not isinstance(hourly_price, Decimal) or not hourly_price.is_finite():
+        raise ValueError("hourly_price: must be a finite Decimal")
+    if hourly_price < 0:
+        raise ValueError("hourly_price: must not be negative")
+    if len(minutes) != len(Phase) or any(m < 0 for m in minutes):
+        raise ValueError("minutes: expected a non-negative count per phase")
+    minutes = [int(m) for m in minutes]
     total_minutes = sum(minutes)
 
     if total_cost is None:

@@ -1,0 +1,156 @@
+"""``GET /api/v1/costs``: the organization's billed money by period and dimension.
+
+A thin adapter: the query string is validated by ``params``, the figures come from
+``selectors`` (bill lines summed in SQL), and the answer is shaped as ``CostReportSerializer``
+documents it.
+"""
+
+from __future__ import annotations
+
+import zoneinfo
+from decimal import Decimal
+from typing import Any
+
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.api.views import OrganizationAPIView
+from apps.costs import selectors, services
+from apps.costs.params import DIMENSIONS, GRANULARITIES, MAX_DAYS, MAX_GROUP_BY, cost_query_parse
+from apps.costs.serializers import CostReportSerializer, money
+
+UNALLOCATED = "Unallocated"
+NONE_LABEL = "(none)"
+FORECAST_METHOD = (
+    "Cost of the month's days before today plus the average daily cost of the last "
+    f"{selectors.RUN_RATE_DAYS} complete days times the days left, today included."
+)
+
+_FILTER_PARAMS = [
+    OpenApiParameter(
+        name,
+        str,
+        description=f"Only lines whose {name} is one of these (comma-separated).",
+    )
+    for name in DIMENSIONS
+]
+
+
+def _key_json(dimension: str, value: str | None, labels: dict[str, dict[str, str]]) -> dict:
+    if value is None:
+        label = UNALLOCATED if dimension == "project" else NONE_LABEL
+    else:
+        label = labels.get(dimension, {}).get(value, value)
+    return {"dimension": dimension, "value": value, "label": label}
+
+
+class CostReportView(OrganizationAPIView):
+    """Billed cost (RealCost) by local day, week or month, grouped by up to two dimensions."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "start", str, description="First local day (yyyy-mm-dd); default: the 1st."
+            ),
+            OpenApiParameter("end", str, description="Last local day, inclusive; default: today."),
+            OpenApiParameter(
+                "granularity",
+                str,
+                enum=list(GRANULARITIES),
+                description="Bucket size (weeks start on Monday). The period may be at most "
+                f"{MAX_DAYS['day']} days by day, {MAX_DAYS['week']} by week or month.",
+            ),
+            OpenApiParameter(
+                "group_by",
+                str,
+                description=f"Up to {MAX_GROUP_BY} comma-separated dimensions of "
+                f"{', '.join(DIMENSIONS)} or tag:<key>.",
+            ),
+            OpenApiParameter(
+                "currency", str, enum=["CNY", "USD"], description="Default: the organization's."
+            ),
+            *_FILTER_PARAMS,
+            OpenApiParameter(
+                "tag:<key>", str, description="Filter on a tag, e.g. tag:team=research."
+            ),
+        ],
+        responses={
+            200: CostReportSerializer,
+            400: OpenApiResponse(description="A parameter is invalid; the body names it."),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        organization = self.tenant.organization
+        now = timezone.now()
+        query = cost_query_parse(
+            request.query_params.dict(),
+            tz=organization.timezone,
+            currency=organization.currency,
+            today=now.astimezone(zoneinfo.ZoneInfo(organization.timezone)).date(),
+        )
+        # Builds the daily rollup only if it never was (or in another timezone); bills syncs
+        # keep it current (services.on_bill_lines_changed).
+        services.cost_days_ensure(organization)
+        report = selectors.cost_report(organization=organization, query=query)
+        unallocated = selectors.unallocated(organization=organization, query=query)
+        mtd = selectors.month_to_date(organization=organization, query=query, now=now)
+        previous = query.previous()
+        body: dict[str, Any] = {
+            "start": query.start,
+            "end": query.end,
+            "timezone": organization.timezone,
+            "granularity": query.granularity,
+            "group_by": list(query.group_by),
+            "filters": {name: sorted(values) for name, values in sorted(query.filters.items())},
+            "currency": query.currency,
+            "buckets": report.buckets,
+            "total": money(report.total),
+            "previous_period": {
+                "start": previous.start,
+                "end": previous.end,
+                "cost": money(report.previous_total),
+            },
+            "unallocated": {
+                "cost": money(unallocated.cost),
+                "share_pct": round(float(unallocated.cost / report.total * 100), 2)
+                if report.total
+                else None,
+                "by_reason": [
+                    {"reason": reason.value, "reason_label": reason.label, "cost": money(cost)}
+                    for reason, cost in unallocated.by_reason.items()
+                ],
+            },
+            "month_to_date": {
+                "month_start": mtd.month_start,
+                "month_end": mtd.month_end,
+                "today": mtd.today,
+                "cost": money(mtd.cost),
+                "cost_before_today": money(mtd.cost_before_today),
+                "run_rate_daily": money(mtd.run_rate_daily),
+                "run_rate_days": mtd.run_rate_days,
+                "days_left": mtd.days_left,
+                "forecast": money(mtd.forecast),
+                "method": FORECAST_METHOD,
+            },
+            "groups": [
+                {
+                    "keys": [
+                        _key_json(name, value, report.labels)
+                        for name, value in zip(query.group_by, group.key, strict=True)
+                    ],
+                    "cost": money(group.total),
+                    "previous_cost": money(group.previous_total),
+                    "series": [
+                        {
+                            "period_start": bucket,
+                            "cost": money(group.series.get(bucket, Decimal(0))),
+                        }
+                        for bucket in report.buckets
+                    ],
+                }
+                for group in report.groups
+            ],
+        }
+        return Response(body)

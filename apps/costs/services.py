@@ -1,0 +1,107 @@
+"""Writes of the costs app: rebuilding the daily cost rollup from the bill lines."""
+
+from __future__ import annotations
+
+import datetime as dt
+import zoneinfo
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Count, Max, Min
+from django.db.models.functions import TruncDate
+
+from apps.accounts.models import Organization
+from apps.billing.models import BillLine
+from apps.billing.sync import BEIJING
+from apps.costs.models import CostDay, CostRollupState
+from apps.costs.sums import grouped_sums
+
+GROUP_COLUMNS = (
+    "instance_id",
+    "project_id",
+    "currency",
+    "action_type",
+    "pay_mode_name",
+    "region_name",
+    "zone_name",
+    "tags",
+)
+
+
+def _month_bounds(month: str) -> tuple[dt.datetime, dt.datetime]:
+    first = dt.date.fromisoformat(f"{month}-01")
+    following = (first + dt.timedelta(days=32)).replace(day=1)
+    return (
+        dt.datetime.combine(first, dt.time(), tzinfo=BEIJING),
+        dt.datetime.combine(following, dt.time(), tzinfo=BEIJING),
+    )
+
+
+@transaction.atomic
+def cost_days_rebuild(*, organization: Organization, months: Sequence[str] | None = None) -> int:
+    """Rebuild the organization's ``CostDay`` rows of the local days the bill ``months`` touch
+    (all of them with ``months=None``, or when the timezone changed). Returns rows written.
+
+    Whole local days are deleted and summed again from every line whose fee begins on them,
+    so a day shared by two bill months is never half rebuilt. Concurrent rebuilds of one
+    organization wait for each other (a lock on its state row).
+    """
+    tz_name = organization.timezone
+    tz = zoneinfo.ZoneInfo(tz_name)
+    state, _ = CostRollupState.objects.select_for_update().get_or_create(
+        organization=organization, defaults={"tz": tz_name}
+    )
+    lines = BillLine.objects.for_organization(organization)
+    days = CostDay.objects.filter(organization=organization)
+    if months is not None and state.tz == tz_name:
+        months = sorted(set(months))
+        if not months:
+            return 0
+        # The months' own span, widened to their lines' fee times (a late adjustment of a
+        # month may be dated after it).
+        begin, end = _month_bounds(months[0])[0], _month_bounds(months[-1])[1]
+        span = lines.filter(month__in=months).aggregate(
+            first=Min("fee_begin_at"), last=Max("fee_begin_at")
+        )
+        begin = min(begin, span["first"] or begin)
+        end = max(end, (span["last"] or end) + dt.timedelta(seconds=1))
+        first_day = begin.astimezone(tz).date()
+        last_day = (end - dt.timedelta(microseconds=1)).astimezone(tz).date()
+        lines = lines.filter(
+            fee_begin_at__gte=dt.datetime.combine(first_day, dt.time(), tzinfo=tz),
+            fee_begin_at__lt=dt.datetime.combine(
+                last_day + dt.timedelta(days=1), dt.time(), tzinfo=tz
+            ),
+        )
+        days = days.filter(day__gte=first_day, day__lte=last_day)
+    days.delete()
+    fields: dict[str, Any] = {"day": TruncDate("fee_begin_at", tzinfo=tz)}
+    rows = [
+        CostDay(
+            organization=organization,
+            cost=amount,
+            line_count=count,
+            **{name: row[name] for name in ("day", *GROUP_COLUMNS)},
+        )
+        for row, amount, count in grouped_sums(
+            lines, fields, columns=GROUP_COLUMNS, count=Count("id")
+        )
+    ]
+    CostDay.objects.bulk_create(rows, batch_size=5000)
+    state.tz = tz_name
+    state.save()
+    return len(rows)
+
+
+def cost_days_ensure(organization: Organization) -> None:
+    """Build the rollup if it never was, or was built in another timezone."""
+    state = CostRollupState.objects.filter(organization=organization).first()
+    if state is None or state.tz != organization.timezone:
+        cost_days_rebuild(organization=organization)
+
+
+def on_bill_lines_changed(
+    sender: Any, *, organization: Organization, months: Sequence[str] | None, **kwargs: Any
+) -> None:
+    cost_days_rebuild(organization=organization, months=months)

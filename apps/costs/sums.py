@@ -1,0 +1,51 @@
+"""Exact grouped sums of money on both databases.
+
+PostgreSQL sums NUMERIC exactly. SQLite (the embedded default) sums decimals as floats, which
+drifts by fractions of a cent over thousands of rows, so there the rows come back ungrouped and
+are summed in Python with Decimal (see ``apps.billing.selectors.cost_totals``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from django.db import connection
+from django.db.models import Aggregate, QuerySet, Sum
+
+
+def grouped_sums(
+    rows: QuerySet[Any],
+    fields: Mapping[str, Any],
+    *,
+    columns: Sequence[str] = (),
+    count: Aggregate | None = None,
+    amount: str = "cost",
+) -> Iterable[tuple[dict[str, Any], Decimal, int]]:
+    """(group, sum of ``amount``, rows counted) per distinct value of ``fields`` + ``columns``.
+
+    ``count`` is an aggregate counting the group's rows (None: 0 is reported).
+    """
+    names = [*fields, *columns]
+    annotated = rows.annotate(**fields).order_by()
+    if connection.vendor == "postgresql":
+        aggregates: dict[str, Any] = {"amount_sum": Sum(amount)}
+        if count is not None:
+            aggregates["row_count"] = count
+        for row in annotated.values(*names).annotate(**aggregates).iterator(chunk_size=5000):
+            total = row.pop("amount_sum") or Decimal(0)
+            counted = row.pop("row_count", 0)
+            yield row, total, counted
+        return
+    totals: dict[tuple, list[Any]] = defaultdict(lambda: [Decimal(0), 0, None])
+    for row in annotated.values(*names, amount).iterator(chunk_size=5000):
+        value = row.pop(amount)
+        key = tuple(repr(sorted(v.items())) if isinstance(v, dict) else v for v in row.values())
+        entry = totals[key]
+        entry[0] += value
+        entry[1] += 1
+        entry[2] = row
+    for total, counted, row in totals.values():
+        yield row, total, counted

@@ -1,0 +1,274 @@
+"""Reads of GPU utilization: fleet, project and instance usage, and an instance's time series.
+
+Everything is read from the hourly and daily rollups the metrics app writes at ingest
+(``InstanceHourRollup``, ``InstanceDayRollup``) and the analysis' phase minutes; raw per-minute
+data is read only for an instance's time series at minute resolution, whose range is bounded.
+
+- ``gpu_hours``: cards x hours with a GPU utilization point (the rollups' ``gpu_hours``).
+- ``gpu_util_avg_pct``: card-weighted mean utilization, ``gpu_busy_hours / gpu_hours x 100``.
+- ``gpu_util_p95_pct``: the 95th percentile (linear interpolation) of the hourly mean
+  utilization of the scope's instance-hours. A p95 of minutes cannot be derived from hourly
+  rollups; this is the p95 of what a reader of hourly charts sees.
+- Phases (minutes, GPU-hours, billed money) come from ``analysis.fleet_pricing``, the numbers of
+  ``/analysis/summary``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+from django.db import connection
+
+from apps.accounts.models import Organization
+from apps.analysis import fleet_pricing
+from apps.analysis.engine import Phase
+from apps.analysis.pricing import InstanceWaste, PhaseFigures
+from apps.analysis.selectors import gpu_instances_in_period
+from apps.cloud.models import Instance
+from apps.metrics.constants import Metric
+from apps.metrics.models import InstanceDayRollup, InstanceHourRollup
+from apps.metrics.selectors import metrics_read_many
+
+SCOPES = ("fleet", "project", "instance")
+MAX_POINTS = 1500
+SERIES_METRICS = (Metric.GPU_UTIL_PCT, Metric.GPU_MEM_USED_PCT, Metric.CPU_UTIL_PCT)
+
+GroupKey = int | None
+
+
+@dataclasses.dataclass
+class Usage:
+    key: GroupKey
+    instance_ids: list[int] = dataclasses.field(default_factory=list)
+    gpu_hours: float = 0.0
+    gpu_busy_hours: float = 0.0
+    gpu_util_p95_pct: float | None = None
+    by_phase: dict[Phase, PhaseFigures] = dataclasses.field(default_factory=dict)
+    cost: Decimal = Decimal(0)
+    currency: str = ""
+
+    @property
+    def gpu_util_avg_pct(self) -> float | None:
+        if not self.gpu_hours:
+            return None
+        return round(self.gpu_busy_hours / self.gpu_hours * 100, 2)
+
+
+def _key(instance: Instance, scope: str) -> GroupKey:
+    if scope == "project":
+        return instance.project_id
+    if scope == "instance":
+        return instance.pk
+    return None
+
+
+def _rollup_stats(
+    organization: Organization,
+    instances: Sequence[Instance],
+    scope: str,
+    start: dt.datetime,
+    end: dt.datetime,
+) -> dict[GroupKey, tuple[float, float, float | None]]:
+    """Group key -> (GPU-hours, busy GPU-hours, p95 of hourly mean util) over the hours."""
+    key_of = {instance.pk: _key(instance, scope) for instance in instances}
+    if not key_of:
+        return {}
+    if connection.vendor == "postgresql":
+        # One grouped query: the percentile per group is computed by PostgreSQL.
+        column = {"fleet": "NULL::int", "project": "i.project_id", "instance": "r.instance_id"}[
+            scope
+        ]
+        sql = f"""
+            SELECT {column} AS group_key, SUM(r.gpu_hours), SUM(r.gpu_busy_hours),
+                   percentile_cont(0.95) WITHIN GROUP (ORDER BY r.gpu_util_pct_avg)
+            FROM {InstanceHourRollup._meta.db_table} r
+            JOIN {Instance._meta.db_table} i ON i.id = r.instance_id
+            WHERE r.organization_id = %s AND r.hour_start >= %s AND r.hour_start < %s
+              AND r.instance_id = ANY(%s) AND r.gpu_util_pct_minutes > 0
+            GROUP BY 1
+        """
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [organization.pk, start, end, list(key_of)])
+            return {
+                key: (float(hours or 0), float(busy or 0), None if p95 is None else float(p95))
+                for key, hours, busy, p95 in cursor.fetchall()
+            }
+    values: dict[GroupKey, list[tuple[float, float, float]]] = defaultdict(list)
+    rows = InstanceHourRollup.objects.filter(
+        organization=organization,
+        hour_start__gte=start,
+        hour_start__lt=end,
+        instance_id__in=list(key_of),
+        gpu_util_pct_minutes__gt=0,
+    ).values_list("instance_id", "gpu_hours", "gpu_busy_hours", "gpu_util_pct_avg")
+    for instance_id, hours, busy, avg in rows.iterator(chunk_size=5000):
+        values[key_of[instance_id]].append((hours or 0.0, busy or 0.0, float(avg or 0.0)))
+    return {
+        key: (
+            sum(v[0] for v in items),
+            sum(v[1] for v in items),
+            float(np.percentile([v[2] for v in items], 95)),
+        )
+        for key, items in values.items()
+    }
+
+
+def usage(
+    *,
+    organization: Organization,
+    scope: str,
+    start: dt.datetime,
+    end: dt.datetime,
+    project_id: int | None = None,
+) -> tuple[Usage, list[Usage]]:
+    """The whole selection's usage and one row per group of ``scope`` (none for ``fleet``).
+
+    ``project_id`` narrows the selection to one project's instances.
+    """
+    instances = gpu_instances_in_period(organization=organization, start=start, end=end)
+    if project_id is not None:
+        instances = [i for i in instances if i.project_id == project_id]
+    figures = fleet_pricing.instances_waste(
+        instances=instances, start=start, end=end, currency=organization.currency
+    )
+    per_group = _rollup_stats(organization, instances, scope, start, end)
+    overall = _rollup_stats(organization, instances, "fleet", start, end).get(None)
+    total = _summed(None, instances, figures, overall, organization.currency)
+    if scope == "fleet":
+        return total, []
+    grouped: dict[GroupKey, tuple[list[Instance], list[InstanceWaste]]] = {}
+    for instance, item in zip(instances, figures, strict=True):
+        members, items = grouped.setdefault(_key(instance, scope), ([], []))
+        members.append(instance)
+        items.append(item)
+    rows = [
+        _summed(key, members, items, per_group.get(key), organization.currency)
+        for key, (members, items) in grouped.items()
+    ]
+    rows.sort(key=lambda u: (-u.cost, -u.gpu_hours, u.key is None, u.key or 0))
+    return total, rows
+
+
+def _summed(
+    key: GroupKey,
+    instances: Sequence[Instance],
+    figures: Sequence[InstanceWaste],
+    stats: tuple[float, float, float | None] | None,
+    currency: str,
+) -> Usage:
+    hours, busy, p95 = stats or (0.0, 0.0, None)
+    by_phase = {
+        phase: PhaseFigures(
+            minutes=sum(f.by_phase[phase].minutes for f in figures),
+            gpu_hours=sum((f.by_phase[phase].gpu_hours for f in figures), Decimal(0)),
+            cost=sum((f.by_phase[phase].cost for f in figures), Decimal("0.00")),
+        )
+        for phase in Phase
+    }
+    return Usage(
+        key=key,
+        instance_ids=[i.pk for i in instances],
+        gpu_hours=round(hours, 4),
+        gpu_busy_hours=round(busy, 4),
+        gpu_util_p95_pct=None if p95 is None else round(p95, 2),
+        by_phase=by_phase,
+        cost=sum((f.total_cost for f in figures), Decimal("0.00")),
+        currency=currency,
+    )
+
+
+def resolution_for(start: dt.datetime, end: dt.datetime) -> str:
+    """The finest resolution whose points over ``[start, end)`` fit ``MAX_POINTS``."""
+    minutes = (end - start) // dt.timedelta(minutes=1)
+    if minutes <= MAX_POINTS:
+        return "minute"
+    if minutes / 60 <= MAX_POINTS:
+        return "hour"
+    return "day"
+
+
+def point_count(start: dt.datetime, end: dt.datetime, resolution: str) -> int:
+    step = {"minute": 60, "hour": 3600, "day": 86400}[resolution]
+    return -(-int((end - start).total_seconds()) // step)
+
+
+def _number(value: Any, digits: int = 2) -> float | None:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return None
+    return round(float(value), digits)
+
+
+def timeseries(
+    *, instance: Instance, start: dt.datetime, end: dt.datetime, resolution: str
+) -> list[dict[str, Any]]:
+    """Points of one instance, only where something was observed, oldest first.
+
+    ``minute``: the raw values; ``hour``/``day``: the rollups' averages, the p95 and max of GPU
+    utilization and the minutes observed (days are UTC days, as the daily rollups are).
+    """
+    if resolution == "minute":
+        arrays = metrics_read_many(
+            instance_ids=[instance.pk], metrics=SERIES_METRICS, start=start, end=end
+        )
+        stacked = np.stack([arrays[m.value][0] for m in SERIES_METRICS])
+        observed = ~np.isnan(stacked).all(axis=0)
+        first = start.replace(second=0, microsecond=0)
+        return [
+            {
+                "t": first + dt.timedelta(minutes=int(j)),
+                "gpu_util_pct": _number(stacked[0, j]),
+                "gpu_util_p95_pct": None,
+                "gpu_util_max_pct": None,
+                "gpu_mem_used_pct": _number(stacked[1, j]),
+                "cpu_util_pct": _number(stacked[2, j]),
+                "observed_minutes": 1,
+            }
+            for j in np.flatnonzero(observed).tolist()
+        ]
+    columns = (
+        "gpu_util_pct_avg",
+        "gpu_util_pct_p95",
+        "gpu_util_pct_max",
+        "gpu_mem_used_pct_avg",
+        "cpu_util_pct_avg",
+        "gpu_util_pct_minutes",
+    )
+    rows: Any
+    if resolution == "hour":
+        rows = (
+            InstanceHourRollup.objects.filter(
+                instance=instance, hour_start__gte=start, hour_start__lt=end
+            )
+            .order_by("hour_start")
+            .values_list("hour_start", *columns)
+        )
+    else:
+        rows = (
+            InstanceDayRollup.objects.filter(
+                instance=instance,
+                day__gte=start.date(),
+                day__lte=(end - dt.timedelta(microseconds=1)).date(),
+            )
+            .order_by("day")
+            .values_list("day", *columns)
+        )
+    return [
+        {
+            "t": t
+            if isinstance(t, dt.datetime)
+            else dt.datetime.combine(t, dt.time(), tzinfo=dt.UTC),
+            "gpu_util_pct": _number(avg),
+            "gpu_util_p95_pct": _number(p95),
+            "gpu_util_max_pct": _number(peak),
+            "gpu_mem_used_pct": _number(mem),
+            "cpu_util_pct": _number(cpu),
+            "observed_minutes": minutes,
+        }
+        for t, avg, p95, peak, mem, cpu, minutes in rows
+    ]
