@@ -27,7 +27,7 @@ from apps.analysis.models import (
     PhaseSegment,
     phase_day_encode,
 )
-from apps.billing.models import BalanceSnapshot, BillLine
+from apps.billing.models import BalanceSnapshot, BillLine, InstanceBillDay
 from apps.cloud.models import Instance, Project, ProjectTagKey, SyncState
 from apps.cloud.services import cloud_account_create
 from apps.costs.models import CostDay, CostRollupState
@@ -114,6 +114,17 @@ def globex_world(globex: Organization, bob: User) -> GlobexWorld:
             fee_end_at=MIDNIGHT + dt.timedelta(hours=1),
             list_cost=Decimal("12.5"),
             cost=Decimal("10"),
+        ),
+        # Billing's day rollup of that line (the bills sync writes it).
+        "instance_bill_day": InstanceBillDay.objects.create(
+            organization=globex,
+            account=account,
+            month="2026-11",
+            instance=instance,
+            day=DAY,
+            cost=Decimal("10"),
+            billed_seconds=3600,
+            lines=1,
         ),
         "balance_snapshot": BalanceSnapshot.objects.create(
             organization=globex,

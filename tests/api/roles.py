@@ -58,6 +58,26 @@ NOT_ORGANIZATION_WRITES: dict[tuple[str, str], Exemption] = {
         frozenset({VIEWER}),
         "any signed-in person may create an organization of their own (a key may not: 403)",
     ),
+    ("patch", "/api/v1/me"): Exemption(
+        frozenset({VIEWER}), "sets the caller's own language (a key has no person: 403)"
+    ),
+    ("post", "/api/v1/digests/unsubscribe"): Exemption(
+        EVERYONE, "addressed by a signed token naming one subscription (RFC 8058 one-click)"
+    ),
+    # Digests go to the subscriber's own mailbox: every member may subscribe themselves; a
+    # subscription is its person's alone (another person's, like the world's, is a 404).
+    ("post", "/api/v1/digest-subscriptions"): Exemption(
+        frozenset({VIEWER}), "subscribes the caller's own mailbox to a digest"
+    ),
+    ("put", "/api/v1/digest-subscriptions/{id}"): Exemption(
+        frozenset({VIEWER}), "only the subscriber's own subscription: another's is a 404"
+    ),
+    ("patch", "/api/v1/digest-subscriptions/{id}"): Exemption(
+        frozenset({VIEWER}), "only the subscriber's own subscription: another's is a 404"
+    ),
+    ("delete", "/api/v1/digest-subscriptions/{id}"): Exemption(
+        frozenset({VIEWER}), "only the subscriber's own subscription: another's is a 404"
+    ),
 }
 
 

@@ -28,6 +28,7 @@ from apps.alerts.models import AlertEvent, AlertRecipient, Budget, ThresholdRule
 from apps.billing.models import BillLine
 from apps.cloud.models import Instance, Project, ProjectTagKey
 from apps.cloud.services import cloud_account_create
+from apps.digests.models import DigestSubscription, Holiday
 from apps.recommendations.models import Recommendation
 from tests.api.globex_world import MIDNIGHT, GlobexWorld, globex_world
 
@@ -173,6 +174,20 @@ def _bill_lines(world: GlobexWorld, user: User, i: int) -> None:
     )
 
 
+def _digest_subscriptions(world: GlobexWorld, user: User, i: int) -> None:
+    # A subscription is its person's own: the list shows the caller's (Alice's) only.
+    subscription = DigestSubscription.objects.create(
+        organization=world.organization, user=user, next_send_at=MIDNIGHT
+    )
+    subscription.projects.set([_projects(world, user, 800 + i)])
+
+
+def _holidays(world: GlobexWorld, user: User, i: int) -> None:
+    Holiday.objects.create(
+        organization=world.organization, date=dt.date(2026, 12, 24 + i), name=f"h{i}"
+    )
+
+
 Adder = Callable[[GlobexWorld, User, int], Any]
 
 # Path -> (the most queries it may take, how to add one more row of what it lists). Five is
@@ -196,6 +211,9 @@ LIST_QUERY_COUNTS: dict[str, tuple[int, Adder]] = {
     # Alerts prefetch their deliveries (one more query for the page).
     "/api/v1/alerts": (6, _alerts),
     "/api/v1/exports/focus": (9, _bill_lines),
+    # Subscriptions prefetch their projects and their latest delivery.
+    "/api/v1/digest-subscriptions": (7, _digest_subscriptions),
+    "/api/v1/holidays": (5, _holidays),
 }
 # Lists that need a query to have rows in a fixed period (Globex's world lives on 2026-11-02).
 LIST_QUERIES = {"/api/v1/exports/focus": "?start=2026-11-01&end=2026-11-30"}
