@@ -224,6 +224,19 @@ function fakeServer(
       row.status_reason = body.reason ?? '';
       row.accepted_at = next === 'accepted' ? '2026-10-27T09:00:00Z' : null;
       row.snoozed_until = next === 'snoozed' ? (body.until ?? null) : null;
+      row.realised =
+        next === 'accepted'
+          ? {
+              weeks_before: 4,
+              weeks_after: 0,
+              weekly_cost_before: '210.00',
+              weekly_cost_after: null,
+              weekly_saving: null,
+              monthly_saving_realised: null,
+              monthly_saving_promised: row.saving.monthly_amount,
+              currency: 'CNY',
+            }
+          : null;
       return { body: row };
     };
   }
@@ -269,7 +282,17 @@ describe('the recommendations page', () => {
   });
 
   it('keeps the status filter in the URL', async () => {
-    const server = fakeServer([SCHEDULE, IDLE_B, { ...IDLE_C, status: 'accepted', accepted_at: '2026-10-25T00:00:00Z' }]);
+    const realised = {
+      weeks_before: 4,
+      weeks_after: 1,
+      weekly_cost_before: '120.00',
+      weekly_cost_after: '30.00',
+      weekly_saving: '90.00',
+      monthly_saving_realised: '385.71',
+      monthly_saving_promised: '400.00',
+      currency: 'CNY',
+    };
+    const server = fakeServer([SCHEDULE, IDLE_B, { ...IDLE_C, status: 'accepted', accepted_at: '2026-10-20T00:00:00Z', realised }]);
     const user = userEvent.setup();
     renderAppAt('/recommendations');
     await screen.findByTestId('rec-group-schedule');
@@ -280,6 +303,10 @@ describe('the recommendations page', () => {
     expect(screen.queryByTestId('rec-row-11')).toBeNull();
     expect(server.find('GET', '/api/v1/recommendations/totals').some((c) => c.query.get('status') === 'accepted')).toBe(true);
     expect(screen.getByRole('button', { name: 'Accepted' }).getAttribute('aria-pressed')).toBe('true');
+    // An accepted row sets what it saved beside what it promised.
+    expect((await screen.findByTestId('realised-line-13')).textContent).toBe(
+      `Realised ${money(realised.monthly_saving_realised)} / month of ${money(realised.monthly_saving_promised)} promised`,
+    );
   });
 
   it('opens on the status a link names', async () => {
@@ -308,6 +335,8 @@ describe('the recommendations page', () => {
     await user.click(screen.getByRole('button', { name: 'Show Accepted' }));
     const moved = await screen.findByTestId('rec-row-11');
     expect(within(moved).getByText(/^Accepted on/)).toBeTruthy();
+    // Just accepted: no bills after it yet.
+    expect((await within(moved).findByTestId('realised-line-11')).textContent).toBe('Realised saving: not measured yet');
     expect(server.store.get(11)!.status).toBe('accepted');
   });
 

@@ -250,6 +250,7 @@ function KindGroup({
                 </td>
                 <td>
                   <SavingText rec={rec} />
+                  {rec.status === 'accepted' && <RealisedLine id={rec.id} />}
                 </td>
                 <td>
                   <ConfidenceText rec={rec} />
@@ -269,6 +270,27 @@ function KindGroup({
       )}
       <Pagination page={list.page} pageSize={list.pageSize} count={list.count} onPage={list.setPage} disabled={list.loading} />
     </section>
+  );
+}
+
+/**
+ * An accepted row's realised saving beside its promise. Lists do not carry it, so it comes from the
+ * recommendation's detail (the same cached answer its page shows), one request per accepted row shown.
+ */
+function RealisedLine({ id }: { id: number }) {
+  const { t } = useTranslation();
+  const detail = useApiData<RecommendationDetail>(queryKeys.recommendation(id), (signal) => recommendationsApi.get(id, signal));
+  const realised = detail.data?.realised;
+  if (!realised) return null;
+  return (
+    <div className="cell-sub small" data-testid={`realised-line-${id}`}>
+      {realised.monthly_saving_realised === null
+        ? t('recommendations.realised.lineTooEarly')
+        : t('recommendations.realised.line', {
+            realised: formatMoney(realised.monthly_saving_realised, realised.currency),
+            promised: formatMoney(realised.monthly_saving_promised, realised.currency),
+          })}
+    </div>
   );
 }
 
