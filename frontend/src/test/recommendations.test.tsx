@@ -260,7 +260,7 @@ describe('the recommendations page', () => {
     expect(screen.getByTestId('rec-group-total-stop_idle').textContent).toBe(`2 recommendations · ${money(idleTotal)} / month`);
     expect(screen.getByTestId('rec-group-total-schedule').textContent).toBe(`1 recommendation · ${money('1234.56')} / month`);
     const all = sumDecimals([SCHEDULE, IDLE_B, IDLE_C].map((r) => r.saving.monthly_amount));
-    expect(screen.getByTestId('rec-summary').textContent).toBe(`3 Open recommendations worth ${money(all)} a month`);
+    expect(screen.getByTestId('rec-summary').textContent).toBe(`3 open recommendations worth ${money(all)} a month`);
 
     // Each group lists its own kind, in the open status the page starts with.
     const idle = screen.getByTestId('rec-group-stop_idle');
@@ -330,7 +330,7 @@ describe('the recommendations page', () => {
     expect(post!.body).toEqual({ action: 'accept' });
     expect(server.find('GET', '/api/v1/recommendations/totals').length).toBeGreaterThan(totalsBefore);
     expect(screen.queryByTestId('rec-group-schedule')).toBeNull(); // No open schedule is left.
-    expect(screen.getByTestId('rec-notice').textContent).toContain('is now Accepted');
+    expect(screen.getByTestId('rec-notice').textContent).toContain('is now accepted');
 
     await user.click(screen.getByRole('button', { name: 'Show Accepted' }));
     const moved = await screen.findByTestId('rec-row-11');

@@ -10,7 +10,7 @@ import { formatDate } from '../../format';
 import { useApiData, usePaginatedList } from '../../hooks';
 import { formatMoney, sumDecimals } from '../../money';
 import { canEditDomain } from '../settings/permissions';
-import { kindLabel, STATUS_LABELS, STATUSES, statusLabel } from './labels';
+import { kindLabel, STATUS_LABELS, STATUSES, statusInline, statusLabel } from './labels';
 import { ConfidenceText, RiskText, SavingText, TargetText } from './parts';
 import { RecommendationActions } from './RecommendationActions';
 
@@ -106,7 +106,7 @@ function RecommendationsList({ org }: { org: Org }) {
           <span>
             <Trans
               i18nKey="recommendations.movedTo"
-              values={{ title: notice.title, status: statusLabel(notice.status) }}
+              values={{ title: notice.title, status: statusInline(notice.status) }}
               components={{ strong: <strong /> }}
             />
           </span>
@@ -130,7 +130,7 @@ function RecommendationsList({ org }: { org: Org }) {
               <span key={sum.currency}>
                 {t('recommendations.summary', {
                   count: sum.count,
-                  status: statusLabel(status),
+                  status: statusInline(status),
                   money: formatMoney(sum.amount, sum.currency),
                 })}
               </span>
@@ -176,7 +176,7 @@ function NoneInStatus({ status, onStatus }: { status: RecommendationStatus; onSt
   }
   return (
     <EmptyState
-      title={t('recommendations.empty.title', { status: statusLabel(status) })}
+      title={t('recommendations.empty.title', { status: statusInline(status) })}
       icon="✦"
       testId="rec-empty"
       action={

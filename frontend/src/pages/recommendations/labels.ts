@@ -27,6 +27,13 @@ export const KIND_LABELS: Record<RecommendationKind, string> = translatedLabels(
 export const STATUSES: RecommendationStatus[] = ['open', 'accepted', 'dismissed', 'snoozed', 'resolved'];
 export const STATUS_LABELS: Record<RecommendationStatus, string> = translatedLabels(STATUSES, 'recommendations.status');
 
+/** The status inside a sentence ("3 open recommendations", "… is now accepted"). */
+const STATUS_INLINE: Record<RecommendationStatus, string> = translatedLabels(STATUSES, 'recommendations.statusInline');
+
+export function statusInline(status: string): string {
+  return (STATUS_INLINE as Record<string, string>)[status] ?? status;
+}
+
 export const ACTIONS: RecommendationActionName[] = ['accept', 'dismiss', 'snooze', 'reopen'];
 
 /** The statuses each action applies to (apps/recommendations/services.py `_ACTIONABLE`). */
