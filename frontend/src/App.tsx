@@ -16,7 +16,9 @@ import { ConnectPage } from './pages/onboarding/ConnectPage';
 import { SetPasswordPage } from './pages/onboarding/SetPasswordPage';
 import { SignupPage } from './pages/onboarding/SignupPage';
 import { VerifyEmailPage } from './pages/onboarding/VerifyEmailPage';
-import { NotFoundPage, RecommendationsPage, ReportsPage } from './pages/PlaceholderPages';
+import { NotFoundPage, ReportsPage } from './pages/PlaceholderPages';
+import { RecommendationDetailPage } from './pages/recommendations/RecommendationDetailPage';
+import { RecommendationsPage } from './pages/recommendations/RecommendationsPage';
 import { ProjectsPage } from './pages/ProjectsPage';
 import { SettingsPage } from './pages/settings/SettingsPage';
 
@@ -73,6 +75,7 @@ export function AppRoutes() {
         <Route path="instances" element={<InstancesPage />} />
         <Route path="instances/:id" element={<InstanceDetailPage />} />
         <Route path="recommendations" element={<RecommendationsPage />} />
+        <Route path="recommendations/:id" element={<RecommendationDetailPage />} />
         <Route path="reports" element={<ReportsPage />} />
         <Route path="settings/*" element={<SettingsPage />} />
         <Route path="*" element={<NotFoundPage />} />

@@ -17,6 +17,11 @@ import type {
   Page,
   Period,
   Project,
+  RecommendationActionInput,
+  RecommendationDetail,
+  RecommendationFilters,
+  Recommendation,
+  RecommendationTotals,
   Role,
   Scope,
   SetPasswordInput,
@@ -128,4 +133,17 @@ export const analysisApi = {
       { group_by: groupBy, start: period.start, end: period.end },
       signal,
     ),
+};
+
+export const recommendationsApi = {
+  /** Without a status the API lists every recommendation that is not resolved. */
+  list: (q: PageQuery, filters: RecommendationFilters, signal?: AbortSignal) =>
+    api.get<Page<Recommendation>>('/api/v1/recommendations', { ...pageParams(q), ...filters }, signal),
+  totals: (filters: RecommendationFilters, signal?: AbortSignal) =>
+    api.get<RecommendationTotals>('/api/v1/recommendations/totals', { ...filters }, signal),
+  get: (id: number, signal?: AbortSignal) =>
+    api.get<RecommendationDetail>(`/api/v1/recommendations/${id}`, undefined, signal),
+  /** Answers with the recommendation as it is after the action (its history included). */
+  act: (id: number, input: RecommendationActionInput) =>
+    api.post<RecommendationDetail>(`/api/v1/recommendations/${id}/actions`, input),
 };

@@ -90,3 +90,30 @@ export type InstanceFilters = { [Name in Exclude<keyof QueryOf<'v1_instances_lis
 export type SummaryGroupBy = NonNullable<QueryOf<'v1_analysis_summary_retrieve'>['group_by']>;
 /** A period of the analysis endpoints: ISO dates or date-times, the end exclusive. */
 export type Period = QueryOf<'v1_instances_phases_retrieve'>;
+
+/* ---------- recommendations ---------- */
+
+export type RecommendationKind = Schemas['RecommendationKindEnum'];
+export type RecommendationStatus = Schemas['RecommendationStatusEnum'];
+/** accept, dismiss (a reason required), snooze (until a future moment), reopen. */
+export type RecommendationActionName = Schemas['ActionEnum'];
+export type RecommendationActionInput = Schemas['ActionInputRequest'];
+/** One recommendation as lists show it: money, confidence and risk, without evidence or history. */
+export type Recommendation = AsRendered<Schemas['Recommendation']>;
+/** One recommendation with its evidence, the action to take, its history and (accepted) realised saving. */
+export type RecommendationDetail = AsRendered<Schemas['RecommendationDetail']>;
+export type RecommendationEvent = AsRendered<Schemas['Event']>;
+export type RecommendationRealised = AsRendered<Schemas['Realised']>;
+export type RecommendationWindow = AsRendered<Schemas['Window']>;
+/** Monthly savings summed by kind and by project (one row per currency). */
+export type RecommendationTotals = AsRendered<Schemas['Totals']>;
+export type RecommendationTotal = AsRendered<Schemas['Total']>;
+/** The list's filters as the query string sends them (one kind and one status at a time from this UI). */
+export interface RecommendationFilters {
+  kind?: RecommendationKind;
+  status?: RecommendationStatus;
+  project?: number;
+  instance?: number;
+  min_saving?: string;
+  ordering?: NonNullable<QueryOf<'v1_recommendations_list'>['ordering']>;
+}

@@ -13,6 +13,9 @@ export const queryKeys = {
   apiKeys: ['api-keys'] as const,
   cloudAccounts: ['cloud-accounts'] as const,
   cloudAccount: (id: number) => ['cloud-account', id] as const,
+  /** Lists and totals share the prefix: an action on one recommendation invalidates both. */
+  recommendations: ['recommendations'] as const,
+  recommendation: (id: number) => ['recommendation', id] as const,
 };
 
 export type QueryKey = readonly unknown[];

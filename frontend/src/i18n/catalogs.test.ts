@@ -22,6 +22,7 @@ import '../api/roles';
 import '../components/SyncProgress';
 import '../format';
 import '../pages/settings/ApiKeysTab';
+import '../pages/recommendations/labels';
 import '../phases';
 
 const SRC = join(__dirname, '..');
@@ -165,6 +166,7 @@ const BUILT_KEYS = [
   ...['waiting', 'running', 'retrying', 'done', 'failed'].map((phase) => `syncProgress.phase.${phase}`),
   ...UI_LANGUAGES.map((language) => `language.${language}`),
   ...THEMES.map((theme) => `shell.theme${theme.charAt(0).toUpperCase()}${theme.slice(1)}`),
+  ...['accepted', 'dismissed', 'snoozed', 'resolved'].map((status) => `recommendations.empty.body.${status}`),
 ];
 
 describe('keys built from values', () => {

@@ -16,17 +16,6 @@ function ComingFromCloud({ title, what, icon }: { title: string; what: string; i
   );
 }
 
-export function RecommendationsPage() {
-  const { t } = useTranslation();
-  return (
-    <ComingFromCloud
-      title={t('nav.recommendations')}
-      icon="✦"
-      what={t('placeholder.recommendations')}
-    />
-  );
-}
-
 export function ReportsPage() {
   const { t } = useTranslation();
   return (

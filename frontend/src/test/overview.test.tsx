@@ -85,9 +85,9 @@ describe('overview and app shell', () => {
 
   it('shows honest empty states on the data pages', async () => {
     mockApi({ 'GET /api/v1/me': { body: makeMe() } });
-    renderAppAt('/recommendations');
+    renderAppAt('/reports');
 
-    expect(await screen.findByRole('heading', { name: 'Recommendations' })).toBeTruthy();
+    expect(await screen.findByRole('heading', { name: 'Reports' })).toBeTruthy();
     expect(screen.getByText(/needs a connected Tencent Cloud account/)).toBeTruthy();
   });
 });

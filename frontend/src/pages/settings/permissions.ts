@@ -9,3 +9,13 @@ const MANAGER_ROLES: Role[] = ['owner', 'admin'];
 export function canManageOrg(role: string | null | undefined): boolean {
   return MANAGER_ROLES.some((manager) => manager === role);
 }
+
+const EDITOR_ROLES: Role[] = ['owner', 'admin', 'lead'];
+
+/**
+ * Owners, admins and team leads change domain data (accept, dismiss, snooze or reopen a recommendation);
+ * viewers and finance only read, and see no action buttons. The backend enforces the same rule (EDITOR_ROLES).
+ */
+export function canEditDomain(role: string | null | undefined): boolean {
+  return EDITOR_ROLES.some((editor) => editor === role);
+}

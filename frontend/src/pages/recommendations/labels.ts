@@ -1,0 +1,159 @@
+/**
+ * Words and rules of the recommendations pages that do not render anything: the kinds and statuses in the
+ * UI language, which action each status allows (the API's own table, so no button is offered that the API
+ * would refuse), the evidence figures' names, and the snooze date as the moment the API wants.
+ */
+import type { RecommendationActionName, RecommendationKind, RecommendationStatus } from '../../api/types';
+import { i18n, translatedLabels } from '../../i18n';
+
+/** Every kind the API knows, in the order the issue lists them; a missing one fails to compile below. */
+const KIND_ORDER: Record<RecommendationKind, number> = {
+  stop_idle: 0,
+  idle_held: 1,
+  schedule: 2,
+  night_downshift: 3,
+  subscription: 4,
+  reserved_instance: 5,
+  spot: 6,
+  downsize: 7,
+  upsize: 8,
+  data_pipeline: 9,
+  thermal: 10,
+};
+export const KINDS = (Object.keys(KIND_ORDER) as RecommendationKind[]).sort((a, b) => KIND_ORDER[a] - KIND_ORDER[b]);
+export const KIND_LABELS: Record<RecommendationKind, string> = translatedLabels(KINDS, 'recommendations.kind');
+
+/** The status filter's order: what needs a decision first. */
+export const STATUSES: RecommendationStatus[] = ['open', 'accepted', 'dismissed', 'snoozed', 'resolved'];
+export const STATUS_LABELS: Record<RecommendationStatus, string> = translatedLabels(STATUSES, 'recommendations.status');
+
+/** The status inside a sentence ("3 open recommendations", "… is now accepted"). */
+const STATUS_INLINE: Record<RecommendationStatus, string> = translatedLabels(STATUSES, 'recommendations.statusInline');
+
+export function statusInline(status: string): string {
+  return (STATUS_INLINE as Record<string, string>)[status] ?? status;
+}
+
+export const ACTIONS: RecommendationActionName[] = ['accept', 'dismiss', 'snooze', 'reopen'];
+
+/** The statuses each action applies to (apps/recommendations/services.py `_ACTIONABLE`). */
+const ACTIONABLE: Record<RecommendationActionName, RecommendationStatus[]> = {
+  accept: ['open', 'snoozed', 'dismissed'],
+  dismiss: ['open', 'snoozed', 'accepted'],
+  snooze: ['open', 'dismissed'],
+  reopen: ['accepted', 'dismissed', 'snoozed'],
+};
+
+/** The actions a recommendation in `status` allows (none once resolved: the finding is gone). */
+export function allowedActions(status: RecommendationStatus): RecommendationActionName[] {
+  return ACTIONS.filter((action) => ACTIONABLE[action].includes(status));
+}
+
+export function kindLabel(kind: string, fallback?: string): string {
+  return (KIND_LABELS as Record<string, string>)[kind] ?? fallback ?? kind;
+}
+
+export function statusLabel(status: string): string {
+  return (STATUS_LABELS as Record<string, string>)[status] ?? status;
+}
+
+/** The evidence figure names the rules write; others are shown with their underscores as spaces. */
+export const FIGURE_NAMES = [
+  'analysed_minutes',
+  'billed_compute_cost',
+  'billed_hours',
+  'break_even_uptime_pct',
+  'commitment_monthly',
+  'current_cost_per_million_samples',
+  'current_samples_per_hour',
+  'data_bound_minutes',
+  'data_bound_share_pct',
+  'gpu_mem_avg_pct',
+  'gpu_mem_peak_pct',
+  'gpu_util_avg_pct',
+  'gpu_util_p95_pct',
+  'hot_hours',
+  'hourly_price',
+  'hours_per_month',
+  'idle_gpu_util_p95_max_pct',
+  'idle_held_hours',
+  'idle_hours',
+  'idle_share_pct',
+  'memory_pressure_share_pct',
+  'night_p95_peak_pct',
+  'observed_hours',
+  'p95_max_pct',
+  'payg_monthly',
+  'postpaid_hourly',
+  'running_hours_per_week_in_window',
+  'spot_hourly',
+  'supporting_weeks',
+  'target_cost_per_million_samples',
+  'target_hourly',
+  'target_samples_per_hour',
+  'temp_p95_peak_c',
+  'tz',
+  'uptime_pct',
+  'weekly_hours',
+  'weekly_off_hours',
+] as const;
+const FIGURE_LABELS: Record<string, string> = translatedLabels(FIGURE_NAMES, 'recommendations.figure');
+
+/** "idle_share_pct" -> "Idle share (%)"; a nested figure ("options.monthly") names its parent first. */
+export function figureLabel(name: string): string {
+  const [head = name, ...rest] = name.split('.');
+  const known = FIGURE_LABELS[head];
+  const first = known ?? head.replace(/_/g, ' ');
+  return rest.length ? i18n.t('recommendations.figure.nested', { parent: first, child: rest.join(' · ').replace(/_/g, ' ') }) : first;
+}
+
+/** How the saving's price was found: the bills (a discounted price actually paid) or the catalog. */
+export const PRICE_SOURCES = ['bills', 'catalog', 'none'] as const;
+const PRICE_SOURCE_LABELS: Record<string, string> = translatedLabels(PRICE_SOURCES, 'recommendations.priceSource');
+
+export function priceSourceLabel(source: string): string {
+  return PRICE_SOURCE_LABELS[source] ?? source;
+}
+
+export const CONFIDENCE_LEVELS = ['high', 'medium', 'low'] as const;
+export const CONFIDENCE_LABELS: Record<string, string> = translatedLabels(CONFIDENCE_LEVELS, 'recommendations.confidence');
+
+/** Risk 0..4 in words: none, low, moderate, high, very high. */
+export const RISK_LEVELS = ['0', '1', '2', '3', '4'] as const;
+const RISK_LABELS: Record<string, string> = translatedLabels(RISK_LEVELS, 'recommendations.risk');
+
+export function riskLabel(level: number): string {
+  return RISK_LABELS[String(level)] ?? String(level);
+}
+
+function zoneOffsetMs(utcMs: number, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(new Date(utcMs));
+  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour') % 24, get('minute'), get('second'));
+  return asUtc - utcMs;
+}
+
+/**
+ * The first moment of calendar day `day` (YYYY-MM-DD) in `timeZone`, as the ISO instant (with its `Z`) the
+ * snooze action needs: the API refuses a time without an offset, and "until 3 November" means the
+ * organization's midnight, not the browser's. Null for a malformed day.
+ */
+export function startOfDayIn(day: string, timeZone: string): string | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!m) return null;
+  const naive = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  if (new Date(naive).toISOString().slice(0, 10) !== day) return null;
+  let utc = naive - zoneOffsetMs(naive, timeZone);
+  // Across a DST change the offset at midnight differs from the guess's: correct once.
+  utc = naive - zoneOffsetMs(utc, timeZone);
+  return new Date(utc).toISOString().replace('.000Z', 'Z');
+}

@@ -1,0 +1,139 @@
+/** Small pieces both recommendation pages show: money with how it was computed, confidence, risk, copy. */
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import type { Recommendation } from '../../api/types';
+import { formatMoney } from '../../money';
+import { formatNumber } from '../../format';
+import { CONFIDENCE_LABELS, priceSourceLabel, riskLabel, statusLabel } from './labels';
+
+const STATUS_TONES: Record<string, string> = {
+  open: 'info',
+  accepted: 'success',
+  dismissed: 'muted',
+  snoozed: 'muted',
+  resolved: 'muted',
+};
+
+export function StatusBadge({ status }: { status: string }) {
+  return <span className={`badge badge--${STATUS_TONES[status] ?? 'muted'}`}>{statusLabel(status)}</span>;
+}
+
+/** The instance (a link to its page) or the project the recommendation is about. */
+export function TargetText({ rec }: { rec: Recommendation }) {
+  const { t } = useTranslation();
+  if (rec.instance !== null) {
+    return (
+      <span>
+        <Link to={`/instances/${rec.instance}`}>{rec.instance_name ?? t('recommendations.instanceNumber', { id: rec.instance })}</Link>
+        {rec.project_name && <span className="cell-sub muted"> · {rec.project_name}</span>}
+      </span>
+    );
+  }
+  return <span>{t('recommendations.projectTarget', { name: rec.project_name ?? t('common.unallocated') })}</span>;
+}
+
+/** "¥1,234.56 / month", with the formula and where the price came from underneath. */
+export function SavingText({ rec, withFormula = true }: { rec: Recommendation; withFormula?: boolean }) {
+  const { t } = useTranslation();
+  const { saving } = rec;
+  return (
+    <div>
+      <div className="cell-title" data-testid="saving-amount">
+        {t('recommendations.perMonth', { money: formatMoney(saving.monthly_amount, saving.currency) })}
+      </div>
+      {withFormula && (
+        <div className="cell-sub muted small" data-testid="saving-formula">
+          {saving.formula}
+          {' · '}
+          {t('recommendations.priceFrom', { source: priceSourceLabel(saving.price_source) })}
+        </div>
+      )}
+    </div>
+  );
+}
+
+export function ConfidenceText({ rec }: { rec: Recommendation }) {
+  const { t } = useTranslation();
+  const { confidence } = rec;
+  return (
+    <div>
+      <div>{CONFIDENCE_LABELS[confidence.level] ?? confidence.level}</div>
+      <div className="cell-sub muted small">
+        {t('recommendations.confidenceDetail', {
+          days: formatNumber(confidence.evidence_days),
+          coverage: formatNumber(confidence.coverage_pct),
+        })}
+      </div>
+    </div>
+  );
+}
+
+/** Risk 0-4 as "2/4 · moderate" with the rule's reason. */
+export function RiskText({ rec }: { rec: Recommendation }) {
+  const { t } = useTranslation();
+  const { risk } = rec;
+  return (
+    <div>
+      <div>
+        <span className={`rec-risk rec-risk--${risk.level}`} aria-hidden="true">
+          {[0, 1, 2, 3].map((i) => (
+            <span key={i} className={i < risk.level ? 'rec-risk__pip rec-risk__pip--on' : 'rec-risk__pip'} />
+          ))}
+        </span>
+        {t('recommendations.riskLevel', { level: risk.level, label: riskLabel(risk.level) })}
+      </div>
+      <div className="cell-sub muted small">{risk.reason}</div>
+    </div>
+  );
+}
+
+async function writeClipboard(text: string): Promise<boolean> {
+  try {
+    if (navigator.clipboard?.writeText) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch {
+    // fall through: an insecure origin or a refused permission
+  }
+  const area = document.createElement('textarea');
+  area.value = text;
+  area.setAttribute('readonly', '');
+  area.style.position = 'fixed';
+  area.style.opacity = '0';
+  document.body.appendChild(area);
+  area.select();
+  try {
+    return document.execCommand('copy');
+  } catch {
+    return false;
+  } finally {
+    area.remove();
+  }
+}
+
+/** A block of shell text (a command, cron lines) with a button that copies exactly that text. */
+export function CopyableCode({ text, label, testId }: { text: string; label: string; testId?: string }) {
+  const { t } = useTranslation();
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  return (
+    <div className="rec-code" data-testid={testId}>
+      <pre>
+        <code>{text}</code>
+      </pre>
+      <button
+        type="button"
+        className="btn btn--small"
+        aria-label={t('recommendations.copyLabel', { what: label })}
+        onClick={async () => setState((await writeClipboard(text)) ? 'copied' : 'failed')}
+      >
+        {state === 'copied' ? t('recommendations.copied') : t('recommendations.copy')}
+      </button>
+      <span className="visually-hidden" role="status">
+        {state === 'copied' ? t('recommendations.copiedStatus') : state === 'failed' ? t('recommendations.copyFailed') : ''}
+      </span>
+      {state === 'failed' && <span className="field-error">{t('recommendations.copyFailed')}</span>}
+    </div>
+  );
+}
