@@ -16,7 +16,8 @@ import { ConnectPage } from './pages/onboarding/ConnectPage';
 import { SetPasswordPage } from './pages/onboarding/SetPasswordPage';
 import { SignupPage } from './pages/onboarding/SignupPage';
 import { VerifyEmailPage } from './pages/onboarding/VerifyEmailPage';
-import { NotFoundPage, RecommendationsPage, ReportsPage } from './pages/PlaceholderPages';
+import { NotFoundPage, RecommendationsPage } from './pages/PlaceholderPages';
+import { ReportsPage } from './pages/reports/ReportsPage';
 import { ProjectsPage } from './pages/ProjectsPage';
 import { SettingsPage } from './pages/settings/SettingsPage';
 

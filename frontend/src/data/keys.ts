@@ -13,6 +13,14 @@ export const queryKeys = {
   apiKeys: ['api-keys'] as const,
   cloudAccounts: ['cloud-accounts'] as const,
   cloudAccount: (id: number) => ['cloud-account', id] as const,
+  digestSubscriptions: ['digest-subscriptions'] as const,
+  digestPreview: (id: number) => ['digest-preview', id] as const,
+  holidays: ['holidays'] as const,
+  budgets: ['budgets'] as const,
+  alertRules: ['alert-rules'] as const,
+  alertRecipients: ['alert-recipients'] as const,
+  alerts: ['alerts'] as const,
+  alertSettings: ['alert-settings'] as const,
 };
 
 export type QueryKey = readonly unknown[];

@@ -23,6 +23,9 @@ import '../components/SyncProgress';
 import '../format';
 import '../pages/settings/ApiKeysTab';
 import '../phases';
+import '../pages/reports/DigestForm';
+import '../pages/settings/AlertHistorySection';
+import '../pages/settings/AlertRulesSection';
 
 const SRC = join(__dirname, '..');
 

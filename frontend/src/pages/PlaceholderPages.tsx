@@ -27,17 +27,6 @@ export function RecommendationsPage() {
   );
 }
 
-export function ReportsPage() {
-  const { t } = useTranslation();
-  return (
-    <ComingFromCloud
-      title={t('nav.reports')}
-      icon="▥"
-      what={t('placeholder.reports')}
-    />
-  );
-}
-
 export function NotFoundPage() {
   const { t } = useTranslation();
   return (
