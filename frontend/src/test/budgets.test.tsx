@@ -105,6 +105,9 @@ describe('settings: budgets', () => {
     expect(row.textContent).toContain('¥8,250.00');
     expect(row.textContent).toContain('¥9,650.00');
     expect(row.textContent).toContain('96.5% of the budget');
+    // The forecast beside its parts: spent + daily average × days left = 8,250 + 400 × 3.5 = 9,650.
+    expect(row.textContent).toContain('¥400.00/day × 3.5 days left');
+    expect(8250 + 400 * 3.5).toBe(9650);
     // The bar's figure is the API's, and it is spent ÷ amount of the figures beside it.
     const bar = within(row).getByRole('meter', { name: 'Share of the budget spent' });
     expect(bar.getAttribute('aria-valuenow')).toBe('82.5');

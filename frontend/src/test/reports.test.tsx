@@ -126,7 +126,7 @@ describe('reports: digest subscriptions', () => {
     const user = userEvent.setup();
     renderAppAt('/reports');
 
-    await user.click(await screen.findByRole('button', { name: 'Preview' }));
+    await user.click(await screen.findByRole('button', { name: 'Preview the digest sent Monday at 09:00' }));
     const panel = await screen.findByTestId('digest-preview');
     expect(await within(panel).findByText('Weekly GPU cost digest of Acme AI')).toBeTruthy();
     const frame = within(panel).getByTestId('digest-preview-frame') as HTMLIFrameElement;
@@ -159,7 +159,7 @@ describe('reports: digest subscriptions', () => {
     });
     const user = userEvent.setup();
     renderAppAt('/reports');
-    await user.click(await screen.findByRole('button', { name: 'Preview' }));
+    await user.click(await screen.findByRole('button', { name: 'Preview the digest sent Monday at 09:00' }));
     expect(await screen.findByText('Rendering failed.')).toBeTruthy();
     fail = false;
     await user.click(within(screen.getByTestId('digest-preview')).getByRole('button', { name: 'Retry' }));

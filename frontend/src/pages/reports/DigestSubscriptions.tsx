@@ -4,6 +4,7 @@ import { digestSubscriptionsApi, projectsApi } from '../../api/endpoints';
 import type { ApiError } from '../../api/client';
 import type { DigestSubscription, Org } from '../../api/types';
 import { ConfirmButton } from '../../components/ConfirmButton';
+import { ErrorBanner } from '../../components/ui';
 import { PaginatedTable } from '../../components/PaginatedTable';
 import { queryKeys } from '../../data/keys';
 import { formatDateTime } from '../../format';
@@ -92,14 +93,25 @@ export function DigestSubscriptions({ org }: { org: Org }) {
         )}
       </td>
       <td className="table__actions">
-        <button type="button" className="btn btn--small" onClick={() => setPreviewId(s.id)}>
+        <button
+          type="button"
+          className="btn btn--small"
+          aria-label={t('reports.digests.previewOf', { when: whenText(s) })}
+          onClick={() => setPreviewId(s.id)}
+        >
           {t('reports.digests.preview')}
         </button>
-        <button type="button" className="btn btn--small btn--ghost" onClick={() => open({ kind: 'edit', id: s.id })}>
+        <button
+          type="button"
+          className="btn btn--small btn--ghost"
+          aria-label={t('reports.digests.editOf', { when: whenText(s) })}
+          onClick={() => open({ kind: 'edit', id: s.id })}
+        >
           {t('reports.digests.edit')}
         </button>
         <ConfirmButton
           label={t('reports.digests.delete')}
+          ariaLabel={t('reports.digests.deleteOf', { when: whenText(s) })}
           question={t('reports.digests.deleteQuestion')}
           confirmLabel={t('reports.digests.deleteConfirm')}
           confirming={confirmId === s.id}
@@ -137,6 +149,7 @@ export function DigestSubscriptions({ org }: { org: Org }) {
           </button>
         )}
       </div>
+      {mode.kind !== 'closed' && <ErrorBanner error={projects.error} onRetry={projects.reload} />}
       {mode.kind !== 'closed' && (
         <DigestForm
           key={mode.kind === 'edit' ? mode.id : 'new'}

@@ -3,6 +3,7 @@ import { useMe } from '../../auth/AuthContext';
 import { projectsApi } from '../../api/endpoints';
 import { queryKeys } from '../../data/keys';
 import { useApiData } from '../../hooks';
+import { ErrorBanner } from '../../components/ui';
 import { i18n } from '../../i18n';
 import { AlertHistorySection } from './AlertHistorySection';
 import { AlertRecipientsSection } from './AlertRecipientsSection';
@@ -29,6 +30,7 @@ export function AlertsTab() {
         </div>
       </div>
       {!canManage && <p className="muted">{t('alertsSettings.cannotManage')}</p>}
+      <ErrorBanner error={projects.error} onRetry={projects.reload} />
       <AlertRulesSection canManage={canManage} projects={list} projectName={projectName} />
       <AlertRecipientsSection canManage={canManage} projects={list} projectName={projectName} />
       <WebhookSection canManage={canManage} />

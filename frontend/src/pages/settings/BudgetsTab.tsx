@@ -5,6 +5,7 @@ import { budgetsApi, projectsApi } from '../../api/endpoints';
 import type { ApiError } from '../../api/client';
 import type { Budget, BudgetStatus } from '../../api/types';
 import { ConfirmButton } from '../../components/ConfirmButton';
+import { ErrorBanner } from '../../components/ui';
 import { PaginatedTable } from '../../components/PaginatedTable';
 import { queryKeys } from '../../data/keys';
 import { i18n } from '../../i18n';
@@ -92,6 +93,12 @@ export function BudgetsTab() {
         <td className="num">{formatMoney(b.status.spent, currency)}</td>
         <td className="num" title={b.status.forecast_method}>
           {formatMoney(b.status.forecast, currency)}
+          <div className="cell-sub">
+            {t('budgets.forecastBasis', {
+              daily: formatMoney(b.status.daily_average, currency),
+              days: formatDecimal(b.status.days_left, 1),
+            })}
+          </div>
           <div className="cell-sub">{t('budgets.forecastPct', { value: formatDecimal(b.status.forecast_pct, 1) })}</div>
         </td>
         <td>
@@ -154,6 +161,7 @@ export function BudgetsTab() {
         )}
       </div>
       {!canManage && <p className="muted">{t('budgets.cannotManage')}</p>}
+      <ErrorBanner error={projects.error} onRetry={projects.reload} />
       {canManage && mode.kind !== 'closed' && (
         <BudgetForm
           key={mode.kind === 'edit' ? mode.id : 'new'}
