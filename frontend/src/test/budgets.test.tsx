@@ -178,6 +178,47 @@ describe('settings: budgets', () => {
     await user.click(screen.getByRole('button', { name: 'Retry' }));
     expect(await screen.findByText('NLP training')).toBeTruthy();
   });
+
+  it('edits a budget from its current values and deletes one after asking', async () => {
+    let budgets = [BUDGET];
+    const server = mockApi({
+      'GET /api/v1/me': meAs('owner'),
+      ...baseRoutes,
+      'GET /api/v1/budgets': () => page(budgets),
+      'PATCH /api/v1/budgets/9': (call) => {
+        budgets = [{ ...BUDGET, ...(call.body as Partial<Budget>) }];
+        return { body: budgets[0] };
+      },
+      'DELETE /api/v1/budgets/9': () => {
+        budgets = [];
+        return { status: 204 };
+      },
+    });
+    const user = userEvent.setup();
+    renderAppAt('/settings/budgets');
+    await user.click(await screen.findByRole('button', { name: 'Edit NLP training' }));
+    const form = screen.getByRole('form', { name: 'Budget' });
+    expect((within(form).getByLabelText('Alert at % of forecast') as HTMLInputElement).value).toBe('100');
+    const amount = within(form).getByLabelText(/Amount per month/);
+    expect((amount as HTMLInputElement).value).toBe('10000.00');
+    await user.clear(amount);
+    await user.type(amount, '12000');
+    await user.click(within(form).getByRole('button', { name: 'Save budget' }));
+    await waitFor(() => expect(server.find('PATCH', '/api/v1/budgets/9')).toHaveLength(1));
+    expect(server.find('PATCH', '/api/v1/budgets/9')[0]!.body).toEqual({
+      name: 'NLP training',
+      project: 3,
+      amount: '12000',
+      actual_thresholds_pct: [50, 80, 100],
+      forecast_thresholds_pct: [100],
+    });
+    expect(await screen.findByText('Saved budget “NLP training”.')).toBeTruthy();
+
+    await user.click(screen.getByRole('button', { name: 'Delete NLP training' }));
+    await user.click(screen.getByRole('button', { name: 'Yes, delete' }));
+    expect(await screen.findByText(/No budgets yet\. Choose “New budget”/)).toBeTruthy();
+    expect(server.find('DELETE', '/api/v1/budgets/9')).toHaveLength(1);
+  });
 });
 
 describe('settings: alerts', () => {
@@ -201,6 +242,37 @@ describe('settings: alerts', () => {
     expect(alert.textContent).toContain('1 of 2 delivered');
     expect(alert.textContent).toContain('Not delivered to https://hooks.example.com/gpu: HTTP 502');
     expect(screen.getByText('Nobody listed: owners and admins receive every alert.')).toBeTruthy();
+  });
+
+  it('lets an owner add a threshold rule and sends the chosen condition', async () => {
+    const server = mockApi({
+      'GET /api/v1/me': meAs('owner'),
+      ...alertRoutes,
+      'POST /api/v1/alert-rules': (call) => ({ status: 201, body: { ...RULE, id: 3, ...(call.body as object) } }),
+    });
+    const user = userEvent.setup();
+    renderAppAt('/settings/alerts');
+    await user.click(await screen.findByRole('button', { name: 'New rule' }));
+    const form = screen.getByRole('form', { name: 'Threshold rule' });
+    await user.type(within(form).getByLabelText('Name'), 'Hot GPU');
+    await user.selectOptions(within(form).getByLabelText('Metric'), 'GPU temperature (°C)');
+    await user.selectOptions(within(form).getByLabelText('Alert when'), 'above');
+    const threshold = within(form).getByLabelText('Threshold');
+    await user.clear(threshold);
+    await user.type(threshold, '85');
+    await user.selectOptions(within(form).getByLabelText('Instances of'), 'NLP');
+    await user.click(within(form).getByRole('button', { name: 'Create rule' }));
+    await waitFor(() => expect(server.find('POST', '/api/v1/alert-rules')).toHaveLength(1));
+    expect(server.find('POST', '/api/v1/alert-rules')[0]!.body).toEqual({
+      name: 'Hot GPU',
+      metric: 'gpu_temp_c',
+      comparison: 'above',
+      threshold: 85,
+      duration_minutes: 10,
+      project: 3,
+      enabled: true,
+    });
+    expect(await screen.findByText('Saved rule “Hot GPU”.')).toBeTruthy();
   });
 
   it('keeps the webhook secret write-only: never shown, sent only when typed', async () => {
