@@ -16,9 +16,10 @@ import { ConnectPage } from './pages/onboarding/ConnectPage';
 import { SetPasswordPage } from './pages/onboarding/SetPasswordPage';
 import { SignupPage } from './pages/onboarding/SignupPage';
 import { VerifyEmailPage } from './pages/onboarding/VerifyEmailPage';
-import { NotFoundPage, ReportsPage } from './pages/PlaceholderPages';
+import { NotFoundPage } from './pages/PlaceholderPages';
 import { RecommendationDetailPage } from './pages/recommendations/RecommendationDetailPage';
 import { RecommendationsPage } from './pages/recommendations/RecommendationsPage';
+import { ReportsPage } from './pages/reports/ReportsPage';
 import { ProjectsPage } from './pages/ProjectsPage';
 import { SettingsPage } from './pages/settings/SettingsPage';
 

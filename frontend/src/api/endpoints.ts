@@ -1,6 +1,20 @@
 import { api, resetCsrfToken } from './client';
 import type {
+  AlertEvent,
+  AlertRecipient,
+  AlertRecipientInput,
+  AlertSettings,
+  AlertSettingsChanges,
   ApiKey,
+  Budget,
+  BudgetInput,
+  DigestPreview,
+  DigestSubscription,
+  DigestSubscriptionInput,
+  Holiday,
+  HolidayInput,
+  ThresholdRule,
+  ThresholdRuleInput,
   CloudAccount,
   CloudAccountChanges,
   CloudAccountInput,
@@ -146,4 +160,63 @@ export const recommendationsApi = {
   /** Answers with the recommendation as it is after the action (its history included). */
   act: (id: number, input: RecommendationActionInput) =>
     api.post<RecommendationDetail>(`/api/v1/recommendations/${id}/actions`, input),
+};
+
+export const digestSubscriptionsApi = {
+  list: (q: PageQuery, signal?: AbortSignal) =>
+    api.get<Page<DigestSubscription>>('/api/v1/digest-subscriptions', pageParams(q), signal),
+  create: (input: DigestSubscriptionInput) => api.post<DigestSubscription>('/api/v1/digest-subscriptions', input),
+  update: (id: number, changes: DigestSubscriptionInput) =>
+    api.patch<DigestSubscription>(`/api/v1/digest-subscriptions/${id}`, changes),
+  remove: (id: number) => api.delete(`/api/v1/digest-subscriptions/${id}`),
+  /** The next digest of this subscription, rendered now by the code that sends it. */
+  preview: (id: number, signal?: AbortSignal) =>
+    api.get<DigestPreview>(`/api/v1/digest-subscriptions/${id}/preview`, undefined, signal),
+};
+
+export const holidaysApi = {
+  list: (q: PageQuery, signal?: AbortSignal) => api.get<Page<Holiday>>('/api/v1/holidays', pageParams(q), signal),
+  create: (input: HolidayInput) => api.post<Holiday>('/api/v1/holidays', input),
+  remove: (id: number) => api.delete(`/api/v1/holidays/${id}`),
+};
+
+export type ExportKind = 'costs' | 'focus';
+
+/**
+ * The download address of an export for `start`..`end` (naive dates in the organization's timezone, the
+ * end exclusive). A plain link: the browser sends the session cookie and saves the streamed CSV.
+ */
+export function exportUrl(kind: ExportKind, period: { start: string; end: string }): string {
+  const query = new URLSearchParams({ start: period.start, end: period.end });
+  return `/api/v1/exports/${kind}.csv?${query.toString()}`;
+}
+
+export const budgetsApi = {
+  list: (q: PageQuery, signal?: AbortSignal) => api.get<Page<Budget>>('/api/v1/budgets', pageParams(q), signal),
+  create: (input: BudgetInput) => api.post<Budget>('/api/v1/budgets', input),
+  update: (id: number, changes: Partial<BudgetInput>) => api.patch<Budget>(`/api/v1/budgets/${id}`, changes),
+  remove: (id: number) => api.delete(`/api/v1/budgets/${id}`),
+};
+
+export const alertRulesApi = {
+  list: (q: PageQuery, signal?: AbortSignal) =>
+    api.get<Page<ThresholdRule>>('/api/v1/alert-rules', pageParams(q), signal),
+  create: (input: ThresholdRuleInput) => api.post<ThresholdRule>('/api/v1/alert-rules', input),
+  update: (id: number, changes: Partial<ThresholdRuleInput>) =>
+    api.patch<ThresholdRule>(`/api/v1/alert-rules/${id}`, changes),
+  remove: (id: number) => api.delete(`/api/v1/alert-rules/${id}`),
+};
+
+export const alertRecipientsApi = {
+  list: (q: PageQuery, signal?: AbortSignal) =>
+    api.get<Page<AlertRecipient>>('/api/v1/alert-recipients', pageParams(q), signal),
+  create: (input: AlertRecipientInput) => api.post<AlertRecipient>('/api/v1/alert-recipients', input),
+  remove: (id: number) => api.delete(`/api/v1/alert-recipients/${id}`),
+};
+
+export const alertsApi = {
+  /** The alert history, newest first. */
+  list: (q: PageQuery, signal?: AbortSignal) => api.get<Page<AlertEvent>>('/api/v1/alerts', pageParams(q), signal),
+  settings: (signal?: AbortSignal) => api.get<AlertSettings>('/api/v1/alerts/settings', undefined, signal),
+  updateSettings: (changes: AlertSettingsChanges) => api.patch<AlertSettings>('/api/v1/alerts/settings', changes),
 };

@@ -117,3 +117,28 @@ export interface RecommendationFilters {
   min_saving?: string;
   ordering?: NonNullable<QueryOf<'v1_recommendations_list'>['ordering']>;
 }
+/* ---------- digests, exports, budgets and alerts ---------- */
+
+export type DigestFrequency = Schemas['FrequencyEnum'];
+/** One's own digest: `projects` empty means the whole organization; `timezone` blank means the organization's. */
+export type DigestSubscription = AsRendered<Schemas['DigestSubscription']>;
+export type DigestSubscriptionInput = Schemas['DigestSubscriptionRequest'];
+export type DigestDelivery = AsRendered<Schemas['DigestDelivery']>;
+/** The next digest rendered now: `images` maps each Content-ID of the HTML to its PNG as a data: URL. */
+export type DigestPreview = AsRendered<Schemas['DigestPreview']>;
+export type Holiday = AsRendered<Schemas['Holiday']>;
+export type HolidayInput = Schemas['HolidayRequest'];
+export type Budget = AsRendered<Schemas['Budget']>;
+export type BudgetInput = Schemas['BudgetRequest'];
+export type BudgetStatus = AsRendered<Schemas['BudgetStatus']>;
+export type ThresholdMetric = Schemas['MetricEnum'];
+export type ThresholdComparison = Schemas['ComparisonEnum'];
+export type ThresholdRule = AsRendered<Schemas['ThresholdRule']>;
+export type ThresholdRuleInput = Schemas['ThresholdRuleRequest'];
+export type AlertRecipient = AsRendered<Schemas['AlertRecipient']>;
+export type AlertRecipientInput = Schemas['AlertRecipientRequest'];
+export type AlertEvent = AsRendered<Schemas['AlertEvent']>;
+export type AlertKind = Schemas['AlertEventKindEnum'];
+export type AlertSettings = AsRendered<Schemas['AlertSettings']>;
+/** Only the changed fields; the webhook secret is write-only (sent to replace it, never returned). */
+export type AlertSettingsChanges = Schemas['PatchedAlertSettingsRequest'];

@@ -16,6 +16,14 @@ export const queryKeys = {
   /** Lists and totals share the prefix: an action on one recommendation invalidates both. */
   recommendations: ['recommendations'] as const,
   recommendation: (id: number) => ['recommendation', id] as const,
+  digestSubscriptions: ['digest-subscriptions'] as const,
+  digestPreview: (id: number) => ['digest-preview', id] as const,
+  holidays: ['holidays'] as const,
+  budgets: ['budgets'] as const,
+  alertRules: ['alert-rules'] as const,
+  alertRecipients: ['alert-recipients'] as const,
+  alerts: ['alerts'] as const,
+  alertSettings: ['alert-settings'] as const,
 };
 
 export type QueryKey = readonly unknown[];

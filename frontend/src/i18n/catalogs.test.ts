@@ -24,6 +24,9 @@ import '../format';
 import '../pages/settings/ApiKeysTab';
 import '../pages/recommendations/labels';
 import '../phases';
+import '../pages/reports/DigestForm';
+import '../pages/settings/AlertHistorySection';
+import '../pages/settings/AlertRulesSection';
 
 const SRC = join(__dirname, '..');
 

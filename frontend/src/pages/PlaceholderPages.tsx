@@ -1,32 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import { EmptyState } from '../components/ui';
 
-function ComingFromCloud({ title, what, icon }: { title: string; what: string; icon: string }) {
-  const { t } = useTranslation();
-  return (
-    <div className="page">
-      <header className="page__header">
-        <h1>{title}</h1>
-      </header>
-      <EmptyState title={t('placeholder.nothingYet', { what: title })} icon={icon}>
-        <p>{what}</p>
-        <p className="muted">{t('placeholder.needsAccount')}</p>
-      </EmptyState>
-    </div>
-  );
-}
-
-export function ReportsPage() {
-  const { t } = useTranslation();
-  return (
-    <ComingFromCloud
-      title={t('nav.reports')}
-      icon="▥"
-      what={t('placeholder.reports')}
-    />
-  );
-}
-
 export function NotFoundPage() {
   const { t } = useTranslation();
   return (

@@ -83,11 +83,10 @@ describe('overview and app shell', () => {
     expect(server.find('POST', '/api/v1/auth/logout')).toHaveLength(1);
   });
 
-  it('shows honest empty states on the data pages', async () => {
+  it('says so on an address the app does not have', async () => {
     mockApi({ 'GET /api/v1/me': { body: makeMe() } });
-    renderAppAt('/reports');
+    renderAppAt('/no-such-page');
 
-    expect(await screen.findByRole('heading', { name: 'Reports' })).toBeTruthy();
-    expect(screen.getByText(/needs a connected Tencent Cloud account/)).toBeTruthy();
+    expect(await screen.findByText('Page not found')).toBeTruthy();
   });
 });

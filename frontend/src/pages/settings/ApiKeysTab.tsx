@@ -16,7 +16,7 @@ import { queryKeys } from '../../data/keys';
 
 const SCOPE_LABELS: Record<Scope, string> = translatedLabels(['read', 'write'] as const, 'apiKeys.scope');
 
-async function copyText(text: string, fallbackInput: HTMLInputElement | null): Promise<boolean> {
+export async function copyText(text: string, fallbackInput: HTMLInputElement | null): Promise<boolean> {
   try {
     if (navigator.clipboard?.writeText) {
       await navigator.clipboard.writeText(text);

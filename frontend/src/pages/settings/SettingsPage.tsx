@@ -6,12 +6,16 @@ import { MembersTab } from './MembersTab';
 import { InvitationsTab } from './InvitationsTab';
 import { ApiKeysTab } from './ApiKeysTab';
 import { CloudAccountsTab } from './CloudAccountsTab';
+import { BudgetsTab } from './BudgetsTab';
+import { AlertsTab } from './AlertsTab';
 
 const TABS = [
   { to: '/settings/members', label: 'settings.tabs.members' },
   { to: '/settings/invitations', label: 'settings.tabs.invitations' },
   { to: '/settings/api-keys', label: 'settings.tabs.apiKeys' },
   { to: '/settings/cloud-accounts', label: 'settings.tabs.cloudAccounts' },
+  { to: '/settings/budgets', label: 'budgets.tab' },
+  { to: '/settings/alerts', label: 'alertsSettings.tab' },
 ] as const;
 
 export function SettingsPage() {
@@ -47,6 +51,8 @@ export function SettingsPage() {
               <Route path="invitations" element={<InvitationsTab />} />
               <Route path="api-keys" element={<ApiKeysTab />} />
               <Route path="cloud-accounts" element={<CloudAccountsTab />} />
+              <Route path="budgets" element={<BudgetsTab />} />
+              <Route path="alerts" element={<AlertsTab />} />
               <Route path="*" element={<Navigate to="/settings/members" replace />} />
             </Routes>
           </div>
