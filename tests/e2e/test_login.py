@@ -48,7 +48,8 @@ def test_it_shows_the_error_of_a_wrong_password(page: Page, base_url: str) -> No
 def test_it_sends_a_signed_out_visitor_to_the_login_page(page: Page, base_url: str) -> None:
     page.goto(f"{base_url}/instances")
     page.wait_for_url("**/login**", timeout=10_000)
-    assert page.locator("#email").is_visible()
+    # The address changes before the form renders: wait for it rather than look at once.
+    page.locator("#email").wait_for(state="visible", timeout=10_000)
 
 
 def test_it_sends_an_owner_without_a_cloud_account_to_connect_one(
