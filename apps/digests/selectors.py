@@ -3,7 +3,7 @@
 Every figure comes from the selectors the API answers with, so a digest and the API agree to
 the cent for the same period: spend is ``billing.selectors.cost_total`` / ``cost_totals`` over
 the bill lines whose fee began in the period (every component, like the bill); GPU-hours and
-money per phase are ``analysis.pricing.instances_waste`` over ``gpu_instances_in_period``,
+money per phase are ``analysis.fleet_pricing.instances_waste`` over ``gpu_instances_in_period``,
 summed by the same ``waste_totals_json`` as ``/api/v1/analysis/summary``; recommendations are
 ``recommendations_list`` ordered by saving, like ``/api/v1/recommendations``.
 """
@@ -24,7 +24,7 @@ from django.db.models import Avg, CharField, Prefetch, QuerySet, Value
 from django.db.models.functions import Cast, Coalesce, Concat, TruncDate
 
 from apps.accounts.models import Organization, User
-from apps.analysis import pricing
+from apps.analysis import fleet_pricing
 from apps.analysis import selectors as analysis_selectors
 from apps.analysis.serializers import waste_totals_json
 from apps.billing.models import BillLine
@@ -270,7 +270,7 @@ def digest_figures(
     if project_ids is not None:
         wanted = set(project_ids)
         instances = [instance for instance in instances if instance.project_id in wanted]
-    items = pricing.instances_waste(
+    items = fleet_pricing.instances_waste(
         instances=instances, start=start, end=end, currency=organization.currency
     )
     heatmap_days, heatmap = utilization_heatmap(

@@ -20,10 +20,12 @@ import datetime as dt
 import zoneinfo
 from decimal import Decimal
 
+import numpy as np
+
 from apps.accounts.models import Organization, User
 from apps.alerts.models import Budget
 from apps.analysis.engine import Phase
-from apps.analysis.models import PhaseSegment
+from apps.analysis.models import PHASE_DAY_SHAPE, PhaseDay, PhaseSegment, phase_day_encode
 from apps.billing.models import BillLine
 from apps.cloud.models import CloudAccount, Instance, Project
 from apps.metrics.models import InstanceHourRollup
@@ -85,7 +87,7 @@ def build_world(organization: Organization) -> World:
             launched_at=DATA_START - dt.timedelta(days=30),
         )
     hours = int((DATA_END - DATA_START).total_seconds() // 3600)
-    lines, rollups, segments = [], [], []
+    lines, rollups, segments, phase_days = [], [], [], []
     for name, instance in instances.items():
         for index in range(hours):
             hour = DATA_START + dt.timedelta(hours=index)
@@ -133,11 +135,14 @@ def build_world(organization: Organization) -> World:
             )
         day = DATA_START
         while day < DATA_END:
+            # The analysis stores each day twice: as segments and as minutes per hour and phase.
+            minutes = np.zeros(PHASE_DAY_SHAPE, dtype=np.int64)
             for phase, a, b in (
                 (Phase.IDLE, 0, 8),
                 (Phase.TRAINING, 8, 20),
                 (Phase.DATA_PROCESSING, 20, 24),
             ):
+                minutes[a:b, phase] = 60
                 segments.append(
                     PhaseSegment(
                         organization=organization,
@@ -148,8 +153,17 @@ def build_world(organization: Organization) -> World:
                         mean_gpu_util_pct=40.0,
                     )
                 )
+            phase_days.append(
+                PhaseDay(
+                    organization=organization,
+                    instance=instance,
+                    day=day.date(),
+                    minutes=phase_day_encode(minutes),
+                )
+            )
             day += dt.timedelta(days=1)
     BillLine.objects.bulk_create(lines)
+    PhaseDay.objects.bulk_create(phase_days)
     InstanceHourRollup.objects.bulk_create(rollups)
     PhaseSegment.objects.bulk_create(segments)
     for rank, (saving, title) in enumerate(
