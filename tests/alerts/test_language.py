@@ -15,13 +15,13 @@ from django.core.mail import EmailMultiAlternatives
 
 from apps.accounts.models import Language, Membership, Organization, User
 from apps.accounts.roles import Role
-from apps.alerts.delivery import deliveries_plan, webhook_payload
+from apps.alerts.delivery import alert_email_render, deliveries_plan, webhook_payload
 from apps.alerts.evaluation.budgets import budgets_evaluate
 from apps.alerts.evaluation.thresholds import thresholds_evaluate
 from apps.alerts.models import AlertDelivery
-from apps.alerts.services import alert_settings_update, budget_create
+from apps.alerts.services import alert_event_raise, alert_settings_update, budget_create
 from apps.metrics.services import metrics_write
-from tests.alerts.builders import bill, make_account, make_instance
+from tests.alerts.builders import bill, make_account, make_instance, make_project
 
 pytestmark = pytest.mark.django_db
 
@@ -161,3 +161,67 @@ def test_it_writes_a_threshold_alert_and_its_recovery_in_chinese(
         "[GPU Ledger · Acme] GPU underused: box (ins-box)",
         "[GPU Ledger · Acme] Resolved: GPU underused cleared: box (ins-box)",
     ]
+
+
+def test_it_words_an_anomaly_from_its_evidence_in_both_languages(acme: Organization) -> None:
+    account = make_account(acme)
+    vision = make_project(acme, "vision")
+    box = make_instance(account, "box", project=vision)
+    day = "2026-11-15"
+    event = alert_event_raise(
+        organization=acme,
+        started_at=AS_OF,
+        kind="anomaly",
+        project=vision,
+        instance=box,  # the instance that caused most of the rise
+        dedup_key=f"anomaly:spend:project:{vision.pk}:{day}",
+        evidence={
+            "metric": "spend",
+            "day": day,
+            "value": 1234.5,
+            "baseline_median": 100.0,
+            "baseline_mad": 10.0,
+            "k": 4.0,
+            "alert_line": 159.304,  # 100 + 4 x 1.4826 x 10
+            "unit": "CNY",
+        },
+    )
+
+    english = alert_email_render(event, "en")
+    chinese = alert_email_render(event, "zh-hans")
+
+    assert event.title == "Spend of project vision far above normal on 2026-11-15"
+    assert event.message == (
+        "Spend of project vision on 2026-11-15 was 1,234.50 CNY, against a 30-day median of "
+        "100.00 CNY (alert line 159.30: median + k x 1.4826 x MAD 10.00). "
+        "Most of the rise is instance box (ins-box)."
+    )
+    assert english.subject == f"[GPU Ledger · Acme] {event.title}"
+    assert english.text.startswith(f"{event.title}\n\n{event.message}\n")
+    assert chinese.subject == "[GPU Ledger · Acme] 项目 vision 在 2026-11-15 的支出远高于正常水平"
+    assert (
+        "项目 vision 在 2026-11-15 的支出为 1,234.50 CNY，而 30 天中位数为 100.00 CNY"
+        "（告警线 159.30：中位数 + k x 1.4826 x MAD 10.00）。 增长主要来自实例 box (ins-box)。"
+    ) in chinese.text
+    assert "成本异常 · 警告 ·" in chinese.text
+
+
+def test_it_falls_back_to_the_stored_words_when_what_they_name_is_gone(
+    acme: Organization,
+) -> None:
+    budget = budget_create(organization=acme, name="GPU", amount=Decimal("1000"))
+    event = alert_event_raise(
+        organization=acme,
+        started_at=AS_OF,
+        kind="budget",
+        budget=budget,
+        title="Budget GPU: 80 % spent in 2026-11",
+        message="As it was when raised.",
+        evidence={"basis": "actual"},  # not the figures the sentences need
+    )
+
+    chinese = alert_email_render(event, "zh-hans")
+
+    assert chinese.subject == "[GPU Ledger · Acme] Budget GPU: 80 % spent in 2026-11"
+    assert chinese.text.startswith("Budget GPU: 80 % spent in 2026-11\n\nAs it was when raised.")
+    assert "查看告警历史：" in chinese.text  # the frame is still in the reader's language
