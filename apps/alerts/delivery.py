@@ -23,7 +23,9 @@ from typing import Any
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
+from django.db.models import Q
 from django.template.loader import render_to_string
+from django.utils import translation
 
 from apps.accounts.models import Membership
 from apps.accounts.roles import Role
@@ -34,6 +36,7 @@ from apps.alerts.models import (
     AlertSettings,
     Channel,
 )
+from apps.alerts.wording import kind_label, localized_wording, severity_label
 from apps.core.crypto import decrypt_str
 
 #: Who is told when an organization has named nobody.
@@ -42,8 +45,8 @@ SIGNATURE_HEADER = "X-GPU-Ledger-Signature"
 WEBHOOK_TIMEOUT_S = 10
 
 
-def recipient_emails(event: AlertEvent) -> list[str]:
-    """The addresses of the people ``event`` concerns, sorted and without repeats.
+def recipient_languages(event: AlertEvent) -> dict[str, str]:
+    """The addresses of the people ``event`` concerns, each with its reader's language.
 
     A recipient row of a project hears only of that project's alerts; one without a project
     hears of all. Only current, active members with a confirmed address are written to.
@@ -53,21 +56,29 @@ def recipient_emails(event: AlertEvent) -> list[str]:
     )
     routes = list(AlertRecipient.objects.for_organization(event.organization))
     if not routes:
-        return sorted(
-            set(members.filter(role__in=DEFAULT_ROLES).values_list("user__email", flat=True))
-        )
-    roles = {r.role for r in routes if r.role and r.project_id in (None, event.project_id)}
-    user_ids = {r.user_id for r in routes if r.user_id and r.project_id in (None, event.project_id)}
-    emails = members.filter(role__in=roles).values_list("user__email", flat=True)
-    emails_of_users = members.filter(user_id__in=user_ids).values_list("user__email", flat=True)
-    return sorted(set(emails) | set(emails_of_users))
+        chosen = members.filter(role__in=DEFAULT_ROLES)
+    else:
+        applies = [r for r in routes if r.project_id in (None, event.project_id)]
+        roles = {r.role for r in applies if r.role}
+        user_ids = {r.user_id for r in applies if r.user_id}
+        chosen = members.filter(Q(role__in=roles) | Q(user_id__in=user_ids))
+    return dict(sorted(chosen.order_by().values_list("user__email", "user__language")))
+
+
+def recipient_emails(event: AlertEvent) -> list[str]:
+    """The addresses of the people ``event`` concerns, sorted and without repeats."""
+    return list(recipient_languages(event))
 
 
 def deliveries_plan(event: AlertEvent) -> list[AlertDelivery]:
-    """The event's deliveries (created once): one per recipient, and the webhook if enabled."""
+    """The event's deliveries (created once): one per recipient, and the webhook if enabled.
+
+    Each e-mail delivery records the language it is written in (its reader's, when planned);
+    the webhook's JSON carries the stored English wording and the figures, for machines.
+    """
     planned = [
-        AlertDelivery(event=event, channel=Channel.EMAIL, address=address)
-        for address in recipient_emails(event)
+        AlertDelivery(event=event, channel=Channel.EMAIL, address=address, language=language)
+        for address, language in recipient_languages(event).items()
     ]
     webhook = (
         AlertSettings.objects.filter(organization_id=event.organization_id, webhook_enabled=True)
@@ -76,7 +87,9 @@ def deliveries_plan(event: AlertEvent) -> list[AlertDelivery]:
     )
     if webhook is not None:
         planned.append(
-            AlertDelivery(event=event, channel=Channel.WEBHOOK, address=webhook.webhook_url)
+            AlertDelivery(
+                event=event, channel=Channel.WEBHOOK, address=webhook.webhook_url, language="en"
+            )
         )
     AlertDelivery.objects.bulk_create(planned, ignore_conflicts=True)
     return list(AlertDelivery.objects.filter(event=event, status="pending"))
@@ -92,25 +105,37 @@ class RenderedAlert:
     html: str
 
 
-def alert_email_render(event: AlertEvent) -> RenderedAlert:
-    """The alert e-mail from templates/alerts/email/ (subject, text part, HTML part)."""
-    context = {
-        "event": event,
-        "organization_name": event.organization.name,
-        "evidence": sorted((event.evidence or {}).items()),
-        "link": f"{settings.PUBLIC_URL}/alerts?id={event.pk}",
-    }
-    subject = render_to_string("alerts/email/alert_subject.txt", context)
+def alert_email_render(event: AlertEvent, language: str = "en") -> RenderedAlert:
+    """The alert e-mail from templates/alerts/email/ (subject, text part, HTML part).
+
+    Written in ``language`` (``User.language``: ``en`` or ``zh-hans``) with Django's
+    translation machinery and the catalog in apps/alerts/locale; the evidence is printed as
+    stored (keys and figures), so it reads the same in every language.
+    """
+    with translation.override(language):
+        title, message = localized_wording(event)
+        context = {
+            "event": event,
+            "language": translation.get_language(),
+            "title": title,
+            "message": message,
+            "kind": kind_label(event.kind),
+            "severity": severity_label(event.severity),
+            "organization_name": event.organization.name,
+            "evidence": sorted((event.evidence or {}).items()),
+            "link": f"{settings.PUBLIC_URL}/alerts?id={event.pk}",
+        }
+        subject = render_to_string("alerts/email/alert_subject.txt", context)
+        text = render_to_string("alerts/email/alert_body.txt", context)
+        html = render_to_string("alerts/email/alert_body.html", context)
     return RenderedAlert(
-        subject=" ".join(subject.strip().splitlines()),
-        text=render_to_string("alerts/email/alert_body.txt", context).rstrip("\n"),
-        html=render_to_string("alerts/email/alert_body.html", context),
+        subject=" ".join(subject.strip().splitlines()), text=text.rstrip("\n"), html=html
     )
 
 
 def alert_email_send(delivery: AlertDelivery) -> str:
     """Send the e-mail of ``delivery`` through Django's e-mail backend; returns its Message-ID."""
-    rendered = alert_email_render(delivery.event)
+    rendered = alert_email_render(delivery.event, delivery.language)
     message = EmailMultiAlternatives(
         subject=rendered.subject, body=rendered.text, to=[delivery.address]
     )

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from apps.accounts.models import Organization
 from apps.alerts.delivery import deliveries_plan
@@ -21,6 +21,7 @@ from apps.alerts.models import (
     Comparison,
     ThresholdRule,
 )
+from apps.alerts.wording import event_wording
 from apps.cloud.models import Project
 from apps.core.crypto import encrypt_str
 from apps.metrics.constants import Metric
@@ -144,8 +145,14 @@ def alert_event_raise(
     """Record an alert and plan its deliveries; they are sent once the transaction commits.
 
     Callers make "once" hold with a database constraint (see models); this only records.
+    Without a ``title`` and ``message``, the English wording of ``apps.alerts.wording`` is
+    stored: the same sentences the e-mail renders in each recipient's language.
     """
-    event = AlertEvent.objects.create(organization=organization, started_at=started_at, **fields)
+    event = AlertEvent(organization=organization, started_at=started_at, **fields)
+    if not event.title or not event.message:
+        with translation.override("en"):
+            event.title, event.message = event_wording(event)
+    event.save()
     deliveries = deliveries_plan(event)
     transaction.on_commit(functools.partial(_enqueue, [d.pk for d in deliveries]))
     return event

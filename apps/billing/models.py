@@ -78,6 +78,9 @@ class BillLine(OrganizationScopedModel):
             models.Index(fields=["account", "month"]),
             # An instance's lines over a period: the analysis' billed hours (fleet_pricing).
             models.Index(fields=["instance", "fee_begin_at"], name="billline_instance_fee"),
+            # The exports (in charge-period order), budgets and costs read an organization's
+            # lines by the start of their charge period, not by bill month.
+            models.Index(fields=["organization", "fee_begin_at"], name="billline_org_fee_begin"),
         ]
 
     def __str__(self) -> str:

@@ -9,6 +9,9 @@ Read once per scrape, a few grouped queries for the whole organization (no query
 - phase: the phase of its latest analysed segment ending in the last 3 hours, else unknown.
 - idle and data-bound cost today: ``analysis.pricing.instances_waste`` over the organization's
   day so far (local midnight to now), the same money the analysis pages show.
+- budget use: each budget's percent spent and forecast percent of the current month (the
+  organization's timezone), ``apps.alerts.selectors.budget_statuses``: the figures the budget
+  alerts, the API and the digest show (two queries per currency, however many budgets).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from collections import defaultdict
 from decimal import Decimal
 
 from apps.accounts.models import Organization
+from apps.alerts.selectors import budget_statuses
 from apps.analysis import pricing
 from apps.analysis.models import PhaseChoices, PhaseSegment, phase_key
 from apps.billing.models import BillLine
@@ -176,3 +180,28 @@ def instance_gauges(organization: Organization, now: dt.datetime) -> list[Instan
             )
         )
     return out
+
+
+@dataclasses.dataclass(frozen=True)
+class BudgetGauges:
+    budget: str
+    project: str  # empty for a budget of the whole organization
+    currency: str
+    month: str
+    used_pct: Decimal
+    forecast_pct: Decimal
+
+
+def budget_gauges(organization: Organization, now: dt.datetime) -> list[BudgetGauges]:
+    """Each budget's use in the organization's current month at ``now``, by name."""
+    return [
+        BudgetGauges(
+            budget=status.budget.name,
+            project=status.project_name or "",
+            currency=status.currency,
+            month=status.month,
+            used_pct=status.percent_used,
+            forecast_pct=status.forecast_pct,
+        )
+        for status in budget_statuses(organization, as_of=now)
+    ]

@@ -8,14 +8,15 @@ figures, so nothing of one organization can linger in a process-wide registry fo
 Per instance (labels instance_id, instance_name, project, team, instance_type, region, gpu_model):
 cost rate per hour, GPU utilization, current phase (1 for it, 0 for the others), GPU count, and
 idle and data-bound cost of the organization's day so far. Per project: the sums, and the GPU
-utilization averaged over the project's cards. Money carries a ``currency`` label. Budget use
-is not exposed: there is no budget model yet.
+utilization averaged over the project's cards. Money carries a ``currency`` label. Per budget
+(labels budget, project (empty for the whole organization), currency): the percent of this
+month's amount spent so far and the forecast percent at month end, as the budget alerts see them.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from decimal import Decimal
 
 from django.http import HttpResponse
@@ -34,7 +35,7 @@ from rest_framework.views import APIView
 from apps.accounts.models import ApiKey
 from apps.analysis.models import PHASE_KEYS
 from apps.api.authentication import ApiKeyAuthentication
-from apps.exports.gauges import InstanceGauges, instance_gauges
+from apps.exports.gauges import BudgetGauges, InstanceGauges, budget_gauges, instance_gauges
 
 PREFIX = "gpu_ledger"
 # Not "instance": Prometheus sets that label to the scrape target (and would rename ours).
@@ -56,12 +57,34 @@ def _labels(item: InstanceGauges) -> list[str]:
 class LedgerCollector:
     """Yields the gauges of one organization's instances and projects (see the module doc)."""
 
-    def __init__(self, instances: list[InstanceGauges]) -> None:
+    def __init__(
+        self, instances: list[InstanceGauges], budgets: Sequence[BudgetGauges] = ()
+    ) -> None:
         self.instances = instances
+        self.budgets = budgets
 
     def collect(self) -> Iterator[Metric]:
         yield from self._instance_metrics()
         yield from self._project_metrics()
+        yield from self._budget_metrics()
+
+    def _budget_metrics(self) -> Iterator[Metric]:
+        labels = ["budget", "project", "currency"]
+        used = GaugeMetricFamily(
+            f"{PREFIX}_budget_used_percent",
+            "Percent of the budget's monthly amount spent so far this month (real cost).",
+            labels=labels,
+        )
+        forecast = GaugeMetricFamily(
+            f"{PREFIX}_budget_forecast_percent",
+            "Forecast spend at month end (spent + 7-day daily average x days left), in percent.",
+            labels=labels,
+        )
+        for item in self.budgets:
+            values = [item.budget, item.project, item.currency]
+            used.add_metric(values, float(item.used_pct))
+            forecast.add_metric(values, float(item.forecast_pct))
+        yield from (used, forecast)
 
     def _instance_metrics(self) -> Iterator[Metric]:
         money = [*INSTANCE_LABELS, "currency"]
@@ -145,10 +168,10 @@ class LedgerCollector:
         yield from (*families, instances, util)
 
 
-def render_metrics(instances: list[InstanceGauges]) -> bytes:
+def render_metrics(instances: list[InstanceGauges], budgets: Sequence[BudgetGauges] = ()) -> bytes:
     """The OpenMetrics text of the figures, from a registry made for this scrape."""
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(LedgerCollector(instances))
+    registry.register(LedgerCollector(instances, budgets))
     return generate_latest(registry)
 
 
@@ -181,5 +204,6 @@ class MetricsView(APIView):
     @extend_schema(exclude=True)
     def get(self, request: Request) -> HttpResponse:
         assert isinstance(request.auth, ApiKey)
-        body = render_metrics(instance_gauges(request.auth.organization, timezone.now()))
+        organization, now = request.auth.organization, timezone.now()
+        body = render_metrics(instance_gauges(organization, now), budget_gauges(organization, now))
         return HttpResponse(body, content_type=CONTENT_TYPE_LATEST)

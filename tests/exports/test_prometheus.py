@@ -10,8 +10,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import zoneinfo
 from collections.abc import Callable
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from prometheus_client.openmetrics.parser import text_string_to_metric_families
 from rest_framework.test import APIClient
 
 from apps.accounts.models import ApiKey, Organization
+from apps.alerts.services import budget_create
 from apps.analysis.engine import Phase
 from apps.analysis.models import PhaseSegment
 from apps.billing.models import BillLine
@@ -208,3 +210,72 @@ def test_the_grafana_dashboard_reads_only_metrics_the_endpoint_exposes(
         names = set(re.findall(r"\bgpu_ledger_[a-z_]+", expr))
         assert names, f"panel {title!r} reads no GPU Ledger metric: {expr}"
         assert names <= families, f"panel {title!r} reads {names - families}"
+
+
+def _budget_by_hand(
+    organization: Organization, amount: Decimal, project: Project | None, now: dt.datetime
+) -> tuple[Decimal, Decimal]:
+    """(used %, forecast %) of a CNY budget recomputed from the bill lines, as alerts define it:
+    spent = real cost of the lines beginning this month (organization timezone) before now;
+    forecast = spent + (the last 7 days' cost / 7) x days left in the month."""
+    local = now.astimezone(zoneinfo.ZoneInfo(organization.timezone))
+    start = local.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    end = (start + dt.timedelta(days=32)).replace(day=1)
+    lines = BillLine.objects.filter(organization=organization, currency="CNY")
+    if project is not None:
+        lines = lines.filter(project=project)
+
+    def cost(since: dt.datetime) -> Decimal:
+        return sum(
+            (c for begin, c in lines.values_list("fee_begin_at", "cost") if since <= begin < now),
+            Decimal(0),
+        )
+
+    spent = cost(start)
+    days_left = (Decimal((end - now).total_seconds()) / 86400).quantize(Decimal("0.0001"))
+    forecast = (spent + cost(now - dt.timedelta(days=7)) / 7 * days_left).quantize(Decimal("0.01"))
+    tenth = Decimal("0.1")
+    return (
+        (spent / amount * 100).quantize(tenth, rounding=ROUND_HALF_UP),
+        (forecast / amount * 100).quantize(tenth, rounding=ROUND_HALF_UP),
+    )
+
+
+def test_it_exposes_each_budgets_use_recomputed_from_the_bill_lines(
+    world: World, acme: Organization, acme_key: APIClient
+) -> None:
+    acme.refresh_from_db()
+    vision = Project.objects.get(organization=acme, slug="vision")
+    budget_create(organization=acme, name="All GPUs", amount=Decimal("5000"))
+    budget_create(organization=acme, name="Vision", amount=Decimal("200"), project=vision)
+    budget_create(organization=acme, name="Dollars", amount=Decimal("100"), currency="USD")
+
+    before = timezone.now()
+    samples, families = scrape(acme_key)
+    after = timezone.now()
+
+    assert {"gpu_ledger_budget_used_percent", "gpu_ledger_budget_forecast_percent"} <= families
+    for name, amount, project, label in (
+        ("All GPUs", Decimal("5000"), None, ""),
+        ("Vision", Decimal("200"), vision, "vision"),
+    ):
+        used, forecast_early = _budget_by_hand(acme, amount, project, before)
+        used_late, forecast_late = _budget_by_hand(acme, amount, project, after)
+        assert used == used_late  # no line begins between the two instants
+        labels = {"budget": name, "project": label, "currency": "CNY"}
+        assert value(samples, "gpu_ledger_budget_used_percent", **labels) == float(used)
+        # The forecast shrinks by the second as the month's days left do; the scrape's own
+        # instant lies between the two.
+        scraped = Decimal(str(value(samples, "gpu_ledger_budget_forecast_percent", **labels)))
+        assert forecast_late <= scraped <= forecast_early
+        assert used > 0
+        assert forecast_early > used
+    # Away from a month's first day, every line of the world counts: vision's are
+    # 99 + 5.20 + 0.10 + 5.30 + 0.10 + 13.60 = 123.30 of 200 (61.65 -> 61.7 %), the
+    # organization's add the subscription's 2,160: 2,283.30 of 5,000 (45.7 %).
+    if world.hour.astimezone(zoneinfo.ZoneInfo(acme.timezone)).day > 11:
+        assert value(samples, "gpu_ledger_budget_used_percent", budget="Vision") == 61.7
+        assert value(samples, "gpu_ledger_budget_used_percent", budget="All GPUs") == 45.7
+    # A budget in a currency nobody bills in has spent nothing.
+    assert value(samples, "gpu_ledger_budget_used_percent", budget="Dollars", currency="USD") == 0.0
+    assert value(samples, "gpu_ledger_budget_forecast_percent", budget="Dollars") == 0.0

@@ -30,6 +30,7 @@ from django.db.models.functions import TruncDate
 from apps.accounts.models import Organization
 from apps.alerts.models import AlertEvent, AlertKind, Severity
 from apps.alerts.services import alert_event_raise, alert_settings_get
+from apps.alerts.wording import GPU_HOURS_UNIT
 from apps.analysis.selectors import phase_minutes_daily
 from apps.billing.models import BillLine
 from apps.cloud.models import Instance, Project
@@ -239,23 +240,7 @@ def _raise(
         return None
     project = Project.objects.filter(pk=project_id).first() if project_id else None
     instance = Instance.objects.filter(pk=instance_id).first() if instance_id else None
-    what = "Spend" if metric == SPEND else "Idle GPU-hours"
-    unit = organization.currency if metric == SPEND else "GPU-hours"
-    subject_name = (
-        f"project {project.name}"
-        if subject == "project" and project
-        else f"instance {_name(instance)}"
-    )
-    cause = (
-        f" Most of the rise is instance {_name(instance)}."
-        if subject == "project" and instance is not None
-        else ""
-    )
-    message = (
-        f"{what} of {subject_name} on {day.isoformat()} was {verdict.value:,.2f} {unit}, against a "
-        f"30-day median of {verdict.median:,.2f} {unit} (alert line {verdict.line:,.2f}: median + "
-        f"k x 1.4826 x MAD {verdict.mad:,.2f}).{cause}"
-    )
+    unit = organization.currency if metric == SPEND else GPU_HOURS_UNIT
     try:
         with transaction.atomic():
             return alert_event_raise(
@@ -263,8 +248,6 @@ def _raise(
                 started_at=as_of,
                 kind=AlertKind.ANOMALY,
                 severity=Severity.WARNING,
-                title=f"{what} of {subject_name} far above normal on {day.isoformat()}",
-                message=message,
                 project=project,
                 instance=instance,
                 dedup_key=dedup_key,
@@ -283,9 +266,3 @@ def _raise(
             )
     except IntegrityError:
         return None  # raised by a concurrent run
-
-
-def _name(instance: Instance | None) -> str:
-    if instance is None:
-        return "(unknown)"
-    return f"{instance.name} ({instance.provider_id})" if instance.name else instance.provider_id

@@ -70,40 +70,12 @@ def _raise_once(
             started_at=as_of,
             kind=AlertKind.BUDGET,
             severity=Severity.CRITICAL if max(new) >= 100 else Severity.WARNING,
-            title=_title(status, basis, max(new)),
-            message=_message(status, basis),
             budget=budget,
             project_id=budget.project_id,
             evidence=_evidence(status, basis, new),
         )
         BudgetCrossing.objects.filter(pk__in=[c.pk for c in crossings]).update(event=event)
         return event
-
-
-def _scope(status: BudgetStatus) -> str:
-    return f"project {status.project_name}" if status.project_name else "the organization"
-
-
-def _title(status: BudgetStatus, basis: str, threshold: int) -> str:
-    if basis == BudgetBasis.ACTUAL:
-        return f"Budget {status.budget.name}: {threshold} % spent in {status.month}"
-    return f"Budget {status.budget.name}: forecast to reach {threshold} % in {status.month}"
-
-
-def _message(status: BudgetStatus, basis: str) -> str:
-    spent = f"{status.spent:,} {status.currency}"
-    budget = f"{status.amount:,} {status.currency}"
-    if basis == BudgetBasis.ACTUAL:
-        return (
-            f"{_scope(status).capitalize()} has spent {spent} of its {budget} budget for "
-            f"{status.month} ({status.percent_used} %)."
-        )
-    return (
-        f"At the last 7 days' average of {status.daily_average:,} {status.currency} a day, "
-        f"{_scope(status)} will spend {status.forecast:,} {status.currency} in {status.month}: "
-        f"{status.forecast_pct} % of its {budget} budget ({spent} spent so far, "
-        f"{status.days_left} days left)."
-    )
 
 
 def _evidence(status: BudgetStatus, basis: str, thresholds: list[int]) -> dict[str, object]:

@@ -23,10 +23,12 @@ import datetime as dt
 
 import numpy as np
 from django.db import IntegrityError, transaction
+from django.utils import translation
 
 from apps.accounts.models import Organization
 from apps.alerts.models import AlertEvent, AlertKind, Comparison, Severity, ThresholdRule
 from apps.alerts.services import alert_event_raise, threshold_rules_ensure_defaults
+from apps.alerts.wording import rule_description
 from apps.cloud.models import Instance
 from apps.metrics.constants import Metric
 from apps.metrics.selectors import metrics_read
@@ -97,7 +99,7 @@ def thresholds_evaluate(*, organization: Organization, as_of: dt.datetime) -> li
                 if event is not None:
                     raised.append(event)
             elif verdict == "clear":
-                raised.extend(_close(rule, instance, evidence, as_of, "the condition cleared"))
+                raised.extend(_close(rule, instance, evidence, as_of))
     # An open alert of an instance that stopped running (or of a rule now disabled or scoped
     # away from it) has nothing left to watch: it is closed with a recovery notice.
     stale = (
@@ -107,26 +109,19 @@ def thresholds_evaluate(*, organization: Organization, as_of: dt.datetime) -> li
     )
     for event in stale.select_related("rule", "instance"):
         if event.rule is not None and event.instance is not None:
-            raised.extend(
-                _close(
-                    event.rule,
-                    event.instance,
-                    {},
-                    as_of,
-                    "it is no longer watched (instance stopped or rule disabled)",
-                )
-            )
+            raised.extend(_close(event.rule, event.instance, {}, as_of))
     return raised
 
 
 def _describe(rule: ThresholdRule) -> str:
-    label = Metric(rule.metric).label
-    side = "below" if rule.comparison == Comparison.BELOW else "above"
-    return f"{label} {side} {rule.threshold:g} for {rule.duration_minutes} min"
-
-
-def _instance_name(instance: Instance) -> str:
-    return f"{instance.name} ({instance.provider_id})" if instance.name else instance.provider_id
+    """The rule in English, kept in the evidence (the e-mail words it in the reader's language)."""
+    with translation.override("en"):
+        return rule_description(
+            metric=rule.metric,
+            comparison=rule.comparison,
+            threshold=rule.threshold,
+            minutes=rule.duration_minutes,
+        )
 
 
 def _open(
@@ -145,12 +140,6 @@ def _open(
                 severity=Severity.CRITICAL
                 if rule.metric == Metric.GPU_TEMP_C
                 else Severity.WARNING,
-                title=f"{rule.name}: {_instance_name(instance)}",
-                message=(
-                    f"Instance {_instance_name(instance)}: {_describe(rule)} "
-                    f"(last {evidence['observed_minutes']} observed minutes between "
-                    f"{evidence['min']} and {evidence['max']}, average {evidence['avg']})."
-                ),
                 rule=rule,
                 instance=instance,
                 project_id=instance.project_id,
@@ -165,8 +154,12 @@ def _close(
     instance: Instance,
     evidence: dict[str, object],
     as_of: dt.datetime,
-    why: str,
 ) -> list[AlertEvent]:
+    """Close the open alert and raise its recovery notice.
+
+    Its wording says why from ``evidence``: the minutes judged clear, or none when the
+    instance or rule is no longer watched (``apps.alerts.wording``).
+    """
     open_events = AlertEvent.objects.filter(
         kind=AlertKind.THRESHOLD, rule=rule, instance=instance, resolved_at__isnull=True
     )
@@ -184,12 +177,6 @@ def _close(
                     started_at=as_of,
                     kind=AlertKind.RECOVERY,
                     severity=Severity.INFO,
-                    title=f"{rule.name} cleared: {_instance_name(instance)}",
-                    message=(
-                        f"Instance {_instance_name(instance)} is no longer {_describe(rule)}: "
-                        f"{why}. The alert lasted from {event.started_at:%Y-%m-%d %H:%M} UTC "
-                        f"to {as_of:%Y-%m-%d %H:%M} UTC."
-                    ),
                     rule=rule,
                     instance=instance,
                     project_id=instance.project_id,

@@ -1,0 +1,247 @@
+"""The words of an alert (title and message) in the active language, from its figures.
+
+One source for both: ``alert_event_raise`` stores the English wording on the event (the
+history, the API and the webhook show it), and the e-mail renders the same sentences again in
+each recipient's language (``translation.override``), from the event's evidence and the
+objects it names. The figures are formatted the same in every language, so a reader of
+either can check them against the evidence printed below the message.
+
+When something the sentence names is gone (a deleted budget or rule, an instance removed),
+the stored English wording is used: an alert never goes out with a hole in it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+from django.utils.translation import gettext as _
+
+from apps.alerts.models import AlertEvent, AlertKind, BudgetBasis, Comparison, Severity
+from apps.cloud.models import Instance
+from apps.metrics.constants import Metric
+
+SPEND = "spend"  # the anomaly metric of daily spend (apps.alerts.evaluation.anomalies)
+GPU_HOURS_UNIT = "GPU-hours"
+
+
+class WordingUnavailable(Exception):
+    """An object the sentence names no longer exists."""
+
+
+def kind_label(kind: str) -> str:
+    return {
+        AlertKind.BUDGET: _("Budget threshold"),
+        AlertKind.ANOMALY: _("Cost anomaly"),
+        AlertKind.THRESHOLD: _("Metric threshold"),
+        AlertKind.RECOVERY: _("Metric threshold cleared"),
+    }[AlertKind(kind)]
+
+
+def severity_label(severity: str) -> str:
+    return {
+        Severity.INFO: _("Info"),
+        Severity.WARNING: _("Warning"),
+        Severity.CRITICAL: _("Critical"),
+    }[Severity(severity)]
+
+
+def metric_label(metric: str) -> str:
+    return {
+        Metric.GPU_UTIL_PCT: _("GPU utilization (%)"),
+        Metric.GPU_MEM_USED_PCT: _("GPU memory used (%)"),
+        Metric.GPU_MEM_USED_MB: _("GPU memory used (MB per card)"),
+        Metric.GPU_TEMP_C: _("GPU temperature (°C)"),
+        Metric.GPU_POWER_W: _("GPU power draw (W)"),
+        Metric.CPU_UTIL_PCT: _("CPU utilization (%)"),
+        Metric.MEM_UTIL_PCT: _("Host memory utilization (%)"),
+    }[Metric(metric)]
+
+
+def rule_description(*, metric: str, comparison: str, threshold: float, minutes: int) -> str:
+    """``GPU utilization (%) below 30 for 10 min``."""
+    values = {"metric": metric_label(metric), "threshold": f"{threshold:g}", "minutes": minutes}
+    if comparison == Comparison.BELOW:
+        return _("%(metric)s below %(threshold)s for %(minutes)s min") % values
+    return _("%(metric)s above %(threshold)s for %(minutes)s min") % values
+
+
+def instance_name(instance: Instance) -> str:
+    return f"{instance.name} ({instance.provider_id})" if instance.name else instance.provider_id
+
+
+def event_wording(event: AlertEvent) -> tuple[str, str]:
+    """(title, message) of ``event`` in the active language.
+
+    Raises ``WordingUnavailable`` when an object it names is gone; ``localized_wording`` then
+    falls back to the stored text.
+    """
+    if event.kind == AlertKind.BUDGET:
+        return _budget(event)
+    if event.kind == AlertKind.ANOMALY:
+        return _anomaly(event)
+    if event.kind == AlertKind.THRESHOLD:
+        return _threshold(event)
+    return _recovery(event)
+
+
+def localized_wording(event: AlertEvent) -> tuple[str, str]:
+    """``event_wording``, or the stored (English) title and message if it cannot be built.
+
+    An event recorded with its own words (not by an evaluator) lacks the figures the
+    sentences need: that shows as a missing key or a malformed value, and its words are used.
+    """
+    try:
+        return event_wording(event)
+    except (WordingUnavailable, KeyError, IndexError, TypeError, ValueError):
+        return event.title, event.message
+
+
+def _money(value: object) -> str:
+    return f"{Decimal(str(value)):,}"
+
+
+def _budget(event: AlertEvent) -> tuple[str, str]:
+    if event.budget is None or (event.project_id is not None and event.project is None):
+        raise WordingUnavailable("budget")
+    figures = event.evidence
+    currency = figures["currency"]
+    values = {
+        "name": event.budget.name,
+        "month": figures["month"],
+        "threshold": max(figures["thresholds_pct"]),
+        "spent": f"{_money(figures['spent'])} {currency}",
+        "budget": f"{_money(figures['budget_amount'])} {currency}",
+        "percent": figures["percent_used"],
+        "daily": f"{_money(figures['daily_average'])} {currency}",
+        "forecast": f"{_money(figures['forecast'])} {currency}",
+        "forecast_pct": figures["forecast_pct"],
+        "days_left": figures["days_left"],
+        "project": event.project.name if event.project is not None else "",
+    }
+    if figures["basis"] == BudgetBasis.ACTUAL:
+        title = _("Budget %(name)s: %(threshold)s %% spent in %(month)s") % values
+        if event.project is not None:
+            message = _(
+                "Project %(project)s has spent %(spent)s of its %(budget)s budget for "
+                "%(month)s (%(percent)s %%)."
+            )
+        else:
+            message = _(
+                "The organization has spent %(spent)s of its %(budget)s budget for "
+                "%(month)s (%(percent)s %%)."
+            )
+        return title, message % values
+    title = _("Budget %(name)s: forecast to reach %(threshold)s %% in %(month)s") % values
+    if event.project is not None:
+        message = _(
+            "At the last 7 days' average of %(daily)s a day, project %(project)s will spend "
+            "%(forecast)s in %(month)s: %(forecast_pct)s %% of its %(budget)s budget "
+            "(%(spent)s spent so far, %(days_left)s days left)."
+        )
+    else:
+        message = _(
+            "At the last 7 days' average of %(daily)s a day, the organization will spend "
+            "%(forecast)s in %(month)s: %(forecast_pct)s %% of its %(budget)s budget "
+            "(%(spent)s spent so far, %(days_left)s days left)."
+        )
+    return title, message % values
+
+
+def _anomaly(event: AlertEvent) -> tuple[str, str]:
+    figures = event.evidence
+    # dedup_key: "anomaly:<metric>:<subject>:<id>:<day>"; subject is "project" or "instance".
+    subject = (event.dedup_key or "").split(":")[2]
+    unit = figures["unit"]
+    shown_unit = _("GPU-hours") if unit == GPU_HOURS_UNIT else unit
+    if subject == "project":
+        if event.project is None:
+            raise WordingUnavailable("project")
+        subject_name = _("project %(name)s") % {"name": event.project.name}
+    else:
+        if event.instance is None:
+            raise WordingUnavailable("instance")
+        subject_name = _("instance %(name)s") % {"name": instance_name(event.instance)}
+    values = {
+        "subject": subject_name,
+        "day": figures["day"],
+        "value": f"{figures['value']:,.2f} {shown_unit}",
+        "median": f"{figures['baseline_median']:,.2f} {shown_unit}",
+        "line": f"{figures['alert_line']:,.2f}",
+        "mad": f"{figures['baseline_mad']:,.2f}",
+    }
+    if figures["metric"] == SPEND:
+        title = _("Spend of %(subject)s far above normal on %(day)s") % values
+        message = _(
+            "Spend of %(subject)s on %(day)s was %(value)s, against a 30-day median of "
+            "%(median)s (alert line %(line)s: median + k x 1.4826 x MAD %(mad)s)."
+        )
+    else:
+        title = _("Idle GPU-hours of %(subject)s far above normal on %(day)s") % values
+        message = _(
+            "Idle GPU-hours of %(subject)s on %(day)s was %(value)s, against a 30-day median "
+            "of %(median)s (alert line %(line)s: median + k x 1.4826 x MAD %(mad)s)."
+        )
+    message = message % values
+    if subject == "project" and event.instance is not None:
+        cause = _("Most of the rise is instance %(name)s.")
+        message = f"{message} {cause % {'name': instance_name(event.instance)}}"
+    return title, message
+
+
+def _rule_parts(event: AlertEvent) -> dict[str, str]:
+    if event.rule is None or event.instance is None:
+        raise WordingUnavailable("rule or instance")
+    rule = event.rule
+    return {
+        "rule": rule.name,
+        "instance": instance_name(event.instance),
+        "condition": rule_description(
+            metric=rule.metric,
+            comparison=rule.comparison,
+            threshold=rule.threshold,
+            minutes=rule.duration_minutes,
+        ),
+    }
+
+
+def _threshold(event: AlertEvent) -> tuple[str, str]:
+    figures = event.evidence
+    values = {
+        **_rule_parts(event),
+        "observed": figures["observed_minutes"],
+        "min": figures["min"],
+        "max": figures["max"],
+        "avg": figures["avg"],
+    }
+    title = _("%(rule)s: %(instance)s") % values
+    message = _(
+        "Instance %(instance)s: %(condition)s (last %(observed)s observed minutes between "
+        "%(min)s and %(max)s, average %(avg)s)."
+    )
+    return title, message % values
+
+
+def _utc(moment: dt.datetime) -> str:
+    return f"{moment.astimezone(dt.UTC):%Y-%m-%d %H:%M}"
+
+
+def _recovery(event: AlertEvent) -> tuple[str, str]:
+    if event.recovery_of is None:
+        raise WordingUnavailable("recovered alert")
+    values = {
+        **_rule_parts(event),
+        "start": _utc(event.recovery_of.started_at),
+        "end": _utc(event.started_at),
+    }
+    # A judged clearance carries the minutes it was judged on; a closed watch carries none.
+    if "observed_minutes" in event.evidence:
+        why = _("the condition cleared")
+    else:
+        why = _("it is no longer watched (instance stopped or rule disabled)")
+    title = _("%(rule)s cleared: %(instance)s") % values
+    message = _(
+        "Instance %(instance)s is no longer %(condition)s: %(why)s. The alert lasted from "
+        "%(start)s UTC to %(end)s UTC."
+    ) % {**values, "why": why}
+    return title, message
