@@ -11,6 +11,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins
 from rest_framework.request import Request
@@ -19,7 +20,15 @@ from rest_framework.serializers import BaseSerializer
 
 from apps.accounts.roles import MANAGER_ROLES
 from apps.alerts import selectors, services
-from apps.alerts.models import AlertEvent, AlertRecipient, Budget, ThresholdRule
+from apps.alerts.models import (
+    AlertEvent,
+    AlertKind,
+    AlertRecipient,
+    Budget,
+    DeliveryStatus,
+    Severity,
+    ThresholdRule,
+)
 from apps.alerts.serializers import (
     AlertEventSerializer,
     AlertQuerySerializer,
@@ -141,16 +150,28 @@ class AlertRecipientViewSet(
         )
 
 
+# Each filter's schema states what AlertQuerySerializer accepts (choices, positive ids, RFC 3339
+# times), so a client generated from the schema cannot build a query the API then refuses.
+_ID = {"type": "integer", "minimum": 1}
 _ALERT_FILTERS = [
-    OpenApiParameter("kind", str, many=True, description="budget, anomaly, threshold, recovery"),
-    OpenApiParameter("severity", str, many=True),
-    OpenApiParameter("project", int),
-    OpenApiParameter("instance", int),
-    OpenApiParameter("budget", int),
+    OpenApiParameter(
+        "kind", str, many=True, enum=list(AlertKind.values), description="Repeatable."
+    ),
+    OpenApiParameter(
+        "severity", str, many=True, enum=list(Severity.values), description="Repeatable."
+    ),
+    OpenApiParameter("project", _ID),
+    OpenApiParameter("instance", _ID),
+    OpenApiParameter("budget", _ID),
     OpenApiParameter("open", bool, description="Threshold alerts still open (or not)."),
-    OpenApiParameter("since", str, description="ISO time: started at or after."),
-    OpenApiParameter("until", str, description="ISO time: started before."),
-    OpenApiParameter("delivery_status", str, description="pending, sent or failed"),
+    OpenApiParameter("since", OpenApiTypes.DATETIME, description="ISO time: started at or after."),
+    OpenApiParameter("until", OpenApiTypes.DATETIME, description="ISO time: started before."),
+    OpenApiParameter(
+        "delivery_status",
+        str,
+        enum=list(DeliveryStatus.values),
+        description="Alerts with a delivery in this state.",
+    ),
 ]
 
 

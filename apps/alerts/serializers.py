@@ -206,9 +206,9 @@ class AlertQuerySerializer(StrictSerializer):
     severity = serializers.ListField(
         child=serializers.ChoiceField(choices=Severity.choices), required=False
     )
-    project = serializers.IntegerField(required=False)
-    instance = serializers.IntegerField(required=False)
-    budget = serializers.IntegerField(required=False)
+    project = serializers.IntegerField(required=False, min_value=1)
+    instance = serializers.IntegerField(required=False, min_value=1)
+    budget = serializers.IntegerField(required=False, min_value=1)
     open = serializers.BooleanField(required=False, help_text="Only threshold alerts still open.")
     delivery_status = serializers.ChoiceField(
         choices=DeliveryStatus.choices,

@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -31,7 +32,9 @@ FORECAST_METHOD = (
 _FILTER_PARAMS = [
     OpenApiParameter(
         name,
-        str,
+        # At least one value: a list of only commas and blanks is a 400 (it would filter on
+        # nothing, silently).
+        {"type": "string", "pattern": r"[^\s,]"},
         description=f"Only lines whose {name} is one of these (comma-separated).",
     )
     for name in DIMENSIONS
@@ -52,9 +55,15 @@ class CostReportView(OrganizationAPIView):
     @extend_schema(
         parameters=[
             OpenApiParameter(
-                "start", str, description="First local day (yyyy-mm-dd); default: the 1st."
+                "start",
+                OpenApiTypes.DATE,
+                description="First local day (yyyy-mm-dd); default: the 1st.",
             ),
-            OpenApiParameter("end", str, description="Last local day, inclusive; default: today."),
+            OpenApiParameter(
+                "end",
+                OpenApiTypes.DATE,
+                description="Last local day, inclusive, not before start; default: today.",
+            ),
             OpenApiParameter(
                 "granularity",
                 str,
@@ -73,7 +82,9 @@ class CostReportView(OrganizationAPIView):
             ),
             *_FILTER_PARAMS,
             OpenApiParameter(
-                "tag:<key>", str, description="Filter on a tag, e.g. tag:team=research."
+                "tag:<key>",
+                {"type": "string", "pattern": r"[^\s,]"},
+                description="Filter on a tag, e.g. tag:team=research.",
             ),
         ],
         responses={

@@ -14,9 +14,10 @@ from typing import Any
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, permissions
 from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
@@ -24,6 +25,7 @@ from rest_framework.views import APIView
 
 from apps.accounts.roles import MANAGER_ROLES, Role
 from apps.api.permissions import IsOrganizationMember, IsSignedInPerson
+from apps.api.schema import ErrorSerializer
 from apps.api.tenancy import session_user
 from apps.api.viewsets import OrganizationScopedViewSet
 from apps.digests import schedule, selectors, services
@@ -143,6 +145,18 @@ class HolidayViewSet(
         services.holiday_delete(holiday=instance)
 
 
+_TOKEN = OpenApiParameter(
+    "token",
+    {"type": "string", "minLength": 1, "pattern": r"\S"},
+    required=True,
+    description="The signed token of the digest's unsubscribe link (no session or API key "
+    "is needed: the token is the credential). Missing or blank: 400.",
+)
+_TOKEN_NOT_FOUND = OpenApiResponse(
+    ErrorSerializer, description="The token is not one of ours, or its digest no longer exists."
+)
+
+
 class UnsubscribeView(APIView):
     """One-click unsubscribe (RFC 8058): a POST with the signed token, no session needed.
 
@@ -154,22 +168,27 @@ class UnsubscribeView(APIView):
     authentication_classes: list[type] = []
 
     def _subscription(self, request: Request) -> DigestSubscription:
-        token = request.query_params.get("token") or ""
-        subscription_id = unsubscribe_token_read(str(token))
+        token = request.query_params.get("token", "").strip()
+        if not token:
+            raise ValidationError({"token": ["The unsubscribe link's token is required."]})
+        subscription_id = unsubscribe_token_read(token)
+        # A token that is not ours and one of a deleted subscription look alike: not found.
         return get_object_or_404(DigestSubscription, pk=subscription_id or 0)
 
     @extend_schema(
-        parameters=[OpenApiParameter("token", str, required=True)],
-        responses=UnsubscribeSerializer,
+        parameters=[_TOKEN],
+        responses={200: UnsubscribeSerializer, 404: _TOKEN_NOT_FOUND},
+        auth=[],
     )
     def get(self, request: Request) -> Response:
         subscription = self._subscription(request)
         return Response({"unsubscribed": not subscription.is_active})
 
     @extend_schema(
-        parameters=[OpenApiParameter("token", str, required=True)],
+        parameters=[_TOKEN],
         request=None,
-        responses=UnsubscribeSerializer,
+        responses={200: UnsubscribeSerializer, 404: _TOKEN_NOT_FOUND},
+        auth=[],
     )
     def post(self, request: Request) -> Response:
         subscription = self._subscription(request)

@@ -18,13 +18,17 @@ from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import renderers
+from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 
 from apps.api.views import OrganizationAPIView
 from apps.exports import rows, selectors
 from apps.exports.focus import FOCUS_COLUMN_NAMES
 from apps.exports.serializers import (
+    DEFAULT_PAGE_SIZE,
+    MAX_PAGE_SIZE,
     ExportQuerySerializer,
     FocusPageQuerySerializer,
     FocusPageSerializer,
@@ -66,8 +70,15 @@ class ExportView(OrganizationAPIView):
     renderer_classes = [renderers.JSONRenderer, CsvRenderer]
 
     def period(self, serializer_class: type[ExportQuerySerializer]) -> dict[str, Any]:
+        # ``format`` is DRF's, not the export's: ``?format=csv`` picks the renderer (the schema
+        # documents it), so the strict query serializer must not see it as an unknown field.
+        # DRF itself answers an unknown format with a 404 but ignores an empty one; that is a
+        # 400 here, as the schema's enum says.
+        params = self.request.query_params.dict()
+        if params.pop(api_settings.URL_FORMAT_OVERRIDE or "", None) == "":
+            raise ValidationError({"format": ["Expected csv or json."]})
         serializer = serializer_class(
-            data=self.request.query_params.dict(),
+            data=params,
             tz=self.tenant.organization.timezone,
             now=timezone.now(),
         )
@@ -132,7 +143,11 @@ class FocusPageView(ExportView):
         parameters=[
             *_PERIOD,
             OpenApiParameter("cursor", str, description="The cursor of a `next` link."),
-            OpenApiParameter("page_size", int, description="Rows a page (1-5000, default 500)."),
+            OpenApiParameter(
+                "page_size",
+                {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE},
+                description=f"Rows a page (default {DEFAULT_PAGE_SIZE}).",
+            ),
         ],
         responses=FocusPageSerializer,
     )

@@ -202,6 +202,10 @@ def test_it_lists_and_filters_the_alert_history(
     bad = alice_client.get("/api/v1/alerts", {"kind": "nonsense"})
     assert bad.status_code == 400
     assert set(bad.json()["error"]["fields"]) == {"kind"}
+    # Ids are positive, as the schema says (minimum 1).
+    not_an_id = alice_client.get("/api/v1/alerts", {"project": "0"})
+    assert not_an_id.status_code == 400
+    assert set(not_an_id.json()["error"]["fields"]) == {"project"}
 
 
 def test_it_keeps_the_webhook_secret_write_only(

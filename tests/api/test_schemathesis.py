@@ -54,6 +54,15 @@ ACCEPTANCE_NOT_CHECKED = {
     "POST /api/v1/auth/verify-email": "the token is a signed link of one person",
     "POST /api/v1/auth/set-password": "the token is a signed one-time link of one person",
     "POST /api/v1/auth/login": "the e-mail and password are a person's",
+    "GET /api/v1/costs": "the period: end not before start, at most 366 days by day",
+    "GET /api/v1/utilization": "the period (end not before start, at most 93 days) and the "
+    "project filter names an existing project's slug",
+    "GET /api/v1/exports/costs.csv": "the period: end after start, at most 366 days",
+    "GET /api/v1/exports/focus.csv": "the period: end after start, at most 366 days",
+    "GET /api/v1/exports/focus": "the period (end after start, at most 366 days) and the "
+    "cursor is a `next` link's",
+    "GET /api/v1/digests/unsubscribe": "the token is a signed link of an existing digest",
+    "POST /api/v1/digests/unsubscribe": "the token is a signed link of an existing digest",
 }
 CHECKS = [
     not_a_server_error,

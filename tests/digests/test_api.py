@@ -131,6 +131,14 @@ def test_it_unsubscribes_with_one_post_and_no_session(alice_client: APIClient) -
     assert anonymous.post(f"/api/v1/digests/unsubscribe?token={forged}").status_code == 404
 
 
+@pytest.mark.parametrize("method", ["get", "post"])
+@pytest.mark.parametrize("query", ["", "?token=", "?token=%20"])
+def test_it_answers_an_unsubscribe_link_without_its_token_with_400(method: str, query: str) -> None:
+    response = getattr(APIClient(), method)(f"/api/v1/digests/unsubscribe{query}")
+    assert response.status_code == 400
+    assert set(response.json()["error"]["fields"]) == {"token"}
+
+
 def test_it_lists_subscriptions_in_a_fixed_number_of_queries(alice_client: APIClient) -> None:
     def count_queries() -> int:
         from django.db import connection

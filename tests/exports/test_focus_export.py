@@ -285,6 +285,19 @@ def test_it_refuses_a_bad_cursor_or_page_size(
     assert parameter in response.json()["error"]["fields"]
 
 
+@pytest.mark.parametrize("path", ["/api/v1/exports/focus.csv", "/api/v1/exports/costs.csv"])
+def test_it_takes_drfs_format_parameter_but_not_an_empty_one(
+    alice_client: APIClient, path: str
+) -> None:
+    # The schema documents ``?format=csv|json`` (DRF's renderer choice): it is no unknown field.
+    chosen = alice_client.get(path, {"start": "2026-10-01", "end": "2026-10-02", "format": "csv"})
+    assert chosen.status_code == 200
+    assert chosen["Content-Type"].startswith("text/csv")
+    empty = alice_client.get(path, {"format": ""})
+    assert empty.status_code == 400
+    assert set(empty.json()["error"]["fields"]) == {"format"}
+
+
 def test_it_needs_a_signed_in_member_or_an_api_key(client: Any) -> None:
     assert APIClient().get("/api/v1/exports/focus.csv").status_code == 401
 

@@ -456,6 +456,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/costs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Billed cost (RealCost) by local day, week or month, grouped by up to two dimensions. */
+        get: operations["v1_costs_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/digest-subscriptions": {
         parameters: {
             query?: never;
@@ -689,6 +706,23 @@ export interface paths {
         };
         /** @description Hour-of-week profile (7 x 24, Monday first, local hours) and the off window, if any. */
         get: operations["v1_instances_profile_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/instances/{id}/timeseries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One instance's utilization curve at 1-minute, hourly or daily resolution. */
+        get: operations["v1_instances_timeseries_retrieve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -993,6 +1027,23 @@ export interface paths {
             cookie?: never;
         };
         get: operations["v1_recommendations_totals_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/utilization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description GPU-hours, mean and p95 utilization, and GPU-hours and money per phase. */
+        get: operations["v1_utilization_retrieve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1383,6 +1434,50 @@ export interface components {
             /** @description The API calls that were made, in order. */
             checked: string[];
         };
+        CostGroup: {
+            keys: components["schemas"]["GroupKey"][];
+            /** @description Decimal string (8 decimals, the bills' precision). */
+            cost: string;
+            /** @description The same group in the previous period. */
+            previous_cost: string;
+            /** @description One point per bucket, zeros included. */
+            series: components["schemas"]["CostPoint"][];
+        };
+        CostPoint: {
+            /**
+             * Format: date
+             * @description First local day of the bucket.
+             */
+            period_start: string;
+            /** @description Decimal string (8 decimals, the bills' precision). */
+            cost: string;
+        };
+        CostReport: {
+            /**
+             * Format: date
+             * @description First local day, inclusive.
+             */
+            start: string;
+            /**
+             * Format: date
+             * @description Last local day, inclusive.
+             */
+            end: string;
+            timezone: string;
+            granularity: components["schemas"]["GranularityEnum"];
+            group_by: string[];
+            filters: {
+                [key: string]: string[];
+            };
+            currency: components["schemas"]["CurrencyEnum"];
+            buckets: string[];
+            /** @description Decimal string (8 decimals, the bills' precision). */
+            total: string;
+            previous_period: components["schemas"]["PeriodTotal"];
+            unallocated: components["schemas"]["Unallocated"];
+            month_to_date: components["schemas"]["MonthToDate"];
+            groups: components["schemas"]["CostGroup"][];
+        };
         /**
          * @description * `bills` - bills
          *     * `list_price` - list_price
@@ -1676,11 +1771,26 @@ export interface components {
          */
         FrequencyEnum: "daily" | "weekly" | "monthly";
         /**
+         * @description * `day` - day
+         *     * `week` - week
+         *     * `month` - month
+         * @enum {string}
+         */
+        GranularityEnum: "day" | "week" | "month";
+        /**
          * @description * `fleet` - fleet
          *     * `project` - project
          * @enum {string}
          */
         GroupByEnum: "fleet" | "project";
+        GroupKey: {
+            /** @description One of project, instance, instance_type, gpu_model, charge_type, region, phase or tag:<key>, as asked in group_by. */
+            dimension: string;
+            /** @description project: slug; instance: resource id; tag: the tag value; phase: unknown, idle, data_processing, evaluation, training; null when the lines have none (e.g. unallocated). */
+            value: string | null;
+            /** @description Human name (project or instance name). */
+            label: string;
+        };
         /** @description Reject unknown fields and non-string values for text fields. */
         Holiday: {
             readonly id: number;
@@ -1880,6 +1990,33 @@ export interface components {
          * @enum {string}
          */
         MetricEnum: "gpu_util_pct" | "gpu_mem_used_pct" | "gpu_mem_used_mb" | "gpu_temp_c" | "gpu_power_w" | "cpu_util_pct" | "mem_util_pct";
+        /**
+         * @description This month in the organization's timezone, whatever the period asked for (every filter
+         *     applied but ``phase``).
+         */
+        MonthToDate: {
+            /** Format: date */
+            month_start: string;
+            /** Format: date */
+            month_end: string;
+            /**
+             * Format: date
+             * @description Today in the organization's timezone.
+             */
+            today: string;
+            /** @description This month's cost so far, today's billed hours included. */
+            cost: string;
+            /** @description Decimal string (8 decimals, the bills' precision). */
+            cost_before_today: string;
+            /** @description Average daily cost of the last run_rate_days days. */
+            run_rate_daily: string;
+            run_rate_days: number;
+            /** @description Days of the month from today on, inclusive. */
+            days_left: number;
+            /** @description cost_before_today + run_rate_daily x days_left: the month-end estimate. */
+            forecast: string;
+            method: string;
+        };
         /** @enum {unknown} */
         NullEnum: null;
         OffWindow: {
@@ -2254,6 +2391,14 @@ export interface components {
             project?: number | null;
             enabled?: boolean;
         };
+        PeriodTotal: {
+            /** Format: date */
+            start: string;
+            /** Format: date */
+            end: string;
+            /** @description Decimal string (8 decimals, the bills' precision). */
+            cost: string;
+        };
         /**
          * @description * `unknown` - unknown
          *     * `idle` - idle
@@ -2269,6 +2414,14 @@ export interface components {
             gpu_hours: string;
             /** @description Decimal string; null if unpriced. */
             cost: string | null;
+        };
+        PhaseUsage: {
+            phase: components["schemas"]["PhaseEnum"];
+            minutes: number;
+            /** @description Decimal string. */
+            gpu_hours: string;
+            /** @description Decimal string (cents). */
+            cost: string;
         };
         /**
          * @description * `Standard` - Standard
@@ -2437,6 +2590,13 @@ export interface components {
             /** Format: email */
             email: string;
         };
+        /**
+         * @description * `minute` - minute
+         *     * `hour` - hour
+         *     * `day` - day
+         * @enum {string}
+         */
+        ResolutionEnum: "minute" | "hour" | "day";
         Risk: {
             level: number;
             reason: string;
@@ -2645,6 +2805,45 @@ export interface components {
             project?: number | null;
             enabled?: boolean;
         };
+        Timeseries: {
+            instance_id: number;
+            /** Format: date-time */
+            start: string;
+            /** Format: date-time */
+            end: string;
+            resolution: components["schemas"]["ResolutionEnum"];
+            max_points: number;
+            /** @description Only where something was observed. */
+            points: components["schemas"]["TimeseriesPoint"][];
+        };
+        TimeseriesPoint: {
+            /**
+             * Format: date-time
+             * @description Start of the minute, hour or UTC day.
+             */
+            t: string;
+            /**
+             * Format: double
+             * @description Value or average.
+             */
+            gpu_util_pct: number | null;
+            /**
+             * Format: double
+             * @description null at minutes.
+             */
+            gpu_util_p95_pct: number | null;
+            /**
+             * Format: double
+             * @description null at minutes.
+             */
+            gpu_util_max_pct: number | null;
+            /** Format: double */
+            gpu_mem_used_pct: number | null;
+            /** Format: double */
+            cpu_util_pct: number | null;
+            /** @description Minutes with a GPU utilization point. */
+            observed_minutes: number;
+        };
         Total: {
             /** @description The kind, or the project id. */
             key: string | null;
@@ -2657,6 +2856,23 @@ export interface components {
         Totals: {
             by_kind: components["schemas"]["Total"][];
             by_project: components["schemas"]["Total"][];
+        };
+        /** @description The period's money without a project (every filter applied but ``phase``). */
+        Unallocated: {
+            /** @description Cost of the period's lines without a project. */
+            cost: string;
+            /**
+             * Format: double
+             * @description cost / total x 100, 2 decimals; null when the total is 0.
+             */
+            share_pct: number | null;
+            by_reason: components["schemas"]["UnallocatedReasonCost"][];
+        };
+        UnallocatedReasonCost: {
+            reason: components["schemas"]["ReasonEnum"];
+            reason_label: string;
+            /** @description Decimal string (8 decimals, the bills' precision). */
+            cost: string;
         };
         UnallocatedReasonWaste: {
             instance_count: number;
@@ -2690,6 +2906,33 @@ export interface components {
         Unsubscribe: {
             unsubscribed: boolean;
         };
+        Usage: {
+            /** @description project: slug (null: unallocated); instance: id; fleet: null. */
+            key: string | null;
+            label: string;
+            instance_count: number;
+            /**
+             * Format: double
+             * @description Cards x hours with a utilization point.
+             */
+            gpu_hours: number;
+            /** Format: double */
+            gpu_busy_hours: number;
+            /**
+             * Format: double
+             * @description gpu_busy_hours / gpu_hours x 100 (card-weighted).
+             */
+            gpu_util_avg_pct: number | null;
+            /**
+             * Format: double
+             * @description 95th percentile of the instance-hours' mean utilization.
+             */
+            gpu_util_p95_pct: number | null;
+            /** @description Billed (or list-priced) money, decimal string. */
+            cost: string;
+            currency: string;
+            phases: components["schemas"]["PhaseUsage"][];
+        };
         User: {
             readonly id: number;
             /** Format: email */
@@ -2701,6 +2944,23 @@ export interface components {
             email: string;
             name?: string;
         };
+        Utilization: {
+            /** Format: date */
+            start: string;
+            /** Format: date */
+            end: string;
+            scope: components["schemas"]["UtilizationScopeEnum"];
+            total: components["schemas"]["Usage"];
+            /** @description One per project or instance; empty for fleet. */
+            groups: components["schemas"]["Usage"][];
+        };
+        /**
+         * @description * `fleet` - fleet
+         *     * `project` - project
+         *     * `instance` - instance
+         * @enum {string}
+         */
+        UtilizationScopeEnum: "fleet" | "project" | "instance";
         /** @description Reject unknown fields and non-string values for text fields. */
         VerifyEmailRequest: {
             token: string;
@@ -3341,11 +3601,11 @@ export interface operations {
         parameters: {
             query?: {
                 budget?: number;
-                /** @description pending, sent or failed */
-                delivery_status?: string;
+                /** @description Alerts with a delivery in this state. */
+                delivery_status?: "failed" | "pending" | "sent";
                 instance?: number;
-                /** @description budget, anomaly, threshold, recovery */
-                kind?: string[];
+                /** @description Repeatable. */
+                kind?: ("anomaly" | "budget" | "recovery" | "threshold")[];
                 /** @description Threshold alerts still open (or not). */
                 open?: boolean;
                 /** @description A page number within the paginated result set. */
@@ -3353,7 +3613,8 @@ export interface operations {
                 /** @description Number of results to return per page. */
                 page_size?: number;
                 project?: number;
-                severity?: string[];
+                /** @description Repeatable. */
+                severity?: ("critical" | "info" | "warning")[];
                 /** @description ISO time: started at or after. */
                 since?: string;
                 /** @description ISO time: started before. */
@@ -5511,6 +5772,97 @@ export interface operations {
             };
         };
     };
+    v1_costs_retrieve: {
+        parameters: {
+            query?: {
+                /** @description Only lines whose charge_type is one of these (comma-separated). */
+                charge_type?: string;
+                /** @description Default: the organization's. */
+                currency?: "CNY" | "USD";
+                /** @description Last local day, inclusive, not before start; default: today. */
+                end?: string;
+                /** @description Only lines whose gpu_model is one of these (comma-separated). */
+                gpu_model?: string;
+                /** @description Bucket size (weeks start on Monday). The period may be at most 366 days by day, 1096 by week or month. */
+                granularity?: "day" | "month" | "week";
+                /** @description Up to 2 comma-separated dimensions of project, instance, instance_type, gpu_model, charge_type, region, phase or tag:<key>. */
+                group_by?: string;
+                /** @description Only lines whose instance is one of these (comma-separated). */
+                instance?: string;
+                /** @description Only lines whose instance_type is one of these (comma-separated). */
+                instance_type?: string;
+                /** @description Only lines whose phase is one of these (comma-separated). */
+                phase?: string;
+                /** @description Only lines whose project is one of these (comma-separated). */
+                project?: string;
+                /** @description Only lines whose region is one of these (comma-separated). */
+                region?: string;
+                /** @description First local day (yyyy-mm-dd); default: the 1st. */
+                start?: string;
+                /** @description Filter on a tag, e.g. tag:team=research. */
+                "tag:<key>"?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CostReport"];
+                };
+            };
+            /** @description A parameter is invalid; the body names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No credentials, or an invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but the role (or the API key's scope) may not do this; or a failed CSRF check of a browser session. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in the request's organization (another organization's objects are not found either), or no such page. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key or person: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     v1_digest_subscriptions_list: {
         parameters: {
             query?: {
@@ -6040,6 +6392,7 @@ export interface operations {
     v1_digests_unsubscribe_retrieve: {
         parameters: {
             query: {
+                /** @description The signed token of the digest's unsubscribe link (no session or API key is needed: the token is the credential). Missing or blank: 400. */
                 token: string;
             };
             header?: never;
@@ -6067,6 +6420,15 @@ export interface operations {
             };
             /** @description Signed in, but the role (or the API key's scope) may not do this; or a failed CSRF check of a browser session. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token is not one of ours, or its digest no longer exists. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6090,6 +6452,7 @@ export interface operations {
     v1_digests_unsubscribe_create: {
         parameters: {
             query: {
+                /** @description The signed token of the digest's unsubscribe link (no session or API key is needed: the token is the credential). Missing or blank: 400. */
                 token: string;
             };
             header?: never;
@@ -6117,6 +6480,15 @@ export interface operations {
             };
             /** @description Signed in, but the role (or the API key's scope) may not do this; or a failed CSRF check of a browser session. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token is not one of ours, or its digest no longer exists. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6231,7 +6603,7 @@ export interface operations {
                 cursor?: string;
                 /** @description ISO date or date-time, exclusive; default: now. At most 366 days. */
                 end?: string;
-                /** @description Rows a page (1-5000, default 500). */
+                /** @description Rows a page (default 500). */
                 page_size?: number;
                 /** @description ISO date or date-time, inclusive (naive = the organization's timezone); default: the start of the current month. */
                 start?: string;
@@ -7140,6 +7512,77 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+            /** @description Too many requests for this API key or person: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_instances_timeseries_retrieve: {
+        parameters: {
+            query?: {
+                /** @description ISO date or date-time, exclusive */
+                end?: string;
+                /** @description auto (default): the finest with at most 1500 points (minute up to 25 h, hour up to 62 days, else day). */
+                resolution?: "auto" | "day" | "hour" | "minute";
+                /** @description ISO date or date-time; default: 24 h ago */
+                start?: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Timeseries"];
+                };
+            };
+            /** @description Bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No credentials, or an invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but the role (or the API key's scope) may not do this; or a failed CSRF check of a browser session. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such instance in the organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Too many requests for this API key or person: wait `Retry-After` seconds. */
             429: {
@@ -9258,6 +9701,83 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+            /** @description No credentials, or an invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but the role (or the API key's scope) may not do this; or a failed CSRF check of a browser session. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in the request's organization (another organization's objects are not found either), or no such page. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key or person: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_utilization_retrieve: {
+        parameters: {
+            query?: {
+                /** @description Last local day, inclusive; default: today. */
+                end?: string;
+                /** @description Only this project's instances (slug). */
+                project?: string;
+                /**
+                 * @description * `fleet` - fleet
+                 *     * `project` - project
+                 *     * `instance` - instance
+                 */
+                scope?: "fleet" | "project" | "instance";
+                /** @description First local day; default: 7 days ago. */
+                start?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Utilization"];
+                };
+            };
+            /** @description Bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No credentials, or an invalid or revoked API key. */
             401: {
