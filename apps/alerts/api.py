@@ -30,6 +30,7 @@ from apps.alerts.models import (
     ThresholdRule,
 )
 from apps.alerts.serializers import (
+    MONTH_PATTERN,
     AlertEventSerializer,
     AlertQuerySerializer,
     AlertRecipientSerializer,
@@ -42,6 +43,11 @@ from apps.api.views import OrganizationAPIView
 from apps.api.viewsets import OrganizationScopedViewSet
 
 _CRUD = ["get", "post", "patch", "delete", "head", "options"]
+
+
+_MONTH_PARAMETER = OpenApiParameter(
+    "month", str, description="yyyy-mm; default: this month.", pattern=MONTH_PATTERN
+)
 
 
 class BudgetViewSet(
@@ -67,7 +73,7 @@ class BudgetViewSet(
             context["month"] = query.validated_data.get("month")
         return context
 
-    @extend_schema(parameters=[OpenApiParameter("month", str, description="yyyy-mm")])
+    @extend_schema(parameters=[_MONTH_PARAMETER])
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         # The page's statuses in one pass (two queries per currency), not one per budget.
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
@@ -80,7 +86,7 @@ class BudgetViewSet(
         serializer = self.get_serializer_class()(page, many=True, context=context)
         return self.get_paginated_response(serializer.data)
 
-    @extend_schema(parameters=[OpenApiParameter("month", str, description="yyyy-mm")])
+    @extend_schema(parameters=[_MONTH_PARAMETER])
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().retrieve(request, *args, **kwargs)
 

@@ -119,10 +119,16 @@ class BudgetSerializer(_OrganizationProjects, StrictModelSerializer):
         return BudgetStatusSerializer(status).data
 
 
+MONTH_PATTERN = r"^\d{4}-(0[1-9]|1[0-2])$"
+
+
 class BudgetQuerySerializer(StrictSerializer):
     month = serializers.RegexField(
-        r"^\d{4}-(0[1-9]|1[0-2])$", required=False, help_text="yyyy-mm; default: this month."
+        MONTH_PATTERN, required=False, help_text="yyyy-mm; default: this month."
     )
+    # The list's pagination (the paginator reads them; named here so they are not "unknown").
+    page = serializers.IntegerField(required=False, min_value=1)
+    page_size = serializers.IntegerField(required=False, min_value=1)
 
 
 class AlarmPolicySerializer(serializers.Serializer):

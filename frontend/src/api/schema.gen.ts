@@ -4927,7 +4927,7 @@ export interface operations {
     v1_budgets_list: {
         parameters: {
             query?: {
-                /** @description yyyy-mm */
+                /** @description yyyy-mm; default: this month. */
                 month?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
@@ -5081,7 +5081,7 @@ export interface operations {
     v1_budgets_retrieve: {
         parameters: {
             query?: {
-                /** @description yyyy-mm */
+                /** @description yyyy-mm; default: this month. */
                 month?: string;
             };
             header?: never;
