@@ -74,7 +74,8 @@ demo: install frontend migrate stop
 	$(DEMO) $(PY) manage.py analyse --organization demo
 	$(DEMO) $(PY) manage.py recommend --organization demo
 	$(DEMO) $(PY) manage.py collectstatic --noinput --verbosity 0
-	$(DEMO) $(DEMO_MAIL) $(SERVICES) start web worker beat
+	@# The dashboard names the folder of caught mail, unless EMAIL_URL sends it elsewhere.
+	$(DEMO) CAUGHT_MAIL_DIR=$$([ -n "$$EMAIL_URL" ] || echo $(abspath $(VAR))/mail) $(DEMO_MAIL) $(SERVICES) start web worker beat
 	@echo
 	@echo "  GPU Ledger is running:  http://localhost:$(PORT)"
 	@echo "  Sign in as:             demo@example.com / demo"

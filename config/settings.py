@@ -193,6 +193,9 @@ X_FRAME_OPTIONS = "DENY"
 
 # --- E-mail ---------------------------------------------------------------------------------
 EMAIL_URL = env_str("EMAIL_URL", "console:" if DEBUG else "smtp://localhost:25")
+# Where a local mail catcher keeps what the product sends (make demo sets it to var/mail): the
+# dashboard says so next to invitations and digests, so a newcomer can open the links.
+CAUGHT_MAIL_DIR = env_str("CAUGHT_MAIL_DIR", "")
 _email = dj_email_url.parse(EMAIL_URL)
 EMAIL_BACKEND = _email["EMAIL_BACKEND"]
 EMAIL_HOST = _email["EMAIL_HOST"] or "localhost"

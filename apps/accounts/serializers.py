@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from rest_framework import serializers
 
 from apps.accounts.models import (
@@ -54,6 +55,11 @@ class MeSerializer(serializers.Serializer):
     )
     organization = OrganizationSerializer(allow_null=True)
     organizations = OrganizationSerializer(many=True)
+    caught_mail_dir = serializers.CharField(
+        allow_blank=True,
+        help_text="Where this installation's mail catcher keeps the e-mails it sends (the demo); "
+        "empty when e-mail really goes out.",
+    )
 
 
 class MeUpdateSerializer(StrictSerializer):
@@ -186,4 +192,5 @@ def me_payload(
         "organizations": OrganizationSerializer(
             [m.organization for m in memberships], many=True, context=context
         ).data,
+        "caught_mail_dir": settings.CAUGHT_MAIL_DIR,
     }

@@ -1,4 +1,5 @@
 import pytest
+from django.conf import LazySettings
 from rest_framework.test import APIClient
 
 from apps.accounts.models import Organization, User
@@ -113,3 +114,11 @@ def test_it_accepts_the_x_organization_header_for_own_organizations_only(
     alice_client: APIClient, globex: Organization
 ) -> None:
     assert alice_client.get("/api/v1/members", HTTP_X_ORGANIZATION=globex.slug).status_code == 404
+
+
+def test_it_tells_the_dashboard_where_caught_mail_is_kept(
+    alice_client: APIClient, settings: LazySettings
+) -> None:
+    assert alice_client.get("/api/v1/me").json()["caught_mail_dir"] == ""
+    settings.CAUGHT_MAIL_DIR = "/srv/ledger/var/mail"
+    assert alice_client.get("/api/v1/me").json()["caught_mail_dir"] == "/srv/ledger/var/mail"

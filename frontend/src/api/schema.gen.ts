@@ -1970,6 +1970,8 @@ export interface components {
             language: components["schemas"]["LanguageEnum"];
             organization: components["schemas"]["Organization"] | null;
             organizations: components["schemas"]["Organization"][];
+            /** @description Where this installation's mail catcher keeps the e-mails it sends (the demo); empty when e-mail really goes out. */
+            caught_mail_dir: string;
         };
         /** @description Reject unknown fields and non-string values for text fields. */
         Membership: {

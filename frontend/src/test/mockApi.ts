@@ -68,6 +68,7 @@ export function makeMe(overrides: Partial<Me> = {}): Me {
     language: 'en',
     organization: ACME,
     organizations: [ACME],
+    caught_mail_dir: '',
     ...overrides,
   };
 }

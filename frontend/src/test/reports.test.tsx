@@ -229,3 +229,18 @@ describe('reports: holidays', () => {
     expect(within(section).getByText('Only owners and admins can change the holidays.')).toBeTruthy();
   });
 });
+
+describe('reports: where the demo keeps its e-mail', () => {
+  it('names the folder of caught mail only when the installation catches it', async () => {
+    mockApi({ ...reportsRoutes(() => []), 'GET /api/v1/me': { body: makeMe({ caught_mail_dir: '/work/var/mail' }) } });
+    renderAppAt('/reports');
+    expect((await screen.findByTestId('caught-mail')).textContent).toContain('/work/var/mail');
+  });
+
+  it('says nothing of it when e-mail really goes out', async () => {
+    mockApi({ ...reportsRoutes(() => []), 'GET /api/v1/me': { body: makeMe() } });
+    renderAppAt('/reports');
+    await screen.findByRole('heading', { name: 'Reports', level: 1 });
+    expect(screen.queryByTestId('caught-mail')).toBeNull();
+  });
+});

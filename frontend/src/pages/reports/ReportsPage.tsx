@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import { useMe } from '../../auth/AuthContext';
+import { CaughtMailNote } from '../../components/CaughtMailNote';
 import { NoOrganization } from '../../components/ui';
 import { canManageOrg } from '../settings/permissions';
 import { DigestSubscriptions } from './DigestSubscriptions';
@@ -22,6 +23,7 @@ export function ReportsPage() {
         <NoOrganization />
       ) : (
         <div className="reports">
+          <CaughtMailNote />
           <ExportsSection timeZone={org.timezone} />
           <DigestSubscriptions org={org} />
           <HolidaysSection canManage={canManageOrg(org.role)} />

@@ -1,4 +1,5 @@
 import { useTranslation } from 'react-i18next';
+import { CaughtMailNote } from '../../components/CaughtMailNote';
 import { useState, type FormEvent } from 'react';
 import { useMe } from '../../auth/AuthContext';
 import { invitationsApi } from '../../api/endpoints';
@@ -94,6 +95,7 @@ export function InvitationsTab() {
           <p className="muted">{t('invitations.intro', { org: org.name })}</p>
         </div>
       </div>
+      <CaughtMailNote />
 
       {canManage ? (
         <form className="card inline-form" onSubmit={(e) => void onInvite(e)} noValidate aria-label={t('invitations.form')}>
