@@ -150,7 +150,8 @@ def budget_statuses_of(
 def _status(
     budget: Budget, month: str, *, spent: Decimal, trailing: Decimal, days_left: Decimal
 ) -> BudgetStatus:
-    daily_average = trailing / FORECAST_TRAILING_DAYS
+    # From the figures as shown (cents, 4-decimal days), so a reader recomputes it to the cent.
+    daily_average = (trailing / FORECAST_TRAILING_DAYS).quantize(CENT, rounding=ROUND_HALF_UP)
     forecast = (spent + daily_average * days_left).quantize(CENT, rounding=ROUND_HALF_UP)
     amount = budget.amount
     crossed = [
