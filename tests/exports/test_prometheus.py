@@ -217,7 +217,7 @@ def _budget_by_hand(
 ) -> tuple[Decimal, Decimal]:
     """(used %, forecast %) of a CNY budget recomputed from the bill lines, as alerts define it:
     spent = real cost of the lines beginning this month (organization timezone) before now;
-    forecast = spent + (the last 7 days' cost / 7) x days left in the month."""
+    forecast = spent + (the last 7 days' cost / 7, to the cent) x days left in the month."""
     local = now.astimezone(zoneinfo.ZoneInfo(organization.timezone))
     start = local.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
     end = (start + dt.timedelta(days=32)).replace(day=1)
@@ -233,7 +233,9 @@ def _budget_by_hand(
 
     spent = cost(start)
     days_left = (Decimal((end - now).total_seconds()) / 86400).quantize(Decimal("0.0001"))
-    forecast = (spent + cost(now - dt.timedelta(days=7)) / 7 * days_left).quantize(Decimal("0.01"))
+    cent = Decimal("0.01")
+    daily = (cost(now - dt.timedelta(days=7)) / 7).quantize(cent, rounding=ROUND_HALF_UP)
+    forecast = (spent + daily * days_left).quantize(cent, rounding=ROUND_HALF_UP)
     tenth = Decimal("0.1")
     return (
         (spent / amount * 100).quantize(tenth, rounding=ROUND_HALF_UP),

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { act, render } from '@testing-library/react';
 import * as echarts from 'echarts/core';
 
-const instance = { setOption: vi.fn(), resize: vi.fn(), dispose: vi.fn() };
+const instance = { setOption: vi.fn(), resize: vi.fn(), dispose: vi.fn(), on: vi.fn() };
 vi.mock('echarts/core', () => ({ use: vi.fn(), init: vi.fn(() => instance) }));
 
 const { Chart } = await import('./Chart');
@@ -13,6 +13,7 @@ afterEach(() => {
   instance.setOption.mockClear();
   instance.dispose.mockClear();
   instance.resize.mockClear();
+  instance.on.mockClear();
 });
 
 describe('<Chart>', () => {
@@ -43,5 +44,15 @@ describe('<Chart>', () => {
     expect(instance.dispose).toHaveBeenCalledTimes(1);
     expect(vi.mocked(echarts.init).mock.calls[1]![1]).toBe('dark');
     expect(instance.setOption).toHaveBeenLastCalledWith({ backgroundColor: 'transparent', ...option }, { notMerge: true });
+  });
+
+  it('names itself and says when ECharts has finished drawing', () => {
+    const { container } = render(<Chart option={{ series: [] }} name="spend-over-time" />);
+    const el = container.querySelector('[data-chart="spend-over-time"]')!;
+    expect(el.getAttribute('data-drawn')).toBeNull();
+    const [event, onFinished] = instance.on.mock.calls[0]! as [string, () => void];
+    expect(event).toBe('finished');
+    onFinished();
+    expect(el.getAttribute('data-drawn')).toBe('true');
   });
 });

@@ -1,16 +1,33 @@
 import { useEffect, useRef } from 'react';
 import * as echarts from 'echarts/core';
-import { BarChart, CustomChart, LineChart, PieChart } from 'echarts/charts';
-import { DatasetComponent, GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
+import { BarChart, CustomChart, HeatmapChart, LineChart, PieChart } from 'echarts/charts';
+import {
+  DatasetComponent,
+  DataZoomComponent,
+  GridComponent,
+  LegendComponent,
+  MarkAreaComponent,
+  TooltipComponent,
+  VisualMapComponent,
+} from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 import { useResolvedTheme } from '../theme';
 import type { ComposeOption } from 'echarts/core';
-import type { BarSeriesOption, CustomSeriesOption, LineSeriesOption, PieSeriesOption } from 'echarts/charts';
+import type {
+  BarSeriesOption,
+  CustomSeriesOption,
+  HeatmapSeriesOption,
+  LineSeriesOption,
+  PieSeriesOption,
+} from 'echarts/charts';
 import type {
   DatasetComponentOption,
+  DataZoomComponentOption,
   GridComponentOption,
   LegendComponentOption,
+  MarkAreaComponentOption,
   TooltipComponentOption,
+  VisualMapComponentOption,
 } from 'echarts/components';
 
 // Tree-shaken: only the pieces registered here end up in the bundle.
@@ -19,7 +36,11 @@ echarts.use([
   BarChart,
   CustomChart,
   PieChart,
+  HeatmapChart,
   GridComponent,
+  DataZoomComponent,
+  MarkAreaComponent,
+  VisualMapComponent,
   TooltipComponent,
   LegendComponent,
   DatasetComponent,
@@ -31,7 +52,11 @@ export type ChartOption = ComposeOption<
   | BarSeriesOption
   | CustomSeriesOption
   | PieSeriesOption
+  | HeatmapSeriesOption
   | GridComponentOption
+  | DataZoomComponentOption
+  | MarkAreaComponentOption
+  | VisualMapComponentOption
   | TooltipComponentOption
   | LegendComponentOption
   | DatasetComponentOption
@@ -42,10 +67,12 @@ export interface ChartProps {
   height?: number | string;
   className?: string;
   ariaLabel?: string;
+  /** Names the chart for browser tests and the dashboard bench: `[data-chart="<name>"]`. */
+  name?: string;
 }
 
 /** A thin React wrapper around an ECharts instance: created on mount, resized with the window, disposed on unmount. */
-export function Chart({ option, height = 320, className, ariaLabel }: ChartProps) {
+export function Chart({ option, height = 320, className, ariaLabel, name }: ChartProps) {
   const containerRef = useRef<HTMLDivElement | null>(null);
   const chartRef = useRef<echarts.ECharts | null>(null);
   const optionRef = useRef(option);
@@ -57,6 +84,10 @@ export function Chart({ option, height = 320, className, ariaLabel }: ChartProps
     const el = containerRef.current;
     if (!el) return;
     const chart = echarts.init(el, theme === 'dark' ? 'dark' : undefined, { renderer: 'canvas' });
+    // `data-drawn` tells a browser test (and the dashboard bench) that pixels are on the canvas,
+    // not merely that the component mounted: ECharts fires `finished` once rendering is done.
+    el.removeAttribute('data-drawn');
+    chart.on('finished', () => el.setAttribute('data-drawn', 'true'));
     chart.setOption({ backgroundColor: 'transparent', ...optionRef.current }, { notMerge: true });
     chartRef.current = chart;
     const onResize = () => chart.resize();
@@ -80,6 +111,7 @@ export function Chart({ option, height = 320, className, ariaLabel }: ChartProps
       role="img"
       aria-label={ariaLabel}
       data-testid="chart"
+      data-chart={name}
     />
   );
 }
