@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 from decimal import Decimal
@@ -37,7 +38,12 @@ from apps.metrics.selectors import metrics_read_many
 
 SCOPES = ("fleet", "project", "instance")
 MAX_POINTS = 1500
-SERIES_METRICS = (Metric.GPU_UTIL_PCT, Metric.GPU_MEM_USED_PCT, Metric.CPU_UTIL_PCT)
+SERIES_METRICS = (
+    Metric.GPU_UTIL_PCT,
+    Metric.GPU_MEM_USED_PCT,
+    Metric.CPU_UTIL_PCT,
+    Metric.GPU_TEMP_C,
+)
 
 GroupKey = int | None
 
@@ -199,9 +205,11 @@ def point_count(start: dt.datetime, end: dt.datetime, resolution: str) -> int:
 
 
 def _number(value: Any, digits: int = 2) -> float | None:
-    if value is None or (isinstance(value, float) and np.isnan(value)):
+    # Minute arrays are float32: a NaN there is no Python float, so test the converted value.
+    number = None if value is None else float(value)
+    if number is None or math.isnan(number):
         return None
-    return round(float(value), digits)
+    return round(number, digits)
 
 
 def timeseries(
@@ -227,7 +235,9 @@ def timeseries(
                 "gpu_util_max_pct": None,
                 "gpu_mem_used_pct": _number(stacked[1, j]),
                 "cpu_util_pct": _number(stacked[2, j]),
-                "observed_minutes": 1,
+                "gpu_temp_c": _number(stacked[3, j]),
+                # Minutes with a GPU utilization point, as at hours and days.
+                "observed_minutes": int(not np.isnan(stacked[0, j])),
             }
             for j in np.flatnonzero(observed).tolist()
         ]
@@ -237,6 +247,7 @@ def timeseries(
         "gpu_util_pct_max",
         "gpu_mem_used_pct_avg",
         "cpu_util_pct_avg",
+        "gpu_temp_c_avg",
         "gpu_util_pct_minutes",
     )
     rows: Any
@@ -268,7 +279,8 @@ def timeseries(
             "gpu_util_max_pct": _number(peak),
             "gpu_mem_used_pct": _number(mem),
             "cpu_util_pct": _number(cpu),
+            "gpu_temp_c": _number(temp),
             "observed_minutes": minutes,
         }
-        for t, avg, p95, peak, mem, cpu, minutes in rows
+        for t, avg, p95, peak, mem, cpu, temp, minutes in rows
     ]

@@ -184,6 +184,10 @@ class TimeseriesPointSerializer(serializers.Serializer):
     gpu_util_max_pct = serializers.FloatField(allow_null=True, help_text="null at minutes.")
     gpu_mem_used_pct = serializers.FloatField(allow_null=True)
     cpu_util_pct = serializers.FloatField(allow_null=True)
+    gpu_temp_c = serializers.FloatField(
+        allow_null=True,
+        help_text="GPU temperature in °C, mean of the cards (average at hours, days).",
+    )
     observed_minutes = serializers.IntegerField(help_text="Minutes with a GPU utilization point.")
 
 

@@ -22,6 +22,7 @@ from apps.metrics.models import InstanceHourRollup
 from apps.metrics.selectors import metrics_read
 from tests.analysis.conftest import (  # noqa: F401  (fixtures)
     AS_OF,
+    DATA_START,
     START,
     acme_account,
     fleet,
@@ -29,6 +30,7 @@ from tests.analysis.conftest import (  # noqa: F401  (fixtures)
     vision,
 )
 from tests.analysis.test_pricing import bill_hours
+from tests.fleet_generator import fleet_generate
 
 pytestmark = pytest.mark.django_db
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -169,3 +171,48 @@ def test_it_refuses_too_many_points_and_other_organizations_instances(
         bob_client.get("/api/v1/utilization", {**PERIOD, "scope": "instance"}).json()["groups"]
         == []
     )
+
+
+def test_it_serves_gpu_temperature_from_the_stored_metrics_at_every_resolution(
+    alice_client: APIClient, analysed: list[Instance]
+) -> None:
+    train = analysed[0]
+    url = f"/api/v1/instances/{train.pk}/timeseries"
+    # The analysis fleet has no temperature: write a day of it through the real metric store.
+    fleet_generate(
+        instance_ids=[train.pk],
+        start_day=DATA_START,
+        days=1,
+        patterns=["training"],
+        metrics=["gpu_temp_c"],
+    )
+    start = dt.datetime(2026, 10, 26, 6, tzinfo=dt.UTC)
+    end = start + dt.timedelta(hours=6)
+    raw = metrics_read(instance_ids=[train.pk], metric=Metric.GPU_TEMP_C, start=start, end=end)[0]
+    minutes = alice_client.get(url, {"start": start.isoformat(), "end": end.isoformat()}).json()
+    assert minutes["resolution"] == "minute"
+    by_minute = {
+        int((dt.datetime.fromisoformat(p["t"]) - start).total_seconds() // 60): p["gpu_temp_c"]
+        for p in minutes["points"]
+    }
+    observed = np.flatnonzero(~np.isnan(raw))
+    assert observed.size > 300
+    for offset in observed[:: observed.size // 20]:
+        assert by_minute[int(offset)] == pytest.approx(float(raw[offset]), abs=0.01)
+
+    hours = alice_client.get(
+        url, {"start": "2026-10-26T00:00:00Z", "end": "2026-10-29T00:00:00Z"}
+    ).json()
+    assert hours["resolution"] == "hour"
+    rollups = {
+        r.hour_start: r.gpu_temp_c_avg
+        for r in InstanceHourRollup.objects.filter(instance=train, gpu_util_pct_minutes__gt=0)
+    }
+    served = {dt.datetime.fromisoformat(p["t"]): p["gpu_temp_c"] for p in hours["points"]}
+    assert served.keys() == rollups.keys()
+    first_day = [t for t in served if t.date() == DATA_START]
+    assert first_day
+    assert all(served[t] == pytest.approx(rollups[t], abs=0.01) for t in served)
+    # Only the first day has temperature: the others are null, not zero.
+    assert all(served[t] is None for t in served if t.date() > DATA_START)
+    assert all(served[t] is not None for t in first_day)

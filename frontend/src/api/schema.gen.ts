@@ -2843,6 +2843,11 @@ export interface components {
             gpu_mem_used_pct: number | null;
             /** Format: double */
             cpu_util_pct: number | null;
+            /**
+             * Format: double
+             * @description GPU temperature in °C, mean of the cards (average at hours, days).
+             */
+            gpu_temp_c: number | null;
             /** @description Minutes with a GPU utilization point. */
             observed_minutes: number;
         };
