@@ -69,10 +69,12 @@ export interface ChartProps {
   ariaLabel?: string;
   /** Names the chart for browser tests and the dashboard bench: `[data-chart="<name>"]`. */
   name?: string;
+  /** More `data-*` attributes on the container (e.g. what a browser test counts: `data-phase-bands`). */
+  dataAttributes?: Record<`data-${string}`, string | number>;
 }
 
 /** A thin React wrapper around an ECharts instance: created on mount, resized with the window, disposed on unmount. */
-export function Chart({ option, height = 320, className, ariaLabel, name }: ChartProps) {
+export function Chart({ option, height = 320, className, ariaLabel, name, dataAttributes }: ChartProps) {
   const containerRef = useRef<HTMLDivElement | null>(null);
   const chartRef = useRef<echarts.ECharts | null>(null);
   const optionRef = useRef(option);
@@ -112,6 +114,7 @@ export function Chart({ option, height = 320, className, ariaLabel, name }: Char
       aria-label={ariaLabel}
       data-testid="chart"
       data-chart={name}
+      {...dataAttributes}
     />
   );
 }

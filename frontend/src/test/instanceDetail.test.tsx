@@ -5,19 +5,37 @@ import { renderAppAt } from './render';
 import { emptyPage, makeMe, mockApi, type MockResponse } from './mockApi';
 import type { Instance } from '../api/types';
 import type { InstancePhases, InstanceProfile, WeekGrid } from '../api/untypedEndpoints';
+import type { CostReport, Timeseries } from '../pages/instance/api';
 import type { ChartOption } from '../components/Chart';
 
 // The ECharts canvas cannot be drawn in happy-dom: record what each chart is given instead.
-const charts = vi.hoisted(() => [] as { ariaLabel?: string; option: ChartOption }[]);
+const charts = vi.hoisted(() => [] as { ariaLabel?: string; name?: string; option: ChartOption }[]);
 vi.mock('../components/Chart', async () => {
   const { createElement } = await import('react');
   return {
-    Chart: ({ option, ariaLabel }: { option: ChartOption; ariaLabel?: string }) => {
-      charts.push({ ariaLabel, option });
-      return createElement('div', { 'data-testid': 'chart', role: 'img', 'aria-label': ariaLabel });
+    Chart: ({
+      option,
+      ariaLabel,
+      name,
+      dataAttributes,
+    }: {
+      option: ChartOption;
+      ariaLabel?: string;
+      name?: string;
+      dataAttributes?: Record<string, string | number>;
+    }) => {
+      charts.push({ ariaLabel, name, option });
+      return createElement('div', { 'data-testid': 'chart', role: 'img', 'aria-label': ariaLabel, 'data-chart': name, ...dataAttributes });
     },
   };
 });
+
+/** The last option a named chart was given. */
+function chartOption(name: string): ChartOption {
+  const found = charts.filter((c) => c.name === name).pop();
+  if (!found) throw new Error(`No chart ${name}`);
+  return found.option;
+}
 
 const NOW = new Date('2026-10-27T08:35:12Z');
 
@@ -78,8 +96,19 @@ function grid(): WeekGrid {
   );
 }
 
+/** Off Friday 19:00 to Monday 09:00 and on weekday nights 19:00-09:00 (62 + 4 x 14 = 118 h a week). */
 const OFF_WINDOW = {
-  runs: [{ start_weekday: 4, start_hour: 19, end_weekday: 0, end_hour: 9, hours: 62, label: 'Fri 19:00-Mon 09:00' }],
+  runs: [
+    ...[0, 1, 2, 3].map((d) => ({
+      start_weekday: d,
+      start_hour: 19,
+      end_weekday: d + 1,
+      end_hour: 9,
+      hours: 14,
+      label: `${['Mon', 'Tue', 'Wed', 'Thu'][d]} 19:00-${['Tue', 'Wed', 'Thu', 'Fri'][d]} 09:00`,
+    })),
+    { start_weekday: 4, start_hour: 19, end_weekday: 0, end_hour: 9, hours: 62, label: 'Fri 19:00-Mon 09:00' },
+  ],
   weekly_hours: 118,
   supporting_weeks: 2,
   observed_weeks: 2,
@@ -116,6 +145,98 @@ const NOT_ANALYSED: InstanceProfile = {
   off_window: null,
 };
 
+/** Hourly points over the phases' day: busy while training, quiet when idle; the 11:00 hour missing. */
+function timeseries(overrides: Partial<Timeseries> = {}): Timeseries {
+  const hours = [8, 9, 10, 12];
+  return {
+    instance_id: 1,
+    start: '2026-10-20T16:00:00Z',
+    end: '2026-10-27T16:00:00Z',
+    resolution: 'hour',
+    max_points: 1500,
+    points: hours.map((h) => ({
+      t: `2026-10-26T${String(h).padStart(2, '0')}:00:00Z`,
+      gpu_util_pct: h === 12 ? 0.4 : 76,
+      gpu_util_p95_pct: null,
+      gpu_util_max_pct: null,
+      gpu_mem_used_pct: 55,
+      cpu_util_pct: 12,
+      gpu_temp_c: h === 12 ? 38 : 71,
+      observed_minutes: 60,
+    })),
+    ...overrides,
+  };
+}
+
+const DAYS = ['2026-10-21', '2026-10-22', '2026-10-23', '2026-10-24', '2026-10-25', '2026-10-26', '2026-10-27'];
+
+function costGroup(phase: string, perDay: string[]) {
+  return {
+    keys: [{ dimension: 'phase', value: phase, label: phase }],
+    cost: perDay.reduce((a, b) => a + Number(b), 0).toFixed(2),
+    previous_cost: '0.00',
+    series: DAYS.map((day, i) => ({ period_start: day, cost: perDay[i] ?? '0.00' })),
+  };
+}
+
+function dailyCost(overrides: Partial<CostReport> = {}): CostReport {
+  return {
+    start: DAYS[0]!,
+    end: DAYS[6]!,
+    timezone: 'Asia/Shanghai',
+    granularity: 'day',
+    group_by: ['phase'],
+    filters: { instance: ['ins-9bxebleo'] },
+    currency: 'CNY',
+    buckets: DAYS,
+    total: '26.05',
+    previous_period: { start: '2026-10-14', end: '2026-10-20', cost: '0.00' },
+    unallocated: { cost: '0.00', share_pct: null, by_reason: [] },
+    month_to_date: {
+      month_start: '2026-10-01',
+      month_end: '2026-10-31',
+      today: '2026-10-27',
+      cost: '26.05',
+      cost_before_today: '26.05',
+      run_rate_daily: '3.72',
+      run_rate_days: 7,
+      days_left: 5,
+      forecast: '44.65',
+      method: '',
+    },
+    groups: [
+      costGroup('training', ['0', '0', '0', '0', '0', '19.54', '0']),
+      costGroup('evaluation', ['0', '0', '0', '0', '0', '1.46', '0']),
+      costGroup('idle', ['0', '0', '0', '0', '0', '3.10', '0']),
+      costGroup('data_processing', ['0', '0', '0', '0', '0', '1.95', '0']),
+    ],
+    ...overrides,
+  } as CostReport;
+}
+
+const RECOMMENDATION = {
+  id: 11,
+  kind: 'schedule',
+  kind_label: 'Day/night schedule',
+  status: 'open',
+  status_reason: '',
+  snoozed_until: null,
+  target: 'instance',
+  instance: 1,
+  instance_name: 'train-t4-01',
+  project: 3,
+  project_name: 'NLP',
+  title: 'Stop train-t4-01 on weekday nights and weekends',
+  explanation: '',
+  saving: { monthly_amount: '812.40', currency: 'CNY', formula: '', price_source: 'bills' },
+  confidence: { level: 'high', evidence_days: 13.75, coverage_pct: 98.2 },
+  risk: { level: 1, reason: '' },
+  first_seen_at: '2026-10-20T02:00:00Z',
+  last_seen_at: '2026-10-27T02:00:00Z',
+  accepted_at: null,
+  resolved_at: null,
+};
+
 type Routes = Parameters<typeof mockApi>[0];
 
 function routes(overrides: Routes = {}): Routes {
@@ -124,6 +245,9 @@ function routes(overrides: Routes = {}): Routes {
     'GET /api/v1/instances/1': { body: INSTANCE },
     'GET /api/v1/instances/1/phases': { body: phases() },
     'GET /api/v1/instances/1/profile': { body: profile() },
+    'GET /api/v1/instances/1/timeseries': { body: timeseries() },
+    'GET /api/v1/costs': { body: dailyCost() },
+    'GET /api/v1/recommendations': { body: { ...emptyPage, count: 1, results: [RECOMMENDATION] } },
     ...overrides,
   };
 }
@@ -219,28 +343,124 @@ describe('instance detail page', () => {
     expect(screen.getByRole('button', { name: 'Last 7 days' }).getAttribute('aria-pressed')).toBe('true');
     expect(screen.getByTestId('date-range-shown').textContent).toBe('21 Oct 2026 – 27 Oct 2026 (Asia/Shanghai)');
 
-    // Timeline: one coloured band per segment, one series per phase, named in words, plus a legend in words.
-    await screen.findByRole('img', { name: 'Phase timeline, times in Asia/Shanghai' });
+    // The time series covers the same days; its phase bands are the segments, adjacent ones of a phase merged.
+    const series = server.find('GET', '/api/v1/instances/1/timeseries')[0]!;
+    expect([series.query.get('start'), series.query.get('end')]).toEqual(['2026-10-21', '2026-10-28']);
+    const chart = await screen.findByRole('img', {
+      name: 'GPU utilization, GPU memory, CPU and temperature over time, with phase bands, times in Asia/Shanghai',
+    });
+    expect(chart.getAttribute('data-chart')).toBe('instance-timeseries');
+    // Six segments, none adjacent to one of its own phase: six bands.
+    expect(chart.getAttribute('data-phase-bands')).toBe('6');
     expect(
       within(screen.getByRole('list', { name: 'Legend' }))
         .getAllByRole('listitem')
         .map((li) => li.textContent),
     ).toEqual(['Training', 'Evaluation', 'Data processing (data-bound)', 'Idle', 'No data']);
-    const option = charts.find((c) => c.ariaLabel?.startsWith('Phase timeline'))!.option;
-    const series = option.series as { name: string; type: string; data: unknown[][]; itemStyle: { color: string } }[];
-    expect(series.map((s) => s.name)).toEqual(['Training', 'Evaluation', 'Data processing (data-bound)', 'Idle', 'No data']);
-    expect(series.every((s) => s.type === 'custom')).toBe(true);
-    expect(series[0]!.data).toEqual([
-      [Date.parse('2026-10-26T08:20:00Z'), Date.parse('2026-10-26T09:35:00Z'), 0, 75, 75.8],
-      [Date.parse('2026-10-26T10:45:00Z'), Date.parse('2026-10-26T11:45:00Z'), 0, 60, 80.2],
-    ]);
-    expect(series[3]!.data).toHaveLength(1);
-    expect(series[3]!.itemStyle.color).not.toBe(series[0]!.itemStyle.color);
+    const option = chartOption('instance-timeseries');
+    const lines = option.series as { name: string; type: string; data: [number, number | null][]; markArea?: { data: unknown[] } }[];
+    expect(lines.map((l) => l.name)).toEqual(['GPU utilization', 'GPU memory', 'CPU', 'GPU temperature']);
+    // The missing 11:00 hour breaks the line.
+    expect(lines[0]!.data.map(([, v]) => v)).toEqual([76, 76, 76, null, 0.4]);
+    expect(lines[3]!.data.at(-1)).toEqual([Date.parse('2026-10-26T12:00:00Z'), 38]);
+    expect(lines[0]!.markArea!.data).toHaveLength(6);
+    expect((option.dataZoom as { type: string }[]).map((z) => z.type)).toEqual(['inside', 'slider']);
     expect(option.xAxis).toMatchObject({
       type: 'time',
-      min: Date.parse('2026-10-26T08:00:00Z'),
-      max: Date.parse('2026-10-27T08:00:00Z'),
+      min: Date.parse('2026-10-20T16:00:00Z'),
+      max: Date.parse('2026-10-27T16:00:00Z'),
     });
+    expect(screen.getByTestId('timeseries-resolution').textContent).toContain('Hourly averages');
+    expect(screen.queryByTestId('phase-bands-capped')).toBeNull();
+  });
+
+  it('merges adjacent bands of a phase and says when it draws only the longest', async () => {
+    // 400 alternating 10-minute periods, then two training periods back to back (one band).
+    const many = Array.from({ length: 400 }, (_, i) => ({
+      phase: (i % 2 ? 'idle' : 'training') as 'idle' | 'training',
+      start_at: new Date(Date.parse('2026-10-21T00:00:00Z') + i * 600_000).toISOString(),
+      end_at: new Date(Date.parse('2026-10-21T00:00:00Z') + (i + 1) * 600_000).toISOString(),
+      minutes: 10,
+      mean_gpu_util_pct: null,
+    }));
+    const merged = [
+      { phase: 'evaluation' as const, start_at: '2026-10-26T08:00:00Z', end_at: '2026-10-26T09:00:00Z', minutes: 60, mean_gpu_util_pct: 50 },
+      { phase: 'evaluation' as const, start_at: '2026-10-26T09:00:00Z', end_at: '2026-10-26T10:00:00Z', minutes: 60, mean_gpu_util_pct: 50 },
+    ];
+    mockApi(routes({ 'GET /api/v1/instances/1/phases': { body: phases({ segments: [...many, ...merged] }) } }));
+    renderAppAt('/instances/1');
+
+    const chart = await screen.findByRole('img', { name: /GPU utilization, GPU memory/ });
+    expect(chart.getAttribute('data-phase-bands')).toBe('300');
+    expect(screen.getByTestId('phase-bands-capped').textContent).toBe(
+      'Phase bands: the 300 longest of 401 periods are drawn; zoom into a shorter range to see the rest.',
+    );
+    // The two evaluation hours are one band, and the longest: it is kept.
+    const areas = (chartOption('instance-timeseries').series as { markArea?: { data: [{ xAxis: number }, { xAxis: number }][] } }[])[0]!
+      .markArea!.data;
+    expect(areas.map(([a, b]) => [a.xAxis, b.xAxis])).toContainEqual([
+      Date.parse('2026-10-26T08:00:00Z'),
+      Date.parse('2026-10-26T10:00:00Z'),
+    ]);
+  });
+
+  it('shows the daily cost stacked by phase for this instance', async () => {
+    const server = mockApi(routes());
+    renderAppAt('/instances/1');
+
+    const chart = await screen.findByRole('img', { name: 'Daily cost of this instance by phase (CNY)' });
+    expect(chart.getAttribute('data-chart')).toBe('instance-daily-cost');
+    const call = server.find('GET', '/api/v1/costs')[0]!;
+    expect(Object.fromEntries(call.query)).toEqual({
+      granularity: 'day',
+      start: '2026-10-21',
+      end: '2026-10-27',
+      instance: 'ins-9bxebleo',
+      group_by: 'phase',
+    });
+    const bars = chartOption('instance-daily-cost').series as { name: string; stack: string; data: number[] }[];
+    expect(bars.map((b) => b.name)).toEqual(['Training', 'Evaluation', 'Data processing (data-bound)', 'Idle']);
+    expect(bars.every((b) => b.stack === 'cost')).toBe(true);
+    expect(bars[0]!.data).toEqual([0, 0, 0, 0, 0, 19.54, 0]);
+    expect(screen.getByTestId('daily-cost-total').textContent).toBe('¥26.05 in this period');
+  });
+
+  it('says when no bill names the instance in the period', async () => {
+    mockApi(routes({ 'GET /api/v1/costs': { body: dailyCost({ total: '0.00', groups: [] }) } }));
+    renderAppAt('/instances/1');
+
+    expect((await screen.findByTestId('daily-cost-empty')).textContent).toContain('No cost in this period');
+    expect(screen.queryByRole('img', { name: /Daily cost/ })).toBeNull();
+  });
+
+  it('lists its recommendations, linked to their pages, its tags and facts', async () => {
+    const server = mockApi(routes());
+    renderAppAt('/instances/1');
+
+    const link = await screen.findByRole('link', { name: RECOMMENDATION.title });
+    expect(link.getAttribute('href')).toBe('/recommendations/11');
+    expect(screen.getByTestId('instance-recommendations').textContent).toContain('saves ¥812.40 a month');
+    expect(server.find('GET', '/api/v1/recommendations')[0]!.query.get('instance')).toBe('1');
+    expect(screen.getByTestId('instance-tags').textContent).toBe('team=nlp');
+    expect(screen.getByTestId('fact-cpu').textContent).toBe('8 vCPU · 32 GB');
+    expect(screen.getByTestId('fact-state').textContent).toBe('Running');
+    expect(screen.queryByTestId('terminated-notice')).toBeNull();
+  });
+
+  it('says a terminated instance was terminated, with its lifetime', async () => {
+    const gone = { ...INSTANCE, state: 'TERMINATED', launched_at: '2026-09-01T02:00:00Z', terminated_at: '2026-10-12T02:00:00Z' };
+    mockApi(
+      routes({
+        'GET /api/v1/instances/1': { body: gone },
+        'GET /api/v1/recommendations': { body: emptyPage },
+      }),
+    );
+    renderAppAt('/instances/1');
+
+    const notice = await screen.findByTestId('terminated-notice');
+    expect(notice.textContent).toContain('This instance was terminated');
+    expect(notice.textContent).toContain('1 Sept 2026, 10:00 to 12 Oct 2026, 10:00 (41 days)');
+    expect(screen.getByTestId('instance-recs-none').textContent).toBe('No open recommendation for this instance.');
   });
 
   it('changes the period: a preset or custom days are a new request and stay in the URL', async () => {
@@ -359,10 +579,12 @@ describe('instance detail page', () => {
     expect(sunday3.getAttribute('title')).toBe('Sun 03:00–04:00: no data');
 
     const off = screen.getByTestId('off-window');
-    expect(off.textContent).toContain('Fri 19:00-Mon 09:00');
+    // In plain words, not the runs' "Fri 19:00-Mon 09:00" labels.
+    expect(screen.getByTestId('off-window-words').textContent).toBe(
+      'Recurring low window: weekdays 19:00–09:00 and weekends',
+    );
     expect(off.textContent).toContain('118 h a week');
     expect(off.textContent).toContain('seen in 2 of 2 weeks');
-    expect(off.textContent).toContain(OFF_WINDOW.description);
     expect(screen.queryByText('No recurring low window')).toBeNull();
   });
 
@@ -384,14 +606,45 @@ describe('instance detail page', () => {
     expect(screen.queryByText('No recurring low window')).toBeNull();
   });
 
-  it('says when no utilization data exists for the period, without a chart', async () => {
-    mockApi(routes({ 'GET /api/v1/instances/1/phases': { body: phases({ segments: [] }) } }));
+  it('says when no metrics exist for the period and when the next sync brings them, without a chart', async () => {
+    const inTenMinutes = new Date(NOW.getTime() + 10 * 60_000).toISOString();
+    mockApi(
+      routes({
+        'GET /api/v1/instances/1/timeseries': { body: timeseries({ points: [] }) },
+        'GET /api/v1/instances/1/phases': { body: phases({ segments: [] }) },
+        'GET /api/v1/cloud-accounts': {
+          body: {
+            ...emptyPage,
+            count: 1,
+            results: [{ id: 1, sync: [{ kind: 'metrics', last_success_at: null, next_run_at: inTenMinutes, last_error: '', progress: null }] }],
+          },
+        },
+      }),
+    );
     renderAppAt('/instances/1');
 
-    expect((await screen.findByTestId('timeline-empty')).textContent).toBe(
-      'No utilization data for this instance in this period.',
+    const empty = await screen.findByTestId('timeseries-empty');
+    expect(empty.textContent).toContain('No metrics yet');
+    await waitFor(() => expect(screen.getByTestId('next-sync').textContent).toBe('The next metrics sync runs in 10 minutes.'));
+    expect(screen.queryByRole('img', { name: /GPU utilization/ })).toBeNull();
+  });
+
+  it('shows a time series error with a retry', async () => {
+    let fail = true;
+    mockApi(
+      routes({
+        'GET /api/v1/instances/1/timeseries': () =>
+          fail ? { status: 500, body: { error: { code: 'error', message: 'Something went wrong.', fields: {} } } } : { body: timeseries() },
+      }),
     );
-    expect(screen.queryByRole('img', { name: /Phase timeline/ })).toBeNull();
+    const user = userEvent.setup();
+    renderAppAt('/instances/1');
+
+    expect((await screen.findByRole('alert')).textContent).toContain('Something went wrong.');
+    fail = false;
+    await user.click(screen.getByRole('button', { name: 'Retry' }));
+    expect(await screen.findByRole('img', { name: /GPU utilization/ })).toBeTruthy();
+    expect(screen.queryByRole('alert')).toBeNull();
   });
 
   it('shows "Instance not found" for an unknown instance', async () => {
@@ -404,6 +657,7 @@ describe('instance detail page', () => {
         'GET /api/v1/instances/1': notFound,
         'GET /api/v1/instances/1/phases': notFound,
         'GET /api/v1/instances/1/profile': notFound,
+        'GET /api/v1/instances/1/timeseries': notFound,
       }),
     );
     renderAppAt('/instances/1');

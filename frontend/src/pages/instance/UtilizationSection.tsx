@@ -1,0 +1,91 @@
+import { lazy, Suspense, useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
+import { cloudAccountsApi } from '../../api/endpoints';
+import type { CloudAccount, Page } from '../../api/types';
+import type { InstancePhases } from '../../api/untypedEndpoints';
+import { PhaseLegend } from '../../components/analysis';
+import { EmptyState, ErrorBanner } from '../../components/ui';
+import { queryKeys } from '../../data/keys';
+import { formatDateTime, formatRelative } from '../../format';
+import { useApiData, type ApiData } from '../../hooks';
+import type { Timeseries } from './api';
+import { ChartSkeleton } from './ChartSkeleton';
+import { phaseBands } from './timeseriesOption';
+
+const TimeseriesChart = lazy(() => import('./InstanceCharts').then((m) => ({ default: m.TimeseriesChart })));
+
+/** The earliest next metrics sync over the organization's accounts, or null when none is planned. */
+export function nextMetricsSync(accounts: CloudAccount[]): string | null {
+  const next = accounts
+    .flatMap((a) => a.sync.filter((s) => s.kind === 'metrics' && s.next_run_at).map((s) => s.next_run_at!))
+    .sort();
+  return next[0] ?? null;
+}
+
+/**
+ * The zoomable time series with the phase bands behind it. `phases` gives the bands (the same period);
+ * without points it says so and when the next metrics sync runs.
+ */
+export function UtilizationSection({
+  series,
+  phases,
+  period,
+  timeZone,
+}: {
+  series: ApiData<Timeseries>;
+  phases: ApiData<InstancePhases>;
+  period: { start: number; end: number };
+  timeZone: string;
+}) {
+  const { t } = useTranslation();
+  const segments = phases.data?.segments;
+  const bands = useMemo(() => phaseBands(segments ?? []), [segments]);
+  const empty = series.data !== null && series.data.points.length === 0;
+
+  return (
+    <>
+      <ErrorBanner error={series.error} onRetry={series.reload} />
+      {series.loading && <ChartSkeleton height={360} label={t('instanceDetail.timeseries.loading')} />}
+      {empty && <NoMetrics />}
+      {series.data && !empty && (
+        <>
+          <p className="muted small" data-testid="timeseries-resolution">
+            {t(`instanceDetail.timeseries.resolution.${series.data.resolution}`)} · {t('instanceDetail.timeseries.zoomHint')}
+          </p>
+          {/* The bands wait for the phases: drawn without them, the count would be a wrong 0. */}
+          {phases.loading ? (
+            <ChartSkeleton height={360} label={t('instance.loadingPhases')} />
+          ) : (
+            <Suspense fallback={<ChartSkeleton height={360} label={t('common.loadingChart')} />}>
+              <TimeseriesChart data={series.data} bands={bands.bands} start={period.start} end={period.end} timeZone={timeZone} />
+            </Suspense>
+          )}
+          <PhaseLegend />
+          {bands.total > bands.bands.length && (
+            <p className="muted small" data-testid="phase-bands-capped">
+              {t('instanceDetail.timeseries.bandsCapped', { shown: bands.bands.length, total: bands.total })}
+            </p>
+          )}
+        </>
+      )}
+    </>
+  );
+}
+
+function NoMetrics() {
+  const { t } = useTranslation();
+  // Only asked when there is nothing to draw: when do metrics arrive next?
+  const accounts = useApiData<Page<CloudAccount>>([...queryKeys.cloudAccounts, 'instance-next-sync'], (signal) =>
+    cloudAccountsApi.list({ page: 1, pageSize: 100 }, signal),
+  );
+  const next = accounts.data ? nextMetricsSync(accounts.data.results) : null;
+  const when = next ? formatRelative(next) : null;
+  return (
+    <EmptyState title={t('instanceDetail.timeseries.empty.title')} icon="◷" testId="timeseries-empty">
+      <p>{t('instanceDetail.timeseries.empty.body')}</p>
+      <p className="muted" data-testid="next-sync" title={next ? formatDateTime(next) : undefined}>
+        {when ? t('instanceDetail.timeseries.empty.nextSync', { when }) : t('instanceDetail.timeseries.empty.noSync')}
+      </p>
+    </EmptyState>
+  );
+}
