@@ -1,3 +1,4 @@
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { useMe } from '../auth/AuthContext';
@@ -80,6 +81,9 @@ function InstanceDetail({ id, org }: { id: number; org: Org }) {
   const dateRange = useUrlDateRange(org.timezone, INSTANCE_RANGE);
   const range = apiPeriod(dateRange.range);
   const key = queryKeys.instance(id);
+  // The charts' chunk (ECharts) loads while the data does, not after it: lazy() alone would start it only
+  // when a chart first renders. The module promise is shared, so lazy() then finds it loaded.
+  useEffect(() => void import('./instance/InstanceCharts'), []);
 
   // Everything starts at once: the instance, its curve, its phases, its profile and its recommendations do
   // not wait for one another; only the daily cost needs the instance (the cost report filters by its id).
@@ -121,6 +125,7 @@ function InstanceDetail({ id, org }: { id: number; org: Org }) {
       <ErrorBanner error={instance.error} onRetry={instance.reload} />
       {instance.loading && <ChartSkeleton height={96} label={t('instance.loading')} />}
       {instance.data && <TerminatedNotice instance={instance.data} timeZone={org.timezone} />}
+      {instance.data && <InstanceFacts instance={instance.data} timeZone={org.timezone} />}
 
       <section className="card" aria-labelledby="utilization-title">
         <div className="section-header">
@@ -162,7 +167,6 @@ function InstanceDetail({ id, org }: { id: number; org: Org }) {
           </section>
         </div>
         <div>
-          {instance.data && <InstanceFacts instance={instance.data} timeZone={org.timezone} />}
           {instance.data && <InstanceTags tags={instance.data.tags} />}
           <InstanceRecommendations recommendations={recommendations} />
         </div>

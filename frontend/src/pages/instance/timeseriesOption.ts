@@ -170,8 +170,16 @@ export function instanceTimeseriesOption(input: TimeseriesOptionInput): ChartOpt
       axisLabel: { hideOverlap: true, formatter: (value: number) => formatTime(value, days > 1.5) },
     },
     yAxis: [
-      { type: 'value', min: 0, max: 100, name: t('instanceDetail.timeseries.percentAxis'), splitNumber: 4 },
-      { type: 'value', name: t('instanceDetail.timeseries.temperatureAxis'), scale: true, splitLine: { show: false } },
+      { type: 'value', min: 0, max: 100, interval: 25, name: t('instanceDetail.timeseries.percentAxis') },
+      // 0-100 °C like the percentages (a GPU runs at 30-85 °C): a 2 °C wobble stays a wobble, not the whole height.
+      {
+        type: 'value',
+        name: t('instanceDetail.timeseries.temperatureAxis'),
+        min: 0,
+        max: (extent: { max: number }) => Math.max(100, Math.ceil(extent.max / 25) * 25),
+        interval: 25,
+        splitLine: { show: false },
+      },
     ],
     dataZoom: [
       { type: 'inside', xAxisIndex: 0, filterMode: 'none' },
