@@ -71,14 +71,18 @@ export interface ChartProps {
   name?: string;
   /** More `data-*` attributes on the container (e.g. what a browser test counts: `data-phase-bands`). */
   dataAttributes?: Record<`data-${string}`, string | number>;
+  /** Called after the user zooms (dataZoom), with the first dataZoom's window in percent of the axis. */
+  onZoom?: (window: { startPct: number; endPct: number }) => void;
 }
 
 /** A thin React wrapper around an ECharts instance: created on mount, resized with the window, disposed on unmount. */
-export function Chart({ option, height = 320, className, ariaLabel, name, dataAttributes }: ChartProps) {
+export function Chart({ option, height = 320, className, ariaLabel, name, dataAttributes, onZoom }: ChartProps) {
   const containerRef = useRef<HTMLDivElement | null>(null);
   const chartRef = useRef<echarts.ECharts | null>(null);
   const optionRef = useRef(option);
   optionRef.current = option;
+  const onZoomRef = useRef(onZoom);
+  onZoomRef.current = onZoom;
   const theme = useResolvedTheme();
 
   // A theme change needs a new instance (ECharts themes apply at init); the current option is drawn again.
@@ -90,6 +94,10 @@ export function Chart({ option, height = 320, className, ariaLabel, name, dataAt
     // not merely that the component mounted: ECharts fires `finished` once rendering is done.
     el.removeAttribute('data-drawn');
     chart.on('finished', () => el.setAttribute('data-drawn', 'true'));
+    chart.on('datazoom', () => {
+      const zoom = (chart.getOption() as { dataZoom?: { start?: number; end?: number }[] }).dataZoom?.[0];
+      if (zoom) onZoomRef.current?.({ startPct: zoom.start ?? 0, endPct: zoom.end ?? 100 });
+    });
     chart.setOption({ backgroundColor: 'transparent', ...optionRef.current }, { notMerge: true });
     chartRef.current = chart;
     const onResize = () => chart.resize();

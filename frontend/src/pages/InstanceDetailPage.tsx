@@ -143,7 +143,7 @@ function InstanceDetail({ id, org }: { id: number; org: Org }) {
           </div>
           <DateRangePicker value={dateRange} />
         </div>
-        <UtilizationSection series={series} phases={phases} period={period} timeZone={org.timezone} />
+        <UtilizationSection id={id} series={series} phases={phases} period={period} timeZone={org.timezone} />
       </section>
 
       <div className="instance-grid">

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { renderAppAt } from './render';
 import { emptyPage, makeMe, mockApi, type MockResponse } from './mockApi';
@@ -9,7 +9,15 @@ import type { CostReport, Timeseries } from '../pages/instance/api';
 import type { ChartOption } from '../components/Chart';
 
 // The ECharts canvas cannot be drawn in happy-dom: record what each chart is given instead.
-const charts = vi.hoisted(() => [] as { ariaLabel?: string; name?: string; option: ChartOption }[]);
+const charts = vi.hoisted(
+  () =>
+    [] as {
+      ariaLabel?: string;
+      name?: string;
+      option: ChartOption;
+      onZoom?: (window: { startPct: number; endPct: number }) => void;
+    }[],
+);
 vi.mock('../components/Chart', async () => {
   const { createElement } = await import('react');
   return {
@@ -18,13 +26,15 @@ vi.mock('../components/Chart', async () => {
       ariaLabel,
       name,
       dataAttributes,
+      onZoom,
     }: {
       option: ChartOption;
       ariaLabel?: string;
       name?: string;
       dataAttributes?: Record<string, string | number>;
+      onZoom?: (window: { startPct: number; endPct: number }) => void;
     }) => {
-      charts.push({ ariaLabel, name, option });
+      charts.push({ ariaLabel, name, option, onZoom });
       return createElement('div', { 'data-testid': 'chart', role: 'img', 'aria-label': ariaLabel, 'data-chart': name, ...dataAttributes });
     },
   };
@@ -374,6 +384,55 @@ describe('instance detail page', () => {
     expect(screen.queryByTestId('phase-bands-capped')).toBeNull();
   });
 
+  it('fetches the zoomed window again at minute resolution, never more points than the API allows', async () => {
+    const fine = timeseries({
+      start: '2026-10-26T08:00:00Z',
+      end: '2026-10-26T10:00:00Z',
+      resolution: 'minute',
+      points: [0, 1, 2].map((m) => ({
+        t: `2026-10-26T09:0${m}:00Z`,
+        gpu_util_pct: 90 + m,
+        gpu_util_p95_pct: null,
+        gpu_util_max_pct: null,
+        gpu_mem_used_pct: 50,
+        cpu_util_pct: 10,
+        gpu_temp_c: 70,
+        observed_minutes: 1,
+      })),
+    });
+    const server = mockApi(
+      routes({
+        'GET /api/v1/instances/1/timeseries': (call) => ({ body: call.query.get('start')?.includes('T') ? fine : timeseries() }),
+      }),
+    );
+    renderAppAt('/instances/1');
+    await screen.findByRole('img', { name: /GPU utilization, GPU memory/ });
+
+    // Zoom the week's axis to 26 Oct 08:00-10:00 UTC: two hours, which minutes fit.
+    const week = [Date.parse('2026-10-20T16:00:00Z'), Date.parse('2026-10-27T16:00:00Z')] as const;
+    const pct = (ms: number) => ((ms - week[0]) / (week[1] - week[0])) * 100;
+    const zoomTo = charts.filter((c) => c.name === 'instance-timeseries').pop()!.onZoom!;
+    act(() => zoomTo({ startPct: pct(Date.parse('2026-10-26T08:00:00Z')), endPct: pct(Date.parse('2026-10-26T10:00:00Z')) }));
+
+    await waitFor(() => expect(server.find('GET', '/api/v1/instances/1/timeseries')).toHaveLength(2));
+    const detail = server.find('GET', '/api/v1/instances/1/timeseries')[1]!;
+    expect([detail.query.get('start'), detail.query.get('end')]).toEqual(['2026-10-26T08:00:00.000Z', '2026-10-26T10:00:00.000Z']);
+    await waitFor(() => expect(screen.getByTestId('timeseries-resolution').textContent).toContain('One point a minute'));
+    const option = chartOption('instance-timeseries');
+    const gpu = (option.series as { data: [number, number | null][] }[])[0]!.data;
+    // The hourly 08:00 point gave way to the minutes inside the window; the 12:00 hour outside stays.
+    expect(gpu.map(([t, v]) => [new Date(t).toISOString().slice(11, 16), v])).toEqual([
+      ['09:00', 90],
+      ['09:01', 91],
+      ['09:02', 92],
+      // Outside the window, the coarse hours again (the missing 11:00 still breaks the line).
+      ['10:00', 76],
+      ['11:00', null],
+      ['12:00', 0.4],
+    ]);
+    expect(option.dataZoom).toMatchObject([{ startValue: Date.parse('2026-10-26T08:00:00Z') }, { endValue: Date.parse('2026-10-26T10:00:00Z') }]);
+  });
+
   it('merges adjacent bands of a phase and says when it draws only the longest', async () => {
     // 400 alternating 10-minute periods, then two training periods back to back (one band).
     const many = Array.from({ length: 400 }, (_, i) => ({
@@ -429,7 +488,8 @@ describe('instance detail page', () => {
     mockApi(routes({ 'GET /api/v1/costs': { body: dailyCost({ total: '0.00', groups: [] }) } }));
     renderAppAt('/instances/1');
 
-    expect((await screen.findByTestId('daily-cost-empty')).textContent).toContain('No cost in this period');
+    // Two round trips (the instance, then its cost): a busy machine may take more than the default second.
+    expect((await screen.findByTestId('daily-cost-empty', {}, { timeout: 5000 })).textContent).toContain('No cost in this period');
     expect(screen.queryByRole('img', { name: /Daily cost/ })).toBeNull();
   });
 

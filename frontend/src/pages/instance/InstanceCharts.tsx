@@ -8,9 +8,9 @@ import { Chart } from '../../components/Chart';
 import { intlLocale } from '../../i18n';
 import { formatMoney } from '../../money';
 import { PHASE_COLORS, PHASE_LABELS, PHASES } from '../../phases';
-import type { CostReport, Timeseries } from './api';
+import type { CostReport } from './api';
 import { dailyCostOption } from './dailyCostOption';
-import { instanceTimeseriesOption, type PhaseBand } from './timeseriesOption';
+import { instanceTimeseriesOption, type PhaseBand, type Resolution, type SeriesPoint, type TimeWindow } from './timeseriesOption';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -37,24 +37,30 @@ function momentFormatter(timeZone: string, withDate: boolean): Intl.DateTimeForm
 }
 
 export function TimeseriesChart({
-  data,
+  points,
+  resolution,
   bands,
   start,
   end,
   timeZone,
+  zoom,
+  onZoom,
 }: {
-  data: Timeseries;
+  points: readonly SeriesPoint[];
+  resolution: Resolution;
   bands: PhaseBand[];
   start: number;
   end: number;
   timeZone: string;
+  zoom: TimeWindow | null;
+  onZoom: (window: { startPct: number; endPct: number }) => void;
 }) {
   const { t, i18n } = useTranslation();
   const option = useMemo(
     () =>
       instanceTimeseriesOption({
-        points: data.points,
-        resolution: data.resolution,
+        points,
+        resolution,
         bands,
         phaseColors: PHASE_COLORS,
         phaseLabels: PHASE_LABELS,
@@ -62,9 +68,11 @@ export function TimeseriesChart({
         end,
         t,
         formatTime: (ms, withDate) => momentFormatter(timeZone, withDate).format(new Date(ms)),
+        zoom,
       }),
-    // The language is a dependency: labels are read when the option is built.
-    [data, bands, start, end, timeZone, t, i18n.language],
+    // The language is a dependency (labels are read when the option is built). The zoom is not: ECharts holds
+    // it while the user zooms; it is written into the option only when the points change (finer ones came).
+    [points, resolution, bands, start, end, timeZone, t, i18n.language],
   );
   return (
     <Chart
@@ -73,6 +81,7 @@ export function TimeseriesChart({
       height={360}
       ariaLabel={t('instanceDetail.timeseries.label', { timeZone })}
       dataAttributes={{ 'data-phase-bands': bands.length }}
+      onZoom={onZoom}
     />
   );
 }

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useMemo } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { cloudAccountsApi } from '../../api/endpoints';
 import type { CloudAccount, Page } from '../../api/types';
@@ -8,9 +8,9 @@ import { EmptyState, ErrorBanner } from '../../components/ui';
 import { queryKeys } from '../../data/keys';
 import { formatDateTime, formatRelative } from '../../format';
 import { useApiData, type ApiData } from '../../hooks';
-import type { Timeseries } from './api';
+import { instancePageApi, type Timeseries } from './api';
 import { ChartSkeleton } from './ChartSkeleton';
-import { phaseBands } from './timeseriesOption';
+import { detailWindow, phaseBands, withDetail, zoomWindow, type TimeWindow } from './timeseriesOption';
 
 const TimeseriesChart = lazy(() => import('./InstanceCharts').then((m) => ({ default: m.TimeseriesChart })));
 
@@ -27,11 +27,13 @@ export function nextMetricsSync(accounts: CloudAccount[]): string | null {
  * without points it says so and when the next metrics sync runs.
  */
 export function UtilizationSection({
+  id,
   series,
   phases,
   period,
   timeZone,
 }: {
+  id: number;
   series: ApiData<Timeseries>;
   phases: ApiData<InstancePhases>;
   period: { start: number; end: number };
@@ -42,6 +44,32 @@ export function UtilizationSection({
   const bands = useMemo(() => phaseBands(segments ?? []), [segments]);
   const empty = series.data !== null && series.data.points.length === 0;
 
+  // Zoomed far enough in, the window is fetched again at the finer resolution the API gives for it (at most
+  // its 1,500 points); the coarse points stay outside the window. Settled zooms only: 350 ms after the last.
+  const [zoom, setZoom] = useState<TimeWindow | null>(null);
+  const [pending, setPending] = useState<TimeWindow | null>(null);
+  useEffect(() => {
+    const timer = setTimeout(() => setZoom(pending), 350);
+    return () => clearTimeout(timer);
+  }, [pending]);
+  const detail = series.data ? detailWindow(zoom, series.data.resolution) : null;
+  const fine = useApiData<Timeseries>(
+    [...queryKeys.instance(id), 'timeseries-detail', detail?.start, detail?.end],
+    (signal) =>
+      instancePageApi.timeseries(
+        id,
+        { start: new Date(detail!.start).toISOString(), end: new Date(detail!.end).toISOString() },
+        signal,
+      ),
+    { enabled: detail !== null },
+  );
+  const shownDetail = detail && fine.data ? fine.data : null;
+  const points = useMemo(
+    () => (series.data && shownDetail && detail ? withDetail(series.data.points, shownDetail.points, detail) : series.data?.points ?? []),
+    // detail is derived from zoom and the series: the fine answer and the series are what change the points.
+    [series.data, shownDetail],
+  );
+
   return (
     <>
       <ErrorBanner error={series.error} onRetry={series.reload} />
@@ -50,14 +78,26 @@ export function UtilizationSection({
       {series.data && !empty && (
         <>
           <p className="muted small" data-testid="timeseries-resolution">
-            {t(`instanceDetail.timeseries.resolution.${series.data.resolution}`)} · {t('instanceDetail.timeseries.zoomHint')}
+            {t(`instanceDetail.timeseries.resolution.${(shownDetail ?? series.data).resolution}`)} ·{' '}
+            {t('instanceDetail.timeseries.zoomHint')}
           </p>
           {/* The bands wait for the phases: drawn without them, the count would be a wrong 0. */}
           {phases.loading ? (
             <ChartSkeleton height={360} label={t('instance.loadingPhases')} />
           ) : (
             <Suspense fallback={<ChartSkeleton height={360} label={t('common.loadingChart')} />}>
-              <TimeseriesChart data={series.data} bands={bands.bands} start={period.start} end={period.end} timeZone={timeZone} />
+              <TimeseriesChart
+                points={points}
+                resolution={series.data.resolution}
+                bands={bands.bands}
+                start={period.start}
+                end={period.end}
+                timeZone={timeZone}
+                zoom={zoom}
+                onZoom={({ startPct, endPct }) =>
+                  setPending(startPct <= 0 && endPct >= 100 ? null : zoomWindow(period, startPct, endPct))
+                }
+              />
             </Suspense>
           )}
           <PhaseLegend />

@@ -4,6 +4,10 @@ import type { Phase } from '../../api/untypedEndpoints';
 import { PHASE_COLORS, PHASE_LABELS, PHASES } from '../../phases';
 import {
   capPhaseBands,
+  detailWindow,
+  resolutionFor,
+  withDetail,
+  zoomWindow,
   instanceTimeseriesOption,
   MAX_PHASE_BANDS,
   mergePhaseBands,
@@ -125,6 +129,58 @@ describe('instance time series option', () => {
   it('breaks a minute series only where a minute is missing', () => {
     const minutes: SeriesPoint[] = [0, 1, 2, 4].map((m) => ({ t: at(m), gpu_util_pct: m, gpu_mem_used_pct: null, cpu_util_pct: null }));
     expect(seriesData(minutes, 'gpu_util_pct', MIN).map(([, v]) => v)).toEqual([0, 1, 2, null, 4]);
+  });
+});
+
+describe('zooming in for finer points', () => {
+  const HOUR = 60 * MIN;
+  const week = { start: T0, end: T0 + 7 * 24 * HOUR };
+
+  it('picks the resolution as the API does, never over 1,500 points', () => {
+    expect(resolutionFor(T0, T0 + 1500 * MIN)).toBe('minute');
+    expect(resolutionFor(T0, T0 + 1501 * MIN)).toBe('hour');
+    expect(resolutionFor(T0, T0 + 1500 * HOUR)).toBe('hour');
+    expect(resolutionFor(T0, T0 + 1501 * HOUR)).toBe('day');
+  });
+
+  it('asks again only when the zoomed window has a finer resolution than the points shown', () => {
+    // 10 % of a week is 16.8 hours: minutes fit.
+    const zoom = zoomWindow(week, 40, 50);
+    expect(zoom).toEqual({ start: T0 + 67.2 * HOUR, end: T0 + 84 * HOUR });
+    expect(detailWindow(zoom, 'hour')).toEqual({ start: T0 + 67.2 * HOUR, end: T0 + 84 * HOUR });
+    // Already minutes, or half a week (still hours): nothing to ask.
+    expect(detailWindow(zoom, 'minute')).toBeNull();
+    expect(detailWindow(zoomWindow(week, 0, 50), 'hour')).toBeNull();
+    expect(detailWindow(null, 'hour')).toBeNull();
+    // Whole minutes: a window starting 30 s into a minute starts at that minute.
+    expect(detailWindow({ start: T0 + 30_000, end: T0 + HOUR }, 'hour')).toEqual({ start: T0, end: T0 + HOUR });
+  });
+
+  it('shows the fine points inside the window and the coarse ones outside it', () => {
+    const p = (m: number, v: number): SeriesPoint => ({ t: at(m), gpu_util_pct: v, gpu_mem_used_pct: null, cpu_util_pct: null });
+    const coarse = [p(0, 1), p(60, 2), p(120, 3), p(180, 4)];
+    const fine = [p(60, 20), p(61, 21), p(119, 29)];
+    const merged = withDetail(coarse, fine, { start: T0 + 60 * MIN, end: T0 + 120 * MIN });
+    expect(merged.map((x) => x.gpu_util_pct)).toEqual([1, 20, 21, 29, 3, 4]);
+  });
+
+  it('keeps the zoom when the option is replaced', () => {
+    const option = instanceTimeseriesOption({
+      points: [],
+      resolution: 'hour',
+      bands: [],
+      phaseColors: PHASE_COLORS,
+      phaseLabels: PHASE_LABELS,
+      start: week.start,
+      end: week.end,
+      t,
+      formatTime: () => '',
+      zoom: { start: T0 + HOUR, end: T0 + 2 * HOUR },
+    });
+    expect(option.dataZoom).toMatchObject([
+      { type: 'inside', startValue: T0 + HOUR, endValue: T0 + 2 * HOUR },
+      { type: 'slider', startValue: T0 + HOUR, endValue: T0 + 2 * HOUR },
+    ]);
   });
 });
 

@@ -116,6 +116,52 @@ export function seriesData(points: readonly SeriesPoint[], key: SeriesKey, stepM
   return out;
 }
 
+/** The most points the API answers (its `max_points`): it picks the finest resolution that fits. */
+export const MAX_POINTS = 1500;
+
+/** The resolution the API picks for a window (`resolution=auto`, as apps/costs/utilization.py). */
+export function resolutionFor(start: number, end: number): Resolution {
+  const minutes = Math.floor((end - start) / RESOLUTION_MS.minute);
+  if (minutes <= MAX_POINTS) return 'minute';
+  if (minutes / 60 <= MAX_POINTS) return 'hour';
+  return 'day';
+}
+
+export interface TimeWindow {
+  start: number;
+  end: number;
+}
+
+/** The zoomed window in time, from the dataZoom's percent of the axis `period`. */
+export function zoomWindow(period: TimeWindow, startPct: number, endPct: number): TimeWindow {
+  const span = period.end - period.start;
+  return { start: period.start + (span * startPct) / 100, end: period.start + (span * endPct) / 100 };
+}
+
+/**
+ * The window to fetch again at a finer resolution, or null when the points shown are already the finest
+ * the API gives for it (it never answers more than MAX_POINTS, so neither does this request). Whole
+ * minutes, so that a little pan does not ask again.
+ */
+export function detailWindow(zoom: TimeWindow | null, shown: Resolution): TimeWindow | null {
+  if (!zoom) return null;
+  const window = {
+    start: Math.floor(zoom.start / RESOLUTION_MS.minute) * RESOLUTION_MS.minute,
+    end: Math.ceil(zoom.end / RESOLUTION_MS.minute) * RESOLUTION_MS.minute,
+  };
+  const finer = resolutionFor(window.start, window.end);
+  return RESOLUTION_MS[finer] < RESOLUTION_MS[shown] ? window : null;
+}
+
+/** The coarse points outside the window and the fine ones inside it, in time order. */
+export function withDetail<P extends { t: string }>(coarse: readonly P[], fine: readonly P[], window: TimeWindow): P[] {
+  const outside = coarse.filter((p) => {
+    const t = Date.parse(p.t);
+    return t < window.start || t >= window.end;
+  });
+  return [...outside, ...fine].sort((a, b) => Date.parse(a.t) - Date.parse(b.t));
+}
+
 export interface TimeseriesOptionInput {
   points: readonly SeriesPoint[];
   resolution: Resolution;
@@ -128,6 +174,8 @@ export interface TimeseriesOptionInput {
   t: Translate;
   /** Axis labels and tooltips: a moment in the organization's timezone. */
   formatTime: (ms: number, withDate: boolean) => string;
+  /** The zoomed window, kept when the option is replaced (e.g. finer points arrived). */
+  zoom?: TimeWindow | null;
 }
 
 interface TooltipParam {
@@ -139,7 +187,8 @@ interface TooltipParam {
 
 /** The ECharts option of the instance time series. */
 export function instanceTimeseriesOption(input: TimeseriesOptionInput): ChartOption {
-  const { points, resolution, bands, phaseColors, phaseLabels, start, end, t, formatTime } = input;
+  const { points, resolution, bands, phaseColors, phaseLabels, start, end, t, formatTime, zoom } = input;
+  const kept = zoom ? { startValue: zoom.start, endValue: zoom.end } : {};
   const step = RESOLUTION_MS[resolution];
   const days = (end - start) / RESOLUTION_MS.day;
   const names = SERIES_KEYS.map((key) => t(SERIES_LABEL_KEYS[key]));
@@ -182,8 +231,8 @@ export function instanceTimeseriesOption(input: TimeseriesOptionInput): ChartOpt
       },
     ],
     dataZoom: [
-      { type: 'inside', xAxisIndex: 0, filterMode: 'none' },
-      { type: 'slider', xAxisIndex: 0, filterMode: 'none', bottom: 12, height: 24 },
+      { type: 'inside', xAxisIndex: 0, filterMode: 'none', ...kept },
+      { type: 'slider', xAxisIndex: 0, filterMode: 'none', bottom: 12, height: 24, ...kept },
     ],
     series: SERIES_KEYS.map((key, index) => ({
       type: 'line' as const,
