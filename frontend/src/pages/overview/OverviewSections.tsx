@@ -1,3 +1,4 @@
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DateRangePicker, useUrlDateRange } from '../../components/DateRangePicker';
 import type { RangeOptions } from '../../dateRange';
@@ -18,6 +19,10 @@ export const OVERVIEW_RANGE: RangeOptions = { maxDays: 93, defaultPreset: '30d' 
  */
 export function OverviewSections({ scope }: { scope: OverviewScope }) {
   const { t } = useTranslation();
+  // The charts' code (ECharts, its own chunk) is fetched while the data loads, not after it arrived.
+  useEffect(() => {
+    void import('../../components/Chart');
+  }, []);
   const range = useUrlDateRange(scope.timeZone, OVERVIEW_RANGE);
   // /costs and /utilization read inclusive local days.
   const days = { start: range.range.from, end: range.range.to };

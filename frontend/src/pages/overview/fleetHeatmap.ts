@@ -26,6 +26,9 @@ export function fleetHeatmapOption(
   const byKey = new Map(cells.map((c) => [`${c.weekday}-${c.hour}`, c]));
   const rows = [...weekdayNames].reverse();
   return {
+    // Drawn at once: a ten-second view should not spend a second growing bars (and ECharts reports
+    // `finished`, which the page's drawn marker waits for, only after an animation ends).
+    animation: false,
     grid: { left: 8, right: 8, top: 8, bottom: 48, containLabel: true },
     tooltip: {
       formatter: (raw) => {

@@ -51,7 +51,10 @@ export function phaseBreakdownOption(
   const names = rows.map((r) => PHASE_LABELS[r.phase]);
   const hatch = { symbol: 'rect', dashArrayX: [1, 0], dashArrayY: [3, 3], rotation: Math.PI / 4, color: 'rgba(255,255,255,0.45)' };
   return {
-    grid: { left: 8, right: 24, top: 36, bottom: 8, containLabel: true },
+    // Drawn at once: a ten-second view should not spend a second growing bars (and ECharts reports
+    // `finished`, which the page's drawn marker waits for, only after an animation ends).
+    animation: false,
+    grid: { left: 8, right: 96, top: 36, bottom: 8, containLabel: true },
     legend: { top: 0, data: [labels.money, labels.gpuHours] },
     tooltip: {
       trigger: 'item',
@@ -69,8 +72,9 @@ export function phaseBreakdownOption(
     },
     yAxis: { type: 'category', data: names, inverse: true },
     xAxis: [
-      { type: 'value', name: labels.money, position: 'top', axisLabel: { formatter: (v: number) => formatMoney(String(v), currency).replace(/\.00$/, '') } },
-      { type: 'value', name: labels.gpuHours, position: 'bottom', splitLine: { show: false } },
+      // The bars carry their amounts: the axes only give the scale, with few labels so they never overlap.
+      { type: 'value', position: 'top', splitNumber: 2, axisLabel: { hideOverlap: true, formatter: (v: number) => formatMoney(String(v), currency).replace(/\.00$/, '') } },
+      { type: 'value', position: 'bottom', splitNumber: 2, splitLine: { show: false }, axisLabel: { hideOverlap: true } },
     ],
     series: [
       {

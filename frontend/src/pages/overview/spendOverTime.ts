@@ -94,6 +94,9 @@ export function spendOverTimeOption(
   totalLabel: string,
 ): ChartOption {
   return {
+    // Drawn at once: a ten-second view should not spend a second growing bars (and ECharts reports
+    // `finished`, which the page's drawn marker waits for, only after an animation ends).
+    animation: false,
     grid: { left: 8, right: 16, top: 40, bottom: 8, containLabel: true },
     legend: { type: 'scroll', top: 0 },
     tooltip: {
