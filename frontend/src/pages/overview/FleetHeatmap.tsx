@@ -27,7 +27,7 @@ export function FleetHeatmap({ scope, days }: { scope: OverviewScope; days: Days
   );
   return (
     <Section
-      title={t('dashboard.heatmap.title')}
+      title={scope.project ? t('dashboard.heatmap.projectTitle') : t('dashboard.heatmap.title')}
       subtitle={t('dashboard.heatmap.subtitle', { timeZone })}
       loading={grid.loading}
       error={grid.error}
