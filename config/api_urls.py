@@ -86,6 +86,11 @@ v1: list[URLPattern | URLResolver] = [
     path("costs", costs_api.CostReportView.as_view(), name="costs"),
     path("utilization", utilization_api.UtilizationView.as_view(), name="utilization"),
     path(
+        "utilization/hour-of-week",
+        utilization_api.HourOfWeekView.as_view(),
+        name="utilization-hour-of-week",
+    ),
+    path(
         "instances/<int:pk>/timeseries",
         utilization_api.InstanceTimeseriesView.as_view(),
         name="instance-timeseries",

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import math
+import zoneinfo
 from collections import defaultdict
 from collections.abc import Sequence
 from decimal import Decimal
@@ -25,6 +26,8 @@ from typing import Any
 
 import numpy as np
 from django.db import connection
+from django.db.models import Count, Sum
+from django.db.models.functions import Coalesce, ExtractHour, ExtractIsoWeekDay
 
 from apps.accounts.models import Organization
 from apps.analysis import fleet_pricing
@@ -283,4 +286,64 @@ def timeseries(
             "observed_minutes": minutes,
         }
         for t, avg, p95, peak, mem, cpu, temp, minutes in rows
+    ]
+
+
+@dataclasses.dataclass(frozen=True)
+class HourOfWeekCell:
+    weekday: int  # 0 = Monday
+    hour: int  # 0-23, local
+    instance_hours: int
+    gpu_hours: float
+    gpu_busy_hours: float
+
+    @property
+    def gpu_util_avg_pct(self) -> float | None:
+        if not self.gpu_hours:
+            return None
+        return round(self.gpu_busy_hours / self.gpu_hours * 100, 2)
+
+
+def hour_of_week(
+    *,
+    organization: Organization,
+    start: dt.datetime,
+    end: dt.datetime,
+    project_id: int | None = None,
+) -> list[HourOfWeekCell]:
+    """The fleet's hourly rollups over ``[start, end)`` summed per local weekday and hour.
+
+    One grouped query: the rollups' UTC hours are shifted to the organization's timezone by the
+    database (so a daylight-saving change lands each hour on its own local hour). An hour of a
+    timezone with a half-hour offset counts in the local hour it starts in. Only cells with a
+    rollup are returned, Monday 00:00 first.
+    """
+    tz = zoneinfo.ZoneInfo(organization.timezone)
+    rows = InstanceHourRollup.objects.for_organization(organization).filter(
+        hour_start__gte=start, hour_start__lt=end
+    )
+    if project_id is not None:
+        rows = rows.filter(instance__project_id=project_id)
+    grouped = (
+        rows.annotate(
+            weekday=ExtractIsoWeekDay("hour_start", tzinfo=tz),
+            hour=ExtractHour("hour_start", tzinfo=tz),
+        )
+        .values("weekday", "hour")
+        .annotate(
+            instance_hours=Count("id"),
+            gpu_hours=Coalesce(Sum("gpu_hours"), 0.0),
+            gpu_busy_hours=Coalesce(Sum("gpu_busy_hours"), 0.0),
+        )
+        .order_by("weekday", "hour")
+    )
+    return [
+        HourOfWeekCell(
+            weekday=row["weekday"] - 1,
+            hour=row["hour"],
+            instance_hours=row["instance_hours"],
+            gpu_hours=round(float(row["gpu_hours"]), 4),
+            gpu_busy_hours=round(float(row["gpu_busy_hours"]), 4),
+        )
+        for row in grouped
     ]

@@ -259,3 +259,81 @@ class InstanceTimeseriesView(OrganizationAPIView):
                 ),
             }
         )
+
+
+class HourOfWeekQuerySerializer(UtilizationQuerySerializer):
+    scope = None  # type: ignore[assignment]  # The fleet or one project: no grouping.
+
+
+class HourOfWeekCellSerializer(serializers.Serializer):
+    weekday = serializers.IntegerField(min_value=0, max_value=6, help_text="0 = Monday.")
+    hour = serializers.IntegerField(
+        min_value=0, max_value=23, help_text="Local hour (the organization's timezone)."
+    )
+    instance_hours = serializers.IntegerField(help_text="Hourly rollups summed in this cell.")
+    gpu_hours = serializers.FloatField(help_text="Cards x hours with a utilization point.")
+    gpu_busy_hours = serializers.FloatField()
+    gpu_util_avg_pct = serializers.FloatField(
+        allow_null=True, help_text="gpu_busy_hours / gpu_hours x 100; null without GPU-hours."
+    )
+
+
+class HourOfWeekSerializer(serializers.Serializer):
+    start = serializers.DateField()
+    end = serializers.DateField()
+    timezone = serializers.CharField()
+    project = serializers.CharField(allow_null=True, help_text="The project's slug, or null.")
+    cells = HourOfWeekCellSerializer(
+        many=True, help_text="Only cells with a rollup; Monday 00:00 first (at most 7 x 24)."
+    )
+
+
+class HourOfWeekView(OrganizationAPIView):
+    """GPU-hours and card-weighted utilization per local weekday and hour (a 7 x 24 heatmap)."""
+
+    @extend_schema(
+        parameters=[HourOfWeekQuerySerializer],
+        responses={200: HourOfWeekSerializer, 400: OpenApiResponse(description="Bad parameter.")},
+    )
+    def get(self, request: Request) -> Response:
+        organization = self.tenant.organization
+        tz = zoneinfo.ZoneInfo(organization.timezone)
+        query = HourOfWeekQuerySerializer(
+            data=request.query_params.dict(), today=timezone.now().astimezone(tz).date()
+        )
+        query.is_valid(raise_exception=True)
+        params = query.validated_data
+        project_id = None
+        if "project" in params:
+            project_id = (
+                Project.objects.for_organization(organization)
+                .filter(slug=params["project"])
+                .values_list("id", flat=True)
+                .first()
+            )
+            if project_id is None:
+                raise serializers.ValidationError({"project": ["No such project."]})
+        cells = utilization.hour_of_week(
+            organization=organization,
+            start=dt.datetime.combine(params["start"], dt.time(), tzinfo=tz),
+            end=dt.datetime.combine(params["end"] + dt.timedelta(days=1), dt.time(), tzinfo=tz),
+            project_id=project_id,
+        )
+        body = {
+            "start": params["start"],
+            "end": params["end"],
+            "timezone": organization.timezone,
+            "project": params.get("project"),
+            "cells": [
+                {
+                    "weekday": cell.weekday,
+                    "hour": cell.hour,
+                    "instance_hours": cell.instance_hours,
+                    "gpu_hours": cell.gpu_hours,
+                    "gpu_busy_hours": cell.gpu_busy_hours,
+                    "gpu_util_avg_pct": cell.gpu_util_avg_pct,
+                }
+                for cell in cells
+            ],
+        }
+        return Response(HourOfWeekSerializer(body).data)

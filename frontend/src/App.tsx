@@ -12,6 +12,7 @@ import { InstancesPage } from './pages/InstancesPage';
 import { InvitationAcceptPage } from './pages/InvitationAcceptPage';
 import { LoginPage } from './pages/LoginPage';
 import { OverviewPage } from './pages/OverviewPage';
+import { ProjectPage } from './pages/overview/ProjectPage';
 import { ConnectPage } from './pages/onboarding/ConnectPage';
 import { SetPasswordPage } from './pages/onboarding/SetPasswordPage';
 import { SignupPage } from './pages/onboarding/SignupPage';
@@ -73,6 +74,7 @@ export function AppRoutes() {
         <Route index element={<OverviewPage />} />
         <Route path="connect" element={<ConnectPage />} />
         <Route path="projects" element={<ProjectsPage />} />
+        <Route path="projects/:slug" element={<ProjectPage />} />
         <Route path="instances" element={<InstancesPage />} />
         <Route path="instances/:id" element={<InstanceDetailPage />} />
         <Route path="recommendations" element={<RecommendationsPage />} />

@@ -19,6 +19,7 @@ import csv
 import datetime as dt
 import io
 import json
+import zoneinfo
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,9 @@ from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
 from tests.api.globex_world import DAY, GlobexWorld, globex_snapshot
+
+# The caller's organization (tests/conftest.py's acme).
+ACME_TZ = zoneinfo.ZoneInfo("Asia/Shanghai")
 
 HTTP_METHODS = ("get", "put", "patch", "post", "delete")
 
@@ -236,6 +240,21 @@ PROBES["/api/v1/utilization"] = Probe(
     exposed=lambda body: {group["key"] for group in body["groups"]},
     identify=lambda instance: str(instance.pk),
     query={**GLOBEX_PERIOD, "scope": "instance"},
+)
+
+
+def _acme_hour_of_week(rollup: models.Model) -> Hashable:
+    local = rollup.hour_start.astimezone(ACME_TZ)  # type: ignore[attr-defined]
+    return (local.weekday(), local.hour)
+
+
+# The fleet's hour-of-week cells: Globex's rollup would fill the cell of its hour in Acme's
+# timezone.
+PROBES["/api/v1/utilization/hour-of-week"] = Probe(
+    "instance_hour_rollup",
+    exposed=lambda body: {(cell["weekday"], cell["hour"]) for cell in body["cells"]},
+    identify=_acme_hour_of_week,
+    query=GLOBEX_PERIOD,
 )
 PROBES["/api/v1/instances/{id}/timeseries"] = Probe("instance", query=GLOBEX_PERIOD)
 

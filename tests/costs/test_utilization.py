@@ -8,6 +8,7 @@ instance billed by the hour.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 from rest_framework.test import APIClient
 
+from apps.accounts.models import Organization
 from apps.analysis import fleet_pricing, services
 from apps.cloud.models import Instance
 from apps.metrics.constants import Metric
@@ -216,3 +218,95 @@ def test_it_serves_gpu_temperature_from_the_stored_metrics_at_every_resolution(
     # Only the first day has temperature: the others are null, not zero.
     assert all(served[t] is None for t in served if t.date() > DATA_START)
     assert all(served[t] is not None for t in first_day)
+
+
+def test_it_sums_the_hourly_rollups_per_local_weekday_and_hour(
+    alice_client: APIClient, analysed: list[Instance]
+) -> None:
+    body = alice_client.get("/api/v1/utilization/hour-of-week", PERIOD).json()
+    assert body["timezone"] == "Asia/Shanghai"
+    # Recomputed here from every rollup of the period (including hours without a GPU point).
+    expected: dict[tuple[int, int], list[float]] = {}
+    for row in InstanceHourRollup.objects.filter(
+        instance__in=analysed, hour_start__gte=PERIOD_START, hour_start__lt=PERIOD_END
+    ):
+        local = row.hour_start.astimezone(SHANGHAI)
+        cell = expected.setdefault((local.weekday(), local.hour), [0, 0.0, 0.0])
+        cell[0] += 1
+        cell[1] += row.gpu_hours or 0
+        cell[2] += row.gpu_busy_hours or 0
+    got = {(c["weekday"], c["hour"]): c for c in body["cells"]}
+    assert set(got) == set(expected)
+    # Two local days (Tue 27th and Wed 28th October 2026): 48 cells.
+    assert {day for day, _ in got} == {1, 2}
+    assert len(got) == 48
+    for key, (count, hours, busy) in expected.items():
+        assert got[key]["instance_hours"] == count
+        assert got[key]["gpu_hours"] == pytest.approx(hours, abs=1e-3)
+        assert got[key]["gpu_util_avg_pct"] == pytest.approx(busy / hours * 100, abs=0.01)
+    assert [(c["weekday"], c["hour"]) for c in body["cells"]] == sorted(got)
+    # The fleet's GPU-hours are the utilization endpoint's (which counts hours with a point).
+    total = alice_client.get("/api/v1/utilization", PERIOD).json()["total"]
+    assert sum(c["gpu_hours"] for c in body["cells"]) == pytest.approx(total["gpu_hours"], abs=0.01)
+    only = alice_client.get(
+        "/api/v1/utilization/hour-of-week", {**PERIOD, "project": "vision"}
+    ).json()
+    vision_hours = sum(h.gpu_hours or 0 for h in _hours(analysed[:2]))
+    assert only["project"] == "vision"
+    assert sum(c["gpu_hours"] for c in only["cells"]) == pytest.approx(vision_hours, abs=0.01)
+
+
+def test_it_places_rollup_hours_in_the_organization_timezone(
+    alice_client: APIClient,
+    make_instance: Callable[..., Instance],  # noqa: F811
+    acme: Organization,
+) -> None:
+    instance = make_instance("one", gpu_count=2)
+    # 2026-11-01 is a Sunday: 15:00 UTC is Sunday 23:00 and 16:00 UTC Monday 00:00 in Shanghai.
+    for hour, busy in ((15, 0.5), (16, 1.5)):
+        InstanceHourRollup.objects.create(
+            organization=acme,
+            instance=instance,
+            hour_start=dt.datetime(2026, 11, 1, hour, tzinfo=dt.UTC),
+            gpu_count=2,
+            gpu_hours=2.0,
+            gpu_busy_hours=busy,
+            gpu_util_pct_minutes=60,
+        )
+    body = alice_client.get(
+        "/api/v1/utilization/hour-of-week", {"start": "2026-11-01", "end": "2026-11-02"}
+    ).json()
+    assert body["cells"] == [
+        {
+            "weekday": 0,
+            "hour": 0,
+            "instance_hours": 1,
+            "gpu_hours": 2.0,
+            "gpu_busy_hours": 1.5,
+            "gpu_util_avg_pct": 75.0,
+        },
+        {
+            "weekday": 6,
+            "hour": 23,
+            "instance_hours": 1,
+            "gpu_hours": 2.0,
+            "gpu_busy_hours": 0.5,
+            "gpu_util_avg_pct": 25.0,
+        },
+    ]
+
+
+@pytest.mark.parametrize(
+    ("query", "parameter"),
+    [
+        ({"scope": "project"}, "scope"),
+        ({"start": "2026-10-28", "end": "2026-10-20"}, "end"),
+        ({"project": "nope"}, "project"),
+    ],
+)
+def test_it_rejects_bad_hour_of_week_queries(
+    alice_client: APIClient, query: dict[str, str], parameter: str
+) -> None:
+    response = alice_client.get("/api/v1/utilization/hour-of-week", query)
+    assert response.status_code == 400
+    assert list(response.json()["error"]["fields"]) == [parameter]

@@ -1052,6 +1052,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/utilization/hour-of-week": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description GPU-hours and card-weighted utilization per local weekday and hour (a 7 x 24 heatmap). */
+        get: operations["v1_utilization_hour_of_week_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1803,6 +1820,37 @@ export interface components {
             /** Format: date */
             date: string;
             name?: string;
+        };
+        HourOfWeek: {
+            /** Format: date */
+            start: string;
+            /** Format: date */
+            end: string;
+            timezone: string;
+            /** @description The project's slug, or null. */
+            project: string | null;
+            /** @description Only cells with a rollup; Monday 00:00 first (at most 7 x 24). */
+            cells: components["schemas"]["HourOfWeekCell"][];
+        };
+        HourOfWeekCell: {
+            /** @description 0 = Monday. */
+            weekday: number;
+            /** @description Local hour (the organization's timezone). */
+            hour: number;
+            /** @description Hourly rollups summed in this cell. */
+            instance_hours: number;
+            /**
+             * Format: double
+             * @description Cards x hours with a utilization point.
+             */
+            gpu_hours: number;
+            /** Format: double */
+            gpu_busy_hours: number;
+            /**
+             * Format: double
+             * @description gpu_busy_hours / gpu_hours x 100; null without GPU-hours.
+             */
+            gpu_util_avg_pct: number | null;
         };
         Instance: {
             readonly id: number;
@@ -9777,6 +9825,77 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Utilization"];
+                };
+            };
+            /** @description Bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No credentials, or an invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but the role (or the API key's scope) may not do this; or a failed CSRF check of a browser session. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in the request's organization (another organization's objects are not found either), or no such page. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key or person: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_utilization_hour_of_week_retrieve: {
+        parameters: {
+            query?: {
+                /** @description Last local day, inclusive; default: today. */
+                end?: string;
+                /** @description Only this project's instances (slug). */
+                project?: string;
+                /** @description First local day; default: 7 days ago. */
+                start?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HourOfWeek"];
                 };
             };
             /** @description Bad parameter. */

@@ -24,6 +24,11 @@ export const queryKeys = {
   alertRecipients: ['alert-recipients'] as const,
   alerts: ['alerts'] as const,
   alertSettings: ['alert-settings'] as const,
+  /** The cost report (/costs) and the utilization reads: refetched after a sync, never mutated here. */
+  costs: ['costs'] as const,
+  utilization: ['utilization'] as const,
+  hourOfWeek: ['utilization-hour-of-week'] as const,
+  projectTagKeys: ['project-tag-keys'] as const,
 };
 
 export type QueryKey = readonly unknown[];

@@ -2,14 +2,21 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { renderAppAt } from './render';
-import { EMPTY_SUMMARY, makeMe, mockApi, NOT_AUTHENTICATED } from './mockApi';
+import { EMPTY_OVERVIEW, makeMe, mockApi, NOT_AUTHENTICATED, type MockResponse, type RecordedCall } from './mockApi';
+import { byDayReport, overviewRoutes } from './overviewFixtures';
 import { i18n } from '../i18n';
 
 const CSRF = { body: { csrfToken: 'token' } };
 
+// happy-dom has no canvas for ECharts to draw on: the Overview's charts render as placeholders here.
+vi.mock('../components/Chart', async () => {
+  const { createElement } = await import('react');
+  return { Chart: ({ name }: { name?: string }) => createElement('div', { 'data-testid': 'chart', 'data-chart': name }) };
+});
+
 describe('the UI language', () => {
   it('is the one stored for the person, whatever the browser says', async () => {
-    mockApi({ 'GET /api/v1/me': { body: makeMe({ language: 'zh-hans' }) }, 'GET /api/v1/analysis/summary': EMPTY_SUMMARY });
+    mockApi({ 'GET /api/v1/me': { body: makeMe({ language: 'zh-hans' }) }, ...EMPTY_OVERVIEW });
     renderAppAt('/');
 
     const nav = await screen.findByRole('navigation', { name: '主导航' });
@@ -22,7 +29,7 @@ describe('the UI language', () => {
     const server = mockApi({
       'GET /api/v1/me': { body: makeMe() },
       'GET /api/v1/auth/csrf': CSRF,
-      'GET /api/v1/analysis/summary': EMPTY_SUMMARY,
+      ...EMPTY_OVERVIEW,
       'PATCH /api/v1/me': (call) => ({ body: makeMe({ language: (call.body as { language: 'en' | 'zh-hans' }).language }) }),
     });
     const user = userEvent.setup();
@@ -41,7 +48,7 @@ describe('the UI language', () => {
     mockApi({
       'GET /api/v1/me': { body: makeMe() },
       'GET /api/v1/auth/csrf': CSRF,
-      'GET /api/v1/analysis/summary': EMPTY_SUMMARY,
+      ...EMPTY_OVERVIEW,
       'PATCH /api/v1/me': { status: 503, body: { error: { code: 'unavailable', message: 'Down for maintenance.', fields: {} } } },
     });
     const user = userEvent.setup();
@@ -94,7 +101,7 @@ describe('a new account', () => {
 
 describe('the theme toggle', () => {
   it('cycles light, dark and the system theme, kept in this browser', async () => {
-    mockApi({ 'GET /api/v1/me': { body: makeMe() }, 'GET /api/v1/analysis/summary': EMPTY_SUMMARY });
+    mockApi({ 'GET /api/v1/me': { body: makeMe() }, ...EMPTY_OVERVIEW });
     const user = userEvent.setup();
     renderAppAt('/');
     const toggle = await screen.findByTestId('theme-toggle');
@@ -125,46 +132,55 @@ describe('the Overview date range', () => {
   afterEach(() => vi.useRealTimers());
 
   it('asks for the range of a shared link and for each preset chosen, in the organization timezone', async () => {
-    const server = mockApi({ 'GET /api/v1/me': { body: makeMe() }, 'GET /api/v1/analysis/summary': EMPTY_SUMMARY });
+    const server = mockApi({ 'GET /api/v1/me': { body: makeMe() }, ...overviewRoutes() });
     renderAppAt('/?range=last-month');
-    await screen.findByTestId('overview-period-empty');
+    await screen.findByTestId('spend-section');
 
-    const first = server.find('GET', '/api/v1/analysis/summary')[0]!;
-    expect([first.query.get('start'), first.query.get('end')]).toEqual(['2026-10-01', '2026-11-01']);
-    expect(first.query.get('group_by')).toBe('project');
+    // October in Shanghai, both ends included (as /costs and /utilization read them).
+    await waitFor(() => expect(server.find('GET', '/api/v1/utilization')).toHaveLength(1));
+    const first = server.find('GET', '/api/v1/utilization')[0]!;
+    expect([first.query.get('start'), first.query.get('end')]).toEqual(['2026-10-01', '2026-10-31']);
+    const spend = server.find('GET', '/api/v1/costs').find((c) => c.query.get('granularity') === 'day')!;
+    expect([spend.query.get('start'), spend.query.get('end'), spend.query.get('group_by')]).toEqual(['2026-10-01', '2026-10-31', 'project']);
   });
 
   it('keeps the picker when the chosen period is empty, instead of the welcome', async () => {
-    mockApi({ 'GET /api/v1/me': { body: makeMe() }, 'GET /api/v1/analysis/summary': EMPTY_SUMMARY });
+    const emptyDays = { ...byDayReport('project'), total: '0.00', groups: [] };
+    const routes = overviewRoutes();
+    const costs = routes['GET /api/v1/costs'] as (call: RecordedCall) => MockResponse;
+    mockApi({
+      'GET /api/v1/me': { body: makeMe() },
+      ...routes,
+      'GET /api/v1/costs': (call) => (call.query.get('granularity') === 'day' ? { body: emptyDays } : costs(call)),
+    });
     renderAppAt('/?range=last-month');
 
-    const empty = await screen.findByTestId('overview-period-empty');
-    expect(empty.textContent).toContain('No GPU spend in this period');
-    expect(within(empty).getByRole('button', { name: 'Last month' }).getAttribute('aria-pressed')).toBe('true');
+    const empty = await screen.findByTestId('spend-empty');
+    expect(empty.textContent).toContain('No spend in these days');
+    expect(within(screen.getByTestId('date-range')).getByRole('button', { name: 'Last month' }).getAttribute('aria-pressed')).toBe('true');
     expect(screen.queryByTestId('overview-empty')).toBeNull();
   });
 
   it('changes the range from the picker and keeps it in the URL', async () => {
-    const withData = {
-      body: { ...(EMPTY_SUMMARY.body as object), totals: { ...(EMPTY_SUMMARY.body as { totals: object }).totals, instance_count: 1 } },
-    };
-    const server = mockApi({ 'GET /api/v1/me': { body: makeMe() }, 'GET /api/v1/analysis/summary': withData });
+    const server = mockApi({ 'GET /api/v1/me': { body: makeMe() }, ...overviewRoutes() });
     const user = userEvent.setup();
     renderAppAt('/');
-    await screen.findByTestId('fleet-summary');
-    const first = server.find('GET', '/api/v1/analysis/summary')[0]!;
-    expect([first.query.get('start'), first.query.get('end')]).toEqual(['2026-10-26', '2026-11-02']);
+    await screen.findByTestId('spend-section');
+    await waitFor(() => expect(server.find('GET', '/api/v1/utilization')).toHaveLength(1));
+    const first = server.find('GET', '/api/v1/utilization')[0]!;
+    // The default: the last 30 days, today (1 November in Shanghai) included.
+    expect([first.query.get('start'), first.query.get('end')]).toEqual(['2026-10-03', '2026-11-01']);
 
     await user.click(screen.getByRole('button', { name: 'Month to date' }));
-    await waitFor(() => expect(server.find('GET', '/api/v1/analysis/summary')).toHaveLength(2));
-    const mtd = server.find('GET', '/api/v1/analysis/summary')[1]!;
-    expect([mtd.query.get('start'), mtd.query.get('end')]).toEqual(['2026-11-01', '2026-11-02']);
+    await waitFor(() => expect(server.find('GET', '/api/v1/utilization')).toHaveLength(2));
+    const mtd = server.find('GET', '/api/v1/utilization')[1]!;
+    expect([mtd.query.get('start'), mtd.query.get('end')]).toEqual(['2026-11-01', '2026-11-01']);
     expect(window.location.search).toBe('?range=mtd');
     expect(await screen.findByRole('heading', { name: 'Month to date' })).toBeTruthy();
 
     await user.click(screen.getByRole('button', { name: 'Last 90 days' }));
-    await waitFor(() => expect(server.find('GET', '/api/v1/analysis/summary')).toHaveLength(3));
-    expect(server.find('GET', '/api/v1/analysis/summary')[2]!.query.get('start')).toBe('2026-08-04');
+    await waitFor(() => expect(server.find('GET', '/api/v1/utilization')).toHaveLength(3));
+    expect(server.find('GET', '/api/v1/utilization')[2]!.query.get('start')).toBe('2026-08-04');
     expect(window.location.search).toBe('?range=90d');
   });
 });

@@ -82,6 +82,11 @@ export const CSRF: MockResponse = { body: { csrfToken: 'csrf-from-endpoint' } };
 
 export const emptyPage = { count: 0, next: null, previous: null, results: [] };
 
+/** The Overview of an organization without a connected cloud account: the welcome is shown. */
+export const EMPTY_OVERVIEW: Record<string, MockResponse> = {
+  'GET /api/v1/cloud-accounts': { body: emptyPage },
+};
+
 const zeroPhase = { minutes: 0, gpu_hours: '0.0000', cost: '0.00' };
 
 /** GET /api/v1/analysis/summary for an organization without data (no GPU instance in the period). */

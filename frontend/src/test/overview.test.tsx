@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { renderAppAt } from './render';
-import { ACME, BETA, CSRF, EMPTY_SUMMARY, makeMe, mockApi } from './mockApi';
+import { ACME, BETA, CSRF, EMPTY_OVERVIEW, makeMe, mockApi } from './mockApi';
 
 describe('overview and app shell', () => {
   it('renders the e-mail and organization from /me, with an empty state and no chart', async () => {
-    const server = mockApi({ 'GET /api/v1/me': { body: makeMe() }, 'GET /api/v1/analysis/summary': EMPTY_SUMMARY });
+    const server = mockApi({ 'GET /api/v1/me': { body: makeMe() }, ...EMPTY_OVERVIEW });
     renderAppAt('/');
 
     expect((await screen.findByTestId('user-email')).textContent).toBe('lin@acme.example');
@@ -15,8 +15,9 @@ describe('overview and app shell', () => {
     expect(screen.getByTestId('org-currency').textContent).toBe('CNY');
     expect(screen.getByTestId('user-role').textContent).toBe('Owner');
     expect((await screen.findByTestId('overview-empty')).textContent).toContain('Connect a Tencent Cloud account');
-    expect(server.find('GET', '/api/v1/analysis/summary')[0]!.query.get('group_by')).toBe('project');
-    expect(screen.queryByTestId('fleet-summary')).toBeNull();
+    // The welcome is for an organization without a connected cloud account.
+    expect(server.find('GET', '/api/v1/cloud-accounts')).toHaveLength(1);
+    expect(screen.queryByTestId('overview-sections')).toBeNull();
     expect(
       within(screen.getByTestId('overview-empty')).getByRole('link', { name: 'Settings → Cloud accounts' }).getAttribute('href'),
     ).toBe('/settings/cloud-accounts');
@@ -30,7 +31,7 @@ describe('overview and app shell', () => {
   });
 
   it('shows the org name without a switcher when the user has one organization', async () => {
-    mockApi({ 'GET /api/v1/me': { body: makeMe() }, 'GET /api/v1/analysis/summary': EMPTY_SUMMARY });
+    mockApi({ 'GET /api/v1/me': { body: makeMe() }, ...EMPTY_OVERVIEW });
     renderAppAt('/');
 
     await screen.findByTestId('user-email');
@@ -41,7 +42,7 @@ describe('overview and app shell', () => {
   it('shows the switcher with 2+ organizations and posts the switch', async () => {
     const server = mockApi({
       'GET /api/v1/me': { body: makeMe({ organizations: [ACME, BETA] }) },
-      'GET /api/v1/analysis/summary': EMPTY_SUMMARY,
+      ...EMPTY_OVERVIEW,
       'GET /api/v1/auth/csrf': CSRF,
       'POST /api/v1/me/organization': { body: makeMe({ organization: BETA, organizations: [ACME, BETA] }) },
     });
@@ -63,13 +64,13 @@ describe('overview and app shell', () => {
     expect(posts[0]!.headers['x-csrftoken']).toBe('csrf-from-endpoint');
     expect((screen.getByTestId('org-switcher') as HTMLSelectElement).value).toBe('beta');
     // The new organization's figures are fetched.
-    await waitFor(() => expect(server.find('GET', '/api/v1/analysis/summary')).toHaveLength(2));
+    await waitFor(() => expect(server.find('GET', '/api/v1/cloud-accounts')).toHaveLength(2));
   });
 
   it('signs out and returns to the login page', async () => {
     const server = mockApi({
       'GET /api/v1/me': { body: makeMe() },
-      'GET /api/v1/analysis/summary': EMPTY_SUMMARY,
+      ...EMPTY_OVERVIEW,
       'GET /api/v1/auth/csrf': CSRF,
       'POST /api/v1/auth/logout': { status: 204 },
     });

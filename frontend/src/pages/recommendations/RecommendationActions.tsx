@@ -98,6 +98,7 @@ export function RecommendationActions({
             type="button"
             className="btn btn--small btn--primary"
             disabled={busy}
+            data-action="accept"
             onClick={() => act({ action: 'accept' })}
             aria-label={t('recommendations.actions.acceptLabel', { title: rec.title })}
           >
@@ -110,6 +111,7 @@ export function RecommendationActions({
             className={`btn btn--small${form === 'dismiss' ? ' btn--selected' : ''}`}
             disabled={busy}
             aria-expanded={form === 'dismiss'}
+            data-action="dismiss"
             onClick={() => open('dismiss')}
             aria-label={t('recommendations.actions.dismissLabel', { title: rec.title })}
           >
@@ -122,6 +124,7 @@ export function RecommendationActions({
             className={`btn btn--small${form === 'snooze' ? ' btn--selected' : ''}`}
             disabled={busy}
             aria-expanded={form === 'snooze'}
+            data-action="snooze"
             onClick={() => open('snooze')}
             aria-label={t('recommendations.actions.snoozeLabel', { title: rec.title })}
           >
@@ -133,6 +136,7 @@ export function RecommendationActions({
             type="button"
             className="btn btn--small btn--ghost"
             disabled={busy}
+            data-action="reopen"
             onClick={() => act({ action: 'reopen' })}
             aria-label={t('recommendations.actions.reopenLabel', { title: rec.title })}
           >

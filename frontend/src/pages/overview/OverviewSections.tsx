@@ -1,0 +1,45 @@
+import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
+import { DateRangePicker, useUrlDateRange } from '../../components/DateRangePicker';
+import type { RangeOptions } from '../../dateRange';
+import { FleetHeatmap } from './FleetHeatmap';
+import { KpiCards } from './KpiCards';
+import { PhaseBreakdown } from './PhaseBreakdown';
+import { SpendOverTime } from './SpendOverTime';
+import { SyncHealth } from './SyncHealth';
+import { TopRecommendations } from './TopRecommendations';
+import type { OverviewScope } from './types';
+
+/** /utilization answers at most 93 days: every preset fits. The month-to-date cards ignore the range. */
+export const OVERVIEW_RANGE: RangeOptions = { maxDays: 93, defaultPreset: '30d' };
+
+/**
+ * The team lead's view of the organization or of one project: this month's money against the budget, then
+ * the page's days (spend over time, phases and waste, the hour-of-week heatmap), then what to do about it.
+ */
+export function OverviewSections({ scope }: { scope: OverviewScope }) {
+  const { t } = useTranslation();
+  // The charts' code (ECharts, its own chunk) is fetched while the data loads, not after it arrived.
+  useEffect(() => {
+    void import('../../components/Chart');
+  }, []);
+  const range = useUrlDateRange(scope.timeZone, OVERVIEW_RANGE);
+  // /costs and /utilization read inclusive local days.
+  const days = { start: range.range.from, end: range.range.to };
+  return (
+    <div className="ov" data-testid="overview-sections">
+      <KpiCards scope={scope} />
+      <div className="ov-range">
+        <h2 className="ov-range__title">{t(`dateRange.preset.${range.range.preset}`)}</h2>
+        <DateRangePicker value={range} />
+      </div>
+      <SpendOverTime scope={scope} days={days} />
+      <div className="ov-grid">
+        <PhaseBreakdown scope={scope} days={days} />
+        <FleetHeatmap scope={scope} days={days} />
+        <TopRecommendations scope={scope} />
+        <SyncHealth scope={scope} />
+      </div>
+    </div>
+  );
+}
