@@ -24,6 +24,9 @@ export const queryKeys = {
   alertRecipients: ['alert-recipients'] as const,
   alerts: ['alerts'] as const,
   alertSettings: ['alert-settings'] as const,
+  /** The usage tables read bills and rollups: a sync or project change invalidates them by prefix. */
+  usageInstances: ['usage-instances'] as const,
+  usageProjects: ['usage-projects'] as const,
 };
 
 export type QueryKey = readonly unknown[];
