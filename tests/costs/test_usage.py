@@ -104,7 +104,7 @@ def test_a_row_is_recomputable_from_the_stored_rows(
 def test_the_instances_costs_add_up_to_the_cost_report(
     alice_client: APIClient, analysed: list[Instance]
 ) -> None:
-    rows = alice_client.get(URL, {**PERIOD, "page_size": 500}).json()["results"]
+    rows = alice_client.get(URL, {**PERIOD, "page_size": "500"}).json()["results"]
     report = alice_client.get("/api/v1/costs", PERIOD).json()
     assert sum(Decimal(r["cost"]) for r in rows) == Decimal(report["total"]) > 0
     projects = alice_client.get("/api/v1/usage/projects", PERIOD).json()["results"]
@@ -151,8 +151,7 @@ def test_it_filters(alice_client: APIClient, analysed: list[Instance]) -> None:
     assert ids(state="STOPPED") == {analysed[3].pk}
     assert ids(region="nowhere") == set()
     utils = {
-        r["id"]: r["gpu_util_avg_pct"]
-        for r in alice_client.get(URL, PERIOD).json()["results"]
+        r["id"]: r["gpu_util_avg_pct"] for r in alice_client.get(URL, PERIOD).json()["results"]
     }
     low = sorted(u for u in utils.values() if u is not None)[1]
     assert ids(util_min=str(low)) == {k for k, u in utils.items() if u is not None and u >= low}

@@ -384,3 +384,18 @@ describe('projects page', () => {
     expect(await screen.findByTestId('projects-table')).toBeTruthy();
   });
 });
+
+describe('older instance links', () => {
+  it('rewrites a project id in the URL to its slug before asking', async () => {
+    const server = mockApi({
+      'GET /api/v1/me': { body: makeMe() },
+      'GET /api/v1/projects': { body: { ...emptyPage, count: 2, results: PROJECTS } },
+      [`GET ${INSTANCES_URL}`]: { body: usagePage([ROWS[0]!]) },
+    });
+    renderAppAt('/instances?project=3');
+
+    await screen.findByTestId('instances-table');
+    expect(window.location.search).toBe('?project=nlp');
+    expect(server.find('GET', INSTANCES_URL).map((call) => call.query.get('project'))).toEqual(['nlp']);
+  });
+});

@@ -3,7 +3,7 @@
  * daily sparkline), sorted and paged by the server over the whole filtered set; sort, filters, page and range
  * are in the URL.
  */
-import { useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
 import { projectsApi, usageApi } from '../../api/endpoints';
@@ -40,12 +40,21 @@ const SELECT_FILTERS = ['instance_type', 'gpu_model', 'charge_type', 'state', 'r
 type Facets = InstanceUsagePage['facets'];
 const NO_FACETS: Facets = { instance_type: [], gpu_model: [], charge_type: [], state: [], region: [] };
 
-function useProjects(): Project[] {
+function useProjects(): { projects: Project[]; loaded: boolean } {
   // For the project filter only: without it the filter offers no names, the table still works.
   const projects = useApiData<Page<Project>>([...queryKeys.projects, 'all'], (signal) =>
     projectsApi.list({ page: 1, pageSize: 500 }, signal),
   );
-  return projects.data?.results ?? [];
+  return { projects: projects.data?.results ?? [], loaded: !projects.loading };
+}
+
+/**
+ * Older links name the project by id (`?project=3`); the table filters by slug. Such a link is rewritten to
+ * the project's slug once the projects are known (a slug made of digits stays as it is).
+ */
+export function legacyProjectSlug(value: string | undefined, projects: readonly Project[]): string | null {
+  if (!value || !/^\d+$/.test(value) || projects.some((p) => p.slug === value)) return null;
+  return projects.find((p) => String(p.id) === value)?.slug ?? null;
 }
 
 function SortHeader({
@@ -178,9 +187,16 @@ export function InstancesUsage({ timeZone }: { timeZone: string }) {
   const [params, setParams] = useSearchParams();
   const dateRange = useUrlDateRange(timeZone, USAGE_RANGE);
   const state = readTableState(params);
-  const projects = useProjects();
+  const { projects, loaded: projectsLoaded } = useProjects();
+  const legacySlug = legacyProjectSlug(state.filters.project, projects);
+  const waitForProjects = Boolean(state.filters.project && /^\d+$/.test(state.filters.project) && !projectsLoaded);
   const query = usageQuery(state, dateRange.range);
-  const data = useApiData<InstanceUsagePage>([...queryKeys.usageInstances, query], (signal) => usageApi.instances(query, signal));
+  const data = useApiData<InstanceUsagePage>([...queryKeys.usageInstances, query], (signal) => usageApi.instances(query, signal), {
+    enabled: !waitForProjects && legacySlug === null,
+  });
+  useEffect(() => {
+    if (legacySlug) setParams(withFilter(params, 'project', legacySlug), { replace: true });
+  }, [legacySlug, params, setParams]);
   // The filters keep the last answer's values while the next page loads.
   const [facets, setFacets] = useState<Facets>(NO_FACETS);
   if (data.data && data.data.facets !== facets) setFacets(data.data.facets);
