@@ -13,10 +13,12 @@ Every figure is read from a rollup, never from raw minutes or bill lines:
   it (``analysis.fleet_pricing``: billed hours split over the phase minutes stored in
   ``PhaseDay``).
 
-The filtered instances are read in one query and their figures in one grouped query each, so
-a page costs the same few queries whatever its size. Ordering by waste needs every row's
-waste, which is priced in Python from the phase rollups, so rows are ordered over the whole
-filtered set before the page is cut: pages never overlap or skip a row.
+Ordering by cost, utilization or name is done in SQL (the instances annotated with their
+range's cost and GPU-hours by correlated subqueries, ``filtered_instances``), so only the page's
+rows are priced and their sparklines read. Ordering by waste needs every row's waste, which is
+priced in Python from the phase rollups (``analysis.fleet_pricing``), so then the whole filtered
+set is priced and sorted before the page is cut. Either way pages never overlap or skip a row,
+and a page costs the same few queries whatever its size.
 """
 
 from __future__ import annotations
@@ -29,9 +31,21 @@ from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Q, QuerySet, Sum
+from django.db.models import (
+    Case,
+    DecimalField,
+    F,
+    FloatField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+    When,
+)
 from django.db.models.fields.json import KeyTextTransform
-from django.db.models.functions import TruncDate
+from django.db.models.functions import Cast, Coalesce, Lower, NullIf, Round, TruncDate
 
 from apps.accounts.models import Organization
 from apps.analysis import fleet_pricing
@@ -141,8 +155,13 @@ def _cost_days(organization: Organization, period: Period, currency: str) -> Que
 
 def filtered_instances(
     organization: Organization, period: Period, currency: str, filters: InstanceFilters
-) -> list[Instance]:
-    """The instances that existed in the range or have cost in it, filtered (one query)."""
+) -> QuerySet[Instance]:
+    """The instances that existed in the range or have cost in it, filtered, annotated with
+    their cost (``cost_sum``) and GPU utilization (``util_pct``) of the range for SQL ordering.
+
+    ``util_min``/``util_max`` filter on ``util_pct`` here; an instance without utilization data
+    is left out when either is given.
+    """
     rows = (
         Instance.objects.for_organization(organization)
         .filter(_existed_or_billed(organization, period, currency))
@@ -165,7 +184,58 @@ def filtered_instances(
         rows = rows.filter(
             Q(name__icontains=filters.search) | Q(provider_id__icontains=filters.search)
         )
-    return list(rows.order_by("pk"))
+    hours = InstanceHourRollup.objects.filter(
+        organization=organization,
+        instance_id=OuterRef("pk"),
+        hour_start__gte=period.start_at(),
+        hour_start__lt=period.end_at(),
+        gpu_util_pct_minutes__gt=0,
+    ).values("instance_id")
+    costs = (
+        _cost_days(organization, period, currency)
+        .filter(instance_id=OuterRef("pk"))
+        .values("instance_id")
+        .annotate(total=Sum("cost"))
+        .values("total")
+    )
+    rows = rows.annotate(
+        cost_sum=Coalesce(Subquery(costs), Value(Decimal(0)), output_field=DecimalField()),
+        util_hours=Subquery(hours.annotate(total=Sum("gpu_hours")).values("total")),
+        util_busy=Subquery(hours.annotate(total=Sum("gpu_busy_hours")).values("total")),
+    ).annotate(
+        # Rounded as the rows show it (``Util.avg_pct``), so that a filter at a shown value
+        # keeps that row; via NUMERIC, as PostgreSQL rounds no double to digits.
+        util_pct=Round(
+            Cast(
+                Case(
+                    When(util_hours__gt=0, then=F("util_busy") * 100.0 / F("util_hours")),
+                    default=None,
+                    output_field=FloatField(),
+                ),
+                DecimalField(max_digits=20, decimal_places=8),
+            ),
+            2,
+        )
+    )
+    if filters.util_min is not None:
+        rows = rows.filter(util_pct__gte=filters.util_min)
+    if filters.util_max is not None:
+        rows = rows.filter(util_pct__lte=filters.util_max)
+    return rows
+
+
+def sql_ordered(rows: QuerySet[Instance], ordering: str) -> QuerySet[Instance]:
+    """``rows`` ordered in SQL by cost, util or name (not waste: it is priced in Python);
+    rows without the figure last either way, ties by id so that pages are stable."""
+    name = ordering.lstrip("-")
+    descending = ordering.startswith("-")
+    key: Any = {
+        "cost": F("cost_sum"),
+        "util": F("util_pct"),
+        "name": Lower(Coalesce(NullIf(F("name"), Value("")), F("provider_id"))),
+    }[name]
+    order = key.desc(nulls_last=True) if descending else key.asc(nulls_last=True)
+    return rows.order_by(order, "pk")
 
 
 def instance_costs(
@@ -244,21 +314,16 @@ def ordered(rows: list[InstanceRow], ordering: str) -> list[InstanceRow]:
     return present + missing
 
 
-def instance_rows(
-    *,
-    organization: Organization,
-    period: Period,
-    currency: str,
-    filters: InstanceFilters,
-    ordering: str,
+def rows_for(
+    organization: Organization, period: Period, currency: str, instances: Sequence[Instance]
 ) -> list[InstanceRow]:
-    """Every filtered instance's row, ordered (the view cuts the page)."""
-    instances = filtered_instances(organization, period, currency, filters)
+    """The rows of ``instances`` (in their order): exact cost, waste and daily utilization,
+    one grouped query each whatever their number."""
     ids = [i.pk for i in instances]
     costs = instance_costs(organization, period, currency, ids)
     utils = instance_utils(organization, period, ids)
     waste = instance_waste(instances, period, currency)
-    rows = [
+    return [
         InstanceRow(
             instance=i,
             cost=costs.get(i.pk, Decimal(0)),
@@ -267,13 +332,21 @@ def instance_rows(
         )
         for i in instances
     ]
-    if filters.util_min is not None or filters.util_max is not None:
-        low = filters.util_min if filters.util_min is not None else 0.0
-        high = filters.util_max if filters.util_max is not None else 100.0
-        rows = [
-            row for row in rows if row.util_avg_pct is not None and low <= row.util_avg_pct <= high
-        ]
-    return ordered(rows, ordering)
+
+
+def waste_ordered_rows(
+    *,
+    organization: Organization,
+    period: Period,
+    currency: str,
+    filters: InstanceFilters,
+    ordering: str,
+) -> list[InstanceRow]:
+    """Every filtered instance's row ordered by waste (the view cuts the page): waste is
+    priced from the phase rollups in Python, so the whole filtered set is priced and sorted
+    before the page is cut."""
+    instances = list(filtered_instances(organization, period, currency, filters).order_by("pk"))
+    return ordered(rows_for(organization, period, currency, instances), ordering)
 
 
 def facets(organization: Organization) -> dict[str, list[str]]:

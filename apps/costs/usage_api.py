@@ -203,15 +203,25 @@ class InstanceUsageView(OrganizationAPIView):
         ordering = attrs.get("ordering", "-cost")
         period = _period(attrs, organization.timezone)
         services.cost_days_ensure(organization)
-        rows = usage.instance_rows(
-            organization=organization,
-            period=period,
-            currency=organization.currency,
-            filters=filters,
-            ordering=ordering,
-        )
         paginator = PageNumberPagination()
-        page = paginator.paginate_queryset(rows, request, view=self) or []
+        rows: list[usage.InstanceRow]
+        if ordering.lstrip("-") == "waste":
+            every = usage.waste_ordered_rows(
+                organization=organization,
+                period=period,
+                currency=organization.currency,
+                filters=filters,
+                ordering=ordering,
+            )
+            rows = paginator.paginate_queryset(every, request, view=self) or []
+        else:
+            instances = usage.sql_ordered(
+                usage.filtered_instances(organization, period, organization.currency, filters),
+                ordering,
+            )
+            page_of = paginator.paginate_queryset(instances, request, view=self) or []
+            rows = usage.rows_for(organization, period, organization.currency, list(page_of))
+        page = rows
         days = period.days
         response = paginator.get_paginated_response([_instance_json(row, days) for row in page])
         response.data = {

@@ -35,7 +35,7 @@ PERIOD_START = dt.datetime(2026, 10, 27, tzinfo=SHANGHAI)
 PERIOD_END = dt.datetime(2026, 10, 29, tzinfo=SHANGHAI)
 DAYS = [dt.date(2026, 10, 27), dt.date(2026, 10, 28)]
 URL = "/api/v1/usage/instances"
-INSTANCES_QUERIES = 12
+INSTANCES_QUERIES = 13
 PROJECTS_QUERIES = 12
 
 
@@ -217,10 +217,11 @@ def test_queries_do_not_grow_with_rows(
 ) -> None:
     # Warm up: the first read builds the daily cost rollup.
     assert alice_client.get(URL, PERIOD).status_code == 200
-    # Session and membership (4), the instances, their costs, their hours, the waste pricing's
-    # few queries, the facets: the same whatever the number of instances
+    # Session and membership (4), the count, the instances, their costs, their hours, the waste
+    # pricing's few queries, the facets: the same whatever the number of instances
     # (tests/api/test_query_counts.py adds rows and pins it).
-    with django_assert_max_num_queries(INSTANCES_QUERIES):
-        assert alice_client.get(URL, PERIOD).status_code == 200
+    for ordering in ("-cost", "-waste", "util", "name"):
+        with django_assert_max_num_queries(INSTANCES_QUERIES):
+            assert alice_client.get(URL, {**PERIOD, "ordering": ordering}).status_code == 200
     with django_assert_max_num_queries(PROJECTS_QUERIES):
         assert alice_client.get("/api/v1/usage/projects", PERIOD).status_code == 200
