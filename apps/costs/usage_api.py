@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -164,7 +164,17 @@ class InstanceUsageView(OrganizationAPIView):
     pagination_class = PageNumberPagination
 
     @extend_schema(
-        parameters=[InstanceUsageQuerySerializer],
+        parameters=[
+            InstanceUsageQuerySerializer,
+            OpenApiParameter(
+                "page", {"type": "integer", "minimum": 1, "maximum": 10**9}, description="Page."
+            ),
+            OpenApiParameter(
+                "page_size",
+                {"type": "integer", "minimum": 1, "maximum": PageNumberPagination.max_page_size},
+                description=f"Rows a page (default {PageNumberPagination.page_size}).",
+            ),
+        ],
         responses={
             200: InstanceUsagePageSerializer,
             400: OpenApiResponse(description="A parameter is invalid; the body names it."),

@@ -9899,6 +9899,10 @@ export interface operations {
                  *     * `-name` - -name
                  */
                 ordering?: "cost" | "-cost" | "waste" | "-waste" | "util" | "-util" | "name" | "-name";
+                /** @description Page. */
+                page?: number;
+                /** @description Rows a page (default 50). */
+                page_size?: number;
                 /** @description Project slug. */
                 project?: string;
                 region?: string;
