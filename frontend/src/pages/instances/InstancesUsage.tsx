@@ -197,9 +197,11 @@ export function InstancesUsage({ timeZone }: { timeZone: string }) {
   useEffect(() => {
     if (legacySlug) setParams(withFilter(params, 'project', legacySlug), { replace: true });
   }, [legacySlug, params, setParams]);
-  // The filters keep the last answer's values while the next page loads.
-  const [facets, setFacets] = useState<Facets>(NO_FACETS);
-  if (data.data && data.data.facets !== facets) setFacets(data.data.facets);
+  // While another sort, filter or page loads, the last answer stays on screen (dimmed) rather than
+  // flashing to a skeleton: the header buttons keep their place and focus.
+  const [last, setLast] = useState<InstanceUsagePage | null>(null);
+  if (data.data && data.data !== last) setLast(data.data);
+  const facets: Facets = last?.facets ?? NO_FACETS;
 
   const go = (next: URLSearchParams) => setParams(next, { replace: true });
   const setFilter = (key: FilterKey, value: string) => go(withFilter(params, key, value));
@@ -210,8 +212,9 @@ export function InstancesUsage({ timeZone }: { timeZone: string }) {
   };
   const onSort = (column: SortColumn) => go(withOrdering(params, nextOrdering(state.ordering, column)));
   const filtered = FILTER_KEYS.some((k) => state.filters[k]);
-  const page = data.data;
-  const nothingAtAll = page !== null && page.count === 0 && !filtered;
+  const page = data.data ?? (data.loading ? last : null);
+  const refreshing = data.loading && page !== null;
+  const nothingAtAll = data.data !== null && data.data.count === 0 && !filtered;
 
   const options = (key: (typeof SELECT_FILTERS)[number]) => {
     const values = [...facets[key]];
@@ -288,12 +291,17 @@ export function InstancesUsage({ timeZone }: { timeZone: string }) {
             <Trans i18nKey="instances.empty.connect" components={{ settings: <Link to="/settings/cloud-accounts" /> }} />
           </p>
         </EmptyState>
-      ) : data.loading ? (
+      ) : data.loading && !page ? (
         <TableSkeleton label={t('instances.loading')} testId="instances-loading" />
       ) : (
         page && (
           <>
-            <table className="table" data-testid="instances-table" aria-label={t('nav.instances')}>
+            <table
+              className={refreshing ? 'table table--refreshing' : 'table'}
+              data-testid="instances-table"
+              aria-label={t('nav.instances')}
+              aria-busy={refreshing}
+            >
               <thead>
                 <tr>
                   <SortHeader column="name" ordering={state.ordering} onSort={onSort}>
