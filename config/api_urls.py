@@ -15,7 +15,7 @@ from apps.analysis import api as analysis_api
 from apps.api import views as api_views
 from apps.cloud import api as cloud_api
 from apps.costs import api as costs_api
-from apps.costs import utilization_api
+from apps.costs import usage_api, utilization_api
 from apps.digests import api as digests_api
 from apps.exports import api as exports_api
 from apps.recommendations import api as recommendations_api
@@ -85,6 +85,8 @@ v1: list[URLPattern | URLResolver] = [
     path("exports/focus", exports_api.FocusPageView.as_view(), name="exports-focus"),
     path("costs", costs_api.CostReportView.as_view(), name="costs"),
     path("utilization", utilization_api.UtilizationView.as_view(), name="utilization"),
+    path("usage/instances", usage_api.InstanceUsageView.as_view(), name="usage-instances"),
+    path("usage/projects", usage_api.ProjectUsageView.as_view(), name="usage-projects"),
     path(
         "utilization/hour-of-week",
         utilization_api.HourOfWeekView.as_view(),

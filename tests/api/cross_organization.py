@@ -257,6 +257,14 @@ PROBES["/api/v1/utilization/hour-of-week"] = Probe(
     query=GLOBEX_PERIOD,
 )
 PROBES["/api/v1/instances/{id}/timeseries"] = Probe("instance", query=GLOBEX_PERIOD)
+# The usage tables: Globex's instance would be a row (by id), its project a row (by slug).
+PROBES["/api/v1/usage/instances"] = Probe("instance", query=GLOBEX_PERIOD)
+PROBES["/api/v1/usage/projects"] = Probe(
+    "project",
+    exposed=lambda body: {row["slug"] for row in body["results"]},
+    identify=lambda project: project.slug,  # type: ignore[attr-defined]
+    query=GLOBEX_PERIOD,
+)
 
 NOT_ORGANIZATION_SCOPED: dict[str, str] = {
     "/api/v1/auth/csrf": "hands out a CSRF cookie; no organization's data",

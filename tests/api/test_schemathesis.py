@@ -60,6 +60,9 @@ ACCEPTANCE_NOT_CHECKED = {
     "project filter names an existing project's slug",
     "GET /api/v1/utilization/hour-of-week": "the period (end not before start, at most 93 "
     "days) and the project filter names an existing project's slug",
+    "GET /api/v1/usage/instances": "the period (end not before start, at most 93 days), "
+    "util_max not below util_min and the project filter names an existing project's slug",
+    "GET /api/v1/usage/projects": "the period: end not before start, at most 93 days",
     "GET /api/v1/exports/costs.csv": "the period: end after start, at most 366 days",
     "GET /api/v1/exports/focus.csv": "the period: end after start, at most 366 days",
     "GET /api/v1/exports/focus": "the period (end after start, at most 366 days) and the "

@@ -127,3 +127,36 @@ def test_it_compares_with_the_previous_period_and_filters_by_tag(
     assert Decimal(body["previous_period"]["cost"]) == in_days(
         dt.date(2026, 10, 1), dt.date(2026, 10, 15)
     )
+
+
+def test_the_usage_tables_reconcile_to_the_cost_report_on_a_billed_month(
+    billed, alice_client: APIClient
+) -> None:
+    """The simulator's whole fleet, a month of bills: every instance row's cost adds up to the
+    report's total less the lines billed to no instance, and the projects' spend to the total."""
+    period = {"start": f"{MONTH}-01", "end": f"{MONTH}-31"}
+    report = alice_client.get("/api/v1/costs", {**period, "group_by": "instance"}).json()
+    total = Decimal(report["total"])
+    no_instance = sum(
+        (Decimal(g["cost"]) for g in report["groups"] if g["keys"][0]["value"] is None),
+        Decimal(0),
+    )
+    rows = []
+    page = 1
+    while True:
+        body = alice_client.get(
+            "/api/v1/usage/instances",
+            {**period, "page_size": "500", "page": str(page), "ordering": "-waste"},
+        ).json()
+        rows.extend(body["results"])
+        if not body["next"]:
+            break
+        page += 1
+    assert len({r["id"] for r in rows}) == len(rows) == body["count"]
+    assert sum(Decimal(r["cost"]) for r in rows) == total - no_instance
+    by_instance = {g["keys"][0]["value"]: Decimal(g["cost"]) for g in report["groups"]}
+    assert {r["provider_id"]: Decimal(r["cost"]) for r in rows if Decimal(r["cost"])} == {
+        key: cost for key, cost in by_instance.items() if key is not None and cost
+    }
+    projects = alice_client.get("/api/v1/usage/projects", period).json()["results"]
+    assert sum(Decimal(p["cost"]) for p in projects) == total

@@ -42,6 +42,8 @@ import type {
   SignupCreated,
   SignupInput,
   SummaryGroupBy,
+  InstanceUsagePage,
+  ProjectUsageList,
 } from './types';
 import type { AnalysisSummary, InstancePhases, InstanceProfile } from './untypedEndpoints';
 
@@ -219,4 +221,12 @@ export const alertsApi = {
   list: (q: PageQuery, signal?: AbortSignal) => api.get<Page<AlertEvent>>('/api/v1/alerts', pageParams(q), signal),
   settings: (signal?: AbortSignal) => api.get<AlertSettings>('/api/v1/alerts/settings', undefined, signal),
   updateSettings: (changes: AlertSettingsChanges) => api.patch<AlertSettings>('/api/v1/alerts/settings', changes),
+};
+
+/** The usage tables: figures of a range of local days (`start`/`end` inclusive). */
+export const usageApi = {
+  instances: (query: Record<string, string | number | undefined>, signal?: AbortSignal) =>
+    api.get<InstanceUsagePage>('/api/v1/usage/instances', query, signal),
+  projects: (period: { start: string; end: string }, signal?: AbortSignal) =>
+    api.get<ProjectUsageList>('/api/v1/usage/projects', period, signal),
 };

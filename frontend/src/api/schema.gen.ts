@@ -1035,6 +1035,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/usage/instances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One row per instance of the range: cost, waste, GPU utilization and its daily line. */
+        get: operations["v1_usage_instances_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/usage/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Per project (and Unallocated): spend and its daily line, GPU-hours, util and waste. */
+        get: operations["v1_usage_projects_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/utilization": {
         parameters: {
             query?: never;
@@ -1622,6 +1656,13 @@ export interface components {
             full_evidence_minutes: number;
             unseparated_phases: components["schemas"]["UnseparatedMinutes"][];
         };
+        Facets: {
+            instance_type: string[];
+            gpu_model: string[];
+            charge_type: string[];
+            state: string[];
+            region: string[];
+        };
         Figure: {
             name: string;
             value: string;
@@ -1937,6 +1978,57 @@ export interface components {
             off_window: components["schemas"]["OffWindow"] | null;
             /** @description Idle in every observed hour: a finding of its own, never a week-long window. */
             low_around_the_clock: components["schemas"]["LowAroundTheClock"] | null;
+        };
+        InstanceUsage: {
+            id: number;
+            provider_id: string;
+            name: string;
+            project: components["schemas"]["ProjectRef"] | null;
+            instance_type: string;
+            gpu_model: string;
+            /** Format: double */
+            gpu_count: number;
+            charge_type: string;
+            state: string;
+            region: string;
+            tags: {
+                [key: string]: string;
+            };
+            /** @description Billed cost (RealCost) of the range, from the daily rollup. */
+            cost: string;
+            /** @description Money of the idle phase (null for an instance without GPUs). */
+            waste: string | null;
+            /**
+             * Format: double
+             * @description Card-weighted mean GPU utilization (null: no data).
+             */
+            gpu_util_avg_pct: number | null;
+            /**
+             * Format: double
+             * @description Cards x hours with a utilization point.
+             */
+            gpu_hours: number;
+            /** @description GPU util avg per local day of `days` (null: no data that day). */
+            util_daily: (number | null)[];
+        };
+        InstanceUsagePage: {
+            count: number;
+            /** Format: uri */
+            next: string | null;
+            /** Format: uri */
+            previous: string | null;
+            /** Format: date */
+            start: string;
+            /** Format: date */
+            end: string;
+            timezone: string;
+            currency: string;
+            ordering: string;
+            /** @description The range's days. */
+            days: string[];
+            /** @description Values the filters offer (the organization's). */
+            facets: components["schemas"]["Facets"];
+            results: components["schemas"]["InstanceUsage"][];
         };
         /** @description Reject unknown fields and non-string values for text fields. */
         Invitation: {
@@ -2488,6 +2580,10 @@ export interface components {
             readonly slug: string;
             tag_values?: string[];
         };
+        ProjectRef: {
+            slug: string;
+            name: string;
+        };
         /** @description Reject unknown fields and non-string values for text fields. */
         ProjectTagKey: {
             readonly id: number;
@@ -2500,6 +2596,37 @@ export interface components {
             key: string;
             /** Format: int64 */
             position?: number;
+        };
+        ProjectUsage: {
+            /** @description null: the Unallocated row. */
+            slug: string | null;
+            name: string;
+            /** @description Billed cost of the lines allocated to the project. */
+            cost: string;
+            /** @description Cost per local day of `days`. */
+            cost_daily: string[];
+            /**
+             * Format: double
+             * @description Cards x hours with a utilization point.
+             */
+            gpu_hours: number;
+            /** Format: double */
+            gpu_util_avg_pct: number | null;
+            /** @description Money of the idle phase of the project's instances. */
+            waste: string;
+            /** @description GPU instances that existed in range. */
+            instance_count: number;
+        };
+        ProjectUsageList: {
+            /** Format: date */
+            start: string;
+            /** Format: date */
+            end: string;
+            timezone: string;
+            currency: string;
+            days: string[];
+            /** @description Projects by spend, then the Unallocated row (slug null). */
+            results: components["schemas"]["ProjectUsage"][];
         };
         ProjectWaste: {
             instance_count: number;
@@ -9756,6 +9883,184 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+            /** @description No credentials, or an invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but the role (or the API key's scope) may not do this; or a failed CSRF check of a browser session. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in the request's organization (another organization's objects are not found either), or no such page. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key or person: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_usage_instances_retrieve: {
+        parameters: {
+            query?: {
+                /**
+                 * @description * `POSTPAID_BY_HOUR` - POSTPAID_BY_HOUR
+                 *     * `PREPAID` - PREPAID
+                 *     * `SPOTPAID` - SPOTPAID
+                 *     * `CDHPAID` - CDHPAID
+                 *     * `CDCPAID` - CDCPAID
+                 */
+                charge_type?: "POSTPAID_BY_HOUR" | "PREPAID" | "SPOTPAID" | "CDHPAID" | "CDCPAID";
+                /** @description Last local day, inclusive; default: today (local). */
+                end?: string;
+                gpu_model?: string;
+                instance_type?: string;
+                /**
+                 * @description cost, waste, util or name; a leading - sorts descending. Default: -cost.
+                 *
+                 *     * `cost` - cost
+                 *     * `-cost` - -cost
+                 *     * `waste` - waste
+                 *     * `-waste` - -waste
+                 *     * `util` - util
+                 *     * `-util` - -util
+                 *     * `name` - name
+                 *     * `-name` - -name
+                 */
+                ordering?: "cost" | "-cost" | "waste" | "-waste" | "util" | "-util" | "name" | "-name";
+                /** @description Page. */
+                page?: number;
+                /** @description Rows a page (default 50). */
+                page_size?: number;
+                /** @description Project slug. */
+                project?: string;
+                region?: string;
+                /** @description Part of the name or provider id. */
+                search?: string;
+                /** @description First local day; default: 6 days ago. */
+                start?: string;
+                /** @description e.g. RUNNING, STOPPED, TERMINATED. */
+                state?: string;
+                /** @description key:value, e.g. team:research. */
+                tag?: string;
+                /** @description Highest GPU util avg (%). */
+                util_max?: number;
+                /** @description Lowest GPU util avg (%). */
+                util_min?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceUsagePage"];
+                };
+            };
+            /** @description A parameter is invalid; the body names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No credentials, or an invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but the role (or the API key's scope) may not do this; or a failed CSRF check of a browser session. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in the request's organization (another organization's objects are not found either), or no such page. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key or person: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_usage_projects_retrieve: {
+        parameters: {
+            query?: {
+                /** @description Last local day, inclusive; default: today (local). */
+                end?: string;
+                /** @description First local day; default: 6 days ago. */
+                start?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectUsageList"];
+                };
+            };
+            /** @description A parameter is invalid; the body names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No credentials, or an invalid or revoked API key. */
             401: {

@@ -142,3 +142,10 @@ export type AlertKind = Schemas['AlertEventKindEnum'];
 export type AlertSettings = AsRendered<Schemas['AlertSettings']>;
 /** Only the changed fields; the webhook secret is write-only (sent to replace it, never returned). */
 export type AlertSettingsChanges = Schemas['PatchedAlertSettingsRequest'];
+
+/* ---------- usage tables ---------- */
+
+export type InstanceUsagePage = AsRendered<Schemas['InstanceUsagePage']>;
+export type InstanceUsage = AsRendered<Schemas['InstanceUsage']>;
+export type ProjectUsageList = AsRendered<Schemas['ProjectUsageList']>;
+export type ProjectUsage = AsRendered<Schemas['ProjectUsage']>;

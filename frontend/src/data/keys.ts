@@ -29,6 +29,9 @@ export const queryKeys = {
   utilization: ['utilization'] as const,
   hourOfWeek: ['utilization-hour-of-week'] as const,
   projectTagKeys: ['project-tag-keys'] as const,
+  /** The usage tables read bills and rollups: a sync or project change invalidates them by prefix. */
+  usageInstances: ['usage-instances'] as const,
+  usageProjects: ['usage-projects'] as const,
 };
 
 export type QueryKey = readonly unknown[];

@@ -282,6 +282,40 @@ describe('instance detail page', () => {
       routes({
         'GET /api/v1/projects': { body: emptyPage },
         'GET /api/v1/instances': { body: { ...emptyPage, count: 1, results: [INSTANCE] } },
+        // The Instances table reads the usage list (one row of the same instance).
+        'GET /api/v1/usage/instances': {
+          body: {
+            ...emptyPage,
+            count: 1,
+            start: '2026-11-01',
+            end: '2026-11-07',
+            timezone: 'Asia/Shanghai',
+            currency: 'CNY',
+            ordering: '-cost',
+            days: [],
+            facets: { instance_type: [], gpu_model: [], charge_type: [], state: [], region: [] },
+            results: [
+              {
+                id: 1,
+                provider_id: 'ins-9bxebleo',
+                name: 'train-t4-01',
+                project: { slug: 'nlp', name: 'NLP' },
+                instance_type: 'GN7.2XLARGE32',
+                gpu_model: 'NVIDIA T4',
+                gpu_count: 1,
+                charge_type: 'POSTPAID_BY_HOUR',
+                state: 'RUNNING',
+                region: 'ap-guangzhou',
+                tags: {},
+                cost: '0',
+                waste: null,
+                gpu_util_avg_pct: null,
+                gpu_hours: 0,
+                util_daily: [],
+              },
+            ],
+          },
+        },
       }),
     );
     const user = userEvent.setup();

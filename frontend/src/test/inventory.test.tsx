@@ -3,153 +3,206 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { renderAppAt } from './render';
 import { emptyPage, makeMe, mockApi } from './mockApi';
-import type { Instance, Project } from '../api/types';
+import type { Budget, InstanceUsage, InstanceUsagePage, Project, ProjectUsage, ProjectUsageList } from '../api/types';
 import { tagEntries } from '../pages/InstancesPage';
 
-function instance(overrides: Partial<Instance> = {}): Instance {
+const DAYS = ['2026-11-01', '2026-11-02', '2026-11-03'];
+
+function usageRow(overrides: Partial<InstanceUsage> = {}): InstanceUsage {
   return {
     id: 1,
     provider_id: 'ins-9bxebleo',
     name: 'train-t4-01',
-    region: 'ap-guangzhou',
-    zone: 'ap-guangzhou-3',
+    project: { slug: 'nlp', name: 'NLP' },
     instance_type: 'GN7.2XLARGE32',
     gpu_model: 'NVIDIA T4',
     gpu_count: 1,
-    gpu_memory_gb: 16,
-    cpu_cores: 8,
-    memory_gb: 32,
     charge_type: 'POSTPAID_BY_HOUR',
     state: 'RUNNING',
+    region: 'ap-guangzhou',
     tags: { team: 'nlp', owner: 'zhao' },
-    project: 'NLP',
-    launched_at: '2025-05-01T00:00:00Z',
-    expires_at: null,
-    terminated_at: null,
+    cost: '1234.50000000',
+    waste: '300.25000000',
+    gpu_util_avg_pct: 42.4,
+    gpu_hours: 72,
+    util_daily: [40, null, 45],
     ...overrides,
   };
 }
 
-const INSTANCES: Instance[] = [
-  instance(),
-  instance({
+const ROWS: InstanceUsage[] = [
+  usageRow(),
+  usageRow({
     id: 2,
     provider_id: 'ins-a100x8',
     name: 'pretrain-a100',
-    instance_type: 'GT4.41XLARGE948',
+    project: null,
     gpu_model: 'NVIDIA A100',
     gpu_count: 8,
-    gpu_memory_gb: 40,
     charge_type: 'PREPAID',
-    expires_at: '2025-07-01T00:00:00Z',
     tags: {},
-    project: null,
+    cost: '500.00000000',
+    waste: '0.00000000',
+    gpu_util_avg_pct: null,
+    util_daily: [null, null, null],
   }),
-  instance({
-    id: 3,
-    provider_id: 'ins-spot1',
-    name: '',
-    charge_type: 'SPOTPAID',
-    state: 'TERMINATED',
-    terminated_at: '2025-06-10T00:00:00Z',
-    gpu_model: 'NVIDIA A10',
-    gpu_count: 0.25,
-    gpu_memory_gb: 24,
-  }),
+  usageRow({ id: 3, provider_id: 'ins-spot1', name: '', charge_type: 'SPOTPAID', state: 'TERMINATED', waste: null }),
 ];
+
+function usagePage(results: InstanceUsage[], count = results.length, ordering = '-cost'): InstanceUsagePage {
+  return {
+    count,
+    next: null,
+    previous: null,
+    start: DAYS[0]!,
+    end: DAYS[2]!,
+    timezone: 'Asia/Shanghai',
+    currency: 'CNY',
+    ordering,
+    days: DAYS,
+    facets: {
+      instance_type: ['GN7.2XLARGE32'],
+      gpu_model: ['NVIDIA A100', 'NVIDIA T4'],
+      charge_type: ['POSTPAID_BY_HOUR', 'PREPAID', 'SPOTPAID'],
+      state: ['RUNNING', 'TERMINATED'],
+      region: ['ap-guangzhou', 'ap-shanghai'],
+    },
+    results,
+  };
+}
 
 const PROJECTS: Project[] = [
   { id: 3, name: 'NLP', slug: 'nlp', tag_values: ['nlp', 'NLP team'] },
   { id: 4, name: 'Vision', slug: 'vision', tag_values: [] },
 ];
 
+const INSTANCES_URL = '/api/v1/usage/instances';
+
 describe('instances page', () => {
-  it('shows each instance in words: GPUs, billing mode, state, project and tags', async () => {
+  it('shows each instance with cost, waste, utilization and its trend, linked to its page', async () => {
     const server = mockApi({
       'GET /api/v1/me': { body: makeMe() },
       'GET /api/v1/projects': { body: { ...emptyPage, count: 2, results: PROJECTS } },
-      'GET /api/v1/instances': { body: { ...emptyPage, count: 3, results: INSTANCES } },
+      [`GET ${INSTANCES_URL}`]: { body: usagePage(ROWS) },
     });
     renderAppAt('/instances');
 
-    const t4 = await screen.findByTestId('instance-ins-9bxebleo');
-    expect(within(t4).getByText('train-t4-01')).toBeTruthy();
-    expect(t4.textContent).toContain('1 x NVIDIA T4 (16 GB)');
+    const table = await screen.findByTestId('instances-table');
+    const t4 = within(table).getByTestId('instance-ins-9bxebleo');
+    const link = within(t4).getByTestId('instance-link');
+    expect(link.textContent).toBe('train-t4-01');
+    expect(link.getAttribute('href')).toBe('/instances/1');
+    expect(within(t4).getByTestId('instance-cost').textContent).toBe('¥1,234.50');
+    expect(within(t4).getByTestId('instance-waste').textContent).toBe('¥300.25');
+    expect(within(t4).getByTestId('instance-util').textContent).toBe('42%');
+    expect(within(t4).getByRole('img', { name: 'Daily GPU utilization of train-t4-01' }).getAttribute('data-points')).toBe('2');
     expect(t4.textContent).toContain('Pay-as-you-go');
-    expect(t4.textContent).toContain('8 vCPU · 32 GB · ap-guangzhou-3');
     expect(within(t4).getByText('Running').className).toContain('badge--success');
-    expect(t4.textContent).toContain('NLP');
     expect(within(t4).getAllByRole('listitem').map((li) => li.textContent)).toEqual(['team: nlp', 'owner: zhao']);
-    expect(t4.className).not.toContain('row--muted');
+    expect(within(t4).getByRole('link', { name: 'NLP' }).getAttribute('href')).toBe('/projects/nlp');
 
     const a100 = screen.getByTestId('instance-ins-a100x8');
-    expect(a100.textContent).toContain('8 x NVIDIA A100 (40 GB)');
     expect(a100.textContent).toContain('Monthly subscription');
-    expect(a100.textContent).toContain('Expires 1 Jul 2025');
     expect(within(a100).getByText('Unallocated')).toBeTruthy();
+    expect(within(a100).getByTestId('instance-util').textContent).toBe('—');
 
     const spot = screen.getByTestId('instance-ins-spot1');
-    expect(spot.textContent).toContain('Spot');
-    expect(spot.textContent).toContain('0.25 x NVIDIA A10 (24 GB)');
+    expect(within(spot).getByTestId('instance-link').textContent).toBe('ins-spot1');
     expect(within(spot).getByText('Terminated').className).toContain('badge--muted');
     expect(spot.className).toContain('row--muted');
-    expect(within(spot).getAllByText('ins-spot1').length).toBeGreaterThan(0);
+    expect(within(spot).getByTestId('instance-waste').textContent).toBe('—');
 
-    const get = server.find('GET', '/api/v1/instances')[0]!;
-    expect(get.query.get('page')).toBe('1');
-    expect(get.query.get('page_size')).toBe('50');
-    expect(get.query.has('region')).toBe(false);
+    const get = server.find('GET', INSTANCES_URL)[0]!.query;
+    expect(get.get('ordering')).toBe('-cost');
+    expect(get.get('page')).toBe('1');
+    expect(get.get('page_size')).toBe('50');
+    // The last 7 local days, both ends included.
+    const start = new Date(`${get.get('start')}T00:00:00Z`).getTime();
+    const end = new Date(`${get.get('end')}T00:00:00Z`).getTime();
+    expect((end - start) / 86_400_000).toBe(6);
+    expect(get.has('region')).toBe(false);
   });
 
-  it('filters by region, billing mode and state, back on page 1, and pages through', async () => {
+  it('sorts by a header button, descending first, with the sort in the URL and aria-sort', async () => {
+    const server = mockApi({
+      'GET /api/v1/me': { body: makeMe() },
+      'GET /api/v1/projects': { body: emptyPage },
+      [`GET ${INSTANCES_URL}`]: (call) => ({ body: usagePage(ROWS, 120, call.query.get('ordering') ?? '-cost') }),
+    });
+    const user = userEvent.setup();
+    renderAppAt('/instances?page=2');
+    const last = () => server.find('GET', INSTANCES_URL).at(-1)!.query;
+
+    await screen.findByTestId('instances-table');
+    expect(last().get('page')).toBe('2');
+    const waste = screen.getByRole('button', { name: /Idle waste/ });
+    expect(waste.getAttribute('data-sort')).toBe('waste');
+    expect(waste.closest('th')!.getAttribute('aria-sort')).toBe('none');
+    expect(document.querySelector('button[data-sort="cost"]')!.closest('th')!.getAttribute('aria-sort')).toBe('descending');
+
+    await user.click(waste);
+    await waitFor(() => expect(last().get('ordering')).toBe('-waste'));
+    expect(last().get('page')).toBe('1');
+    expect(window.location.search).toBe('?ordering=-waste');
+    expect((await screen.findByRole('button', { name: /Idle waste/ })).closest('th')!.getAttribute('aria-sort')).toBe('descending');
+
+    await user.click(screen.getByRole('button', { name: /Idle waste/ }));
+    await waitFor(() => expect(last().get('ordering')).toBe('waste'));
+    expect(window.location.search).toBe('?ordering=waste');
+
+    await user.click(document.querySelector<HTMLButtonElement>('button[data-sort="name"]')!);
+    await waitFor(() => expect(last().get('ordering')).toBe('name'));
+
+    // Keyboard: the headers are buttons.
+    const util = document.querySelector<HTMLButtonElement>('button[data-sort="util"]')!;
+    util.focus();
+    await user.keyboard('{Enter}');
+    await waitFor(() => expect(last().get('ordering')).toBe('-util'));
+  });
+
+  it('filters from the URL and the controls, back on page 1, and clears them', async () => {
     const server = mockApi({
       'GET /api/v1/me': { body: makeMe() },
       'GET /api/v1/projects': { body: { ...emptyPage, count: 2, results: PROJECTS } },
-      'GET /api/v1/instances': (call) => ({
-        body: {
-          ...emptyPage,
-          count: call.query.get('region') ? 1 : 120,
-          results: call.query.get('page') === '2' ? [INSTANCES[1]] : [INSTANCES[0]],
-        },
-      }),
+      [`GET ${INSTANCES_URL}`]: (call) => ({ body: usagePage(call.query.get('region') ? [ROWS[0]!] : ROWS, call.query.get('region') ? 1 : 120) }),
     });
     const user = userEvent.setup();
-    renderAppAt('/instances');
-    const last = () => server.find('GET', '/api/v1/instances').at(-1)!.query;
+    renderAppAt('/instances?project=nlp&page=3');
+    const last = () => server.find('GET', INSTANCES_URL).at(-1)!.query;
 
-    await screen.findByTestId('instance-ins-9bxebleo');
-    expect(screen.getByText('Page 1 of 3')).toBeTruthy();
-    await user.click(screen.getByRole('button', { name: 'Next' }));
-    expect(await screen.findByTestId('instance-ins-a100x8')).toBeTruthy();
-    expect(last().get('page')).toBe('2');
+    await screen.findByTestId('instances-table');
+    expect(last().get('project')).toBe('nlp');
+    const project = screen.getByLabelText('Project') as HTMLSelectElement;
+    await waitFor(() => expect(project.selectedOptions[0]!.textContent).toBe('NLP'));
 
     await user.selectOptions(screen.getByLabelText('Region'), 'ap-guangzhou');
     await waitFor(() => expect(last().get('region')).toBe('ap-guangzhou'));
     expect(last().get('page')).toBe('1');
-    expect(await screen.findByTestId('instance-ins-9bxebleo')).toBeTruthy();
-    expect(screen.queryByText(/Page \d of/)).toBeNull();
-
+    await user.selectOptions(screen.getByLabelText('GPU model'), 'NVIDIA T4');
     await user.selectOptions(screen.getByLabelText('Billing'), 'SPOTPAID');
-    await user.selectOptions(screen.getByLabelText('State'), 'STOPPED');
-    await waitFor(() => expect(last().get('state')).toBe('STOPPED'));
-    expect(last().get('charge_type')).toBe('SPOTPAID');
-    expect(last().get('region')).toBe('ap-guangzhou');
-    expect(window.location.search).toBe('?region=ap-guangzhou&charge_type=SPOTPAID&state=STOPPED');
+    await waitFor(() => expect(last().get('charge_type')).toBe('SPOTPAID'));
+    expect(last().get('gpu_model')).toBe('NVIDIA T4');
 
-    // Back to the unfiltered list: its first page is still in the query cache (fresh), so it shows
-    // again without a request.
-    const requestsBefore = server.find('GET', '/api/v1/instances').length;
+    await user.type(screen.getByLabelText('Search'), 'train');
+    await user.type(screen.getByLabelText('Tag'), 'team:nlp');
+    await user.type(screen.getByLabelText('GPU util from (%)'), '10');
+    await user.type(screen.getByLabelText('GPU util to (%)'), '60');
+    await user.click(screen.getByRole('button', { name: 'Apply' }));
+    await waitFor(() => expect(last().get('search')).toBe('train'));
+    expect(last().get('tag')).toBe('team:nlp');
+    expect(last().get('util_min')).toBe('10');
+    expect(last().get('util_max')).toBe('60');
+
     await user.click(screen.getByRole('button', { name: 'Clear filters' }));
-    expect(await screen.findByText('Page 1 of 3')).toBeTruthy();
-    expect(window.location.search).toBe('');
-    expect(server.find('GET', '/api/v1/instances')).toHaveLength(requestsBefore);
+    await waitFor(() => expect(window.location.search).toBe(''));
+    expect((screen.getByLabelText('Search') as HTMLInputElement).value).toBe('');
   });
 
   it('says when no instance matches the filters', async () => {
     mockApi({
       'GET /api/v1/me': { body: makeMe() },
       'GET /api/v1/projects': { body: emptyPage },
-      'GET /api/v1/instances': { body: emptyPage },
+      [`GET ${INSTANCES_URL}`]: { body: usagePage([]) },
     });
     renderAppAt('/instances?state=STOPPED');
 
@@ -158,25 +211,11 @@ describe('instances page', () => {
     expect(screen.queryByTestId('instances-empty')).toBeNull();
   });
 
-  it('filters by the project in the URL, named from the projects list', async () => {
-    const server = mockApi({
-      'GET /api/v1/me': { body: makeMe() },
-      'GET /api/v1/projects': { body: { ...emptyPage, count: 2, results: PROJECTS } },
-      'GET /api/v1/instances': { body: { ...emptyPage, count: 1, results: [INSTANCES[0]] } },
-    });
-    renderAppAt('/instances?project=3');
-
-    await screen.findByTestId('instance-ins-9bxebleo');
-    expect(server.find('GET', '/api/v1/instances')[0]!.query.get('project')).toBe('3');
-    const select = screen.getByLabelText('Project') as HTMLSelectElement;
-    await waitFor(() => expect(select.selectedOptions[0]!.textContent).toBe('NLP'));
-  });
-
   it('keeps the honest empty state, pointing to Settings → Cloud accounts', async () => {
     mockApi({
       'GET /api/v1/me': { body: makeMe() },
       'GET /api/v1/projects': { body: emptyPage },
-      'GET /api/v1/instances': { body: emptyPage },
+      [`GET ${INSTANCES_URL}`]: { body: usagePage([]) },
     });
     renderAppAt('/instances');
 
@@ -194,10 +233,10 @@ describe('instances page', () => {
     mockApi({
       'GET /api/v1/me': { body: makeMe() },
       'GET /api/v1/projects': { body: emptyPage },
-      'GET /api/v1/instances': () =>
+      [`GET ${INSTANCES_URL}`]: () =>
         fail
           ? { status: 500, body: { error: { code: 'server_error', message: 'Something broke on our side.', fields: {} } } }
-          : { body: { ...emptyPage, count: 1, results: [INSTANCES[0]] } },
+          : { body: usagePage([ROWS[0]!]) },
     });
     const user = userEvent.setup();
     renderAppAt('/instances');
@@ -222,31 +261,98 @@ describe('instance tags', () => {
   });
 });
 
+function projectUsage(overrides: Partial<ProjectUsage> = {}): ProjectUsage {
+  return {
+    slug: 'nlp',
+    name: 'NLP',
+    cost: '900.00000000',
+    cost_daily: ['300.00000000', '0.00000000', '600.00000000'],
+    gpu_hours: 100.25,
+    gpu_util_avg_pct: 55,
+    waste: '120.00000000',
+    instance_count: 2,
+    ...overrides,
+  };
+}
+
+function projectsUsage(results: ProjectUsage[]): ProjectUsageList {
+  return { start: DAYS[0]!, end: DAYS[2]!, timezone: 'Asia/Shanghai', currency: 'CNY', days: DAYS, results };
+}
+
+const NLP_BUDGET = {
+  id: 9,
+  name: 'NLP monthly',
+  scope: 'project',
+  project: 3,
+  amount: '2000.00',
+  currency: 'CNY',
+  actual_thresholds_pct: [50, 80, 100],
+  forecast_thresholds_pct: [100],
+  status: {
+    month: '2026-11',
+    spent: '1500.00',
+    daily_average: '50.00',
+    days_left: '10',
+    forecast: '2000.00',
+    percent_used: '75.00',
+    forecast_pct: '100.00',
+    thresholds_crossed: [],
+    forecast_method: '',
+  },
+  created_at: '2026-11-01T00:00:00Z',
+  updated_at: '2026-11-01T00:00:00Z',
+} satisfies Budget;
+
 describe('projects page', () => {
-  it('lists projects with their tag values and links to their instances', async () => {
+  it('shows spend, trend, GPU-hours, utilization, waste and budget per project, linked to its page', async () => {
     const server = mockApi({
       'GET /api/v1/me': { body: makeMe() },
       'GET /api/v1/projects': { body: { ...emptyPage, count: 2, results: PROJECTS } },
+      'GET /api/v1/budgets': { body: { ...emptyPage, count: 1, results: [NLP_BUDGET] } },
+      'GET /api/v1/usage/projects': {
+        body: projectsUsage([
+          projectUsage(),
+          projectUsage({ slug: 'vision', name: 'Vision', cost: '0.00000000', cost_daily: ['0', '0', '0'], waste: '0.00000000', gpu_util_avg_pct: null }),
+          projectUsage({ slug: null, name: 'Unallocated', cost: '50.00000000' }),
+        ]),
+      },
     });
     renderAppAt('/projects');
 
-    const nlp = await screen.findByTestId('project-nlp');
-    expect(within(nlp).getByText('NLP')).toBeTruthy();
+    const table = await screen.findByTestId('projects-table');
+    const nlp = within(table).getByTestId('project-nlp');
+    expect(within(nlp).getByTestId('project-link').getAttribute('href')).toBe('/projects/nlp');
+    expect(within(nlp).getByTestId('project-spend').textContent).toBe('¥900.00');
+    expect(nlp.textContent).toContain('¥120.00');
+    expect(nlp.textContent).toContain('55%');
+    expect(nlp.textContent).toContain('100.3');
+    expect(within(nlp).getByTestId('project-budget').textContent).toContain('75% of ¥2,000.00 this month');
+    expect(within(nlp).getByRole('img', { name: 'Daily spend of NLP' }).getAttribute('data-points')).toBe('3');
     expect(
       within(within(nlp).getByRole('list', { name: 'Tag values of NLP' }))
         .getAllByRole('listitem')
         .map((li) => li.textContent),
     ).toEqual(['nlp', 'NLP team']);
-    expect(within(nlp).getByRole('link', { name: 'Instances of NLP' }).getAttribute('href')).toBe('/instances?project=3');
-    expect(screen.getByTestId('project-vision').textContent).toContain('No tag values');
+    expect(within(nlp).getByRole('link', { name: 'Instances of NLP' }).getAttribute('href')).toBe('/instances?project=nlp');
+
+    const vision = screen.getByTestId('project-vision');
+    expect(vision.textContent).toContain('No budget');
+    const unallocated = screen.getByTestId('project-unallocated');
+    expect(unallocated.textContent).toContain('Unallocated');
+    expect(within(unallocated).queryByTestId('project-link')).toBeNull();
     expect(screen.queryByTestId('projects-empty')).toBeNull();
-    expect(server.find('GET', '/api/v1/projects')[0]!.query.get('page')).toBe('1');
+
+    const query = server.find('GET', '/api/v1/usage/projects')[0]!.query;
+    expect(query.get('start')).toBeTruthy();
+    expect(query.get('end')).toBeTruthy();
   });
 
   it('shows an empty state when there are no projects', async () => {
     mockApi({
       'GET /api/v1/me': { body: makeMe() },
       'GET /api/v1/projects': { body: emptyPage },
+      'GET /api/v1/budgets': { body: emptyPage },
+      'GET /api/v1/usage/projects': { body: projectsUsage([projectUsage({ slug: null, name: 'Unallocated' })]) },
     });
     renderAppAt('/projects');
 
@@ -256,5 +362,40 @@ describe('projects page', () => {
       '/settings/cloud-accounts',
     );
     expect(screen.queryByRole('table')).toBeNull();
+  });
+
+  it('shows a load error with a retry', async () => {
+    let fail = true;
+    mockApi({
+      'GET /api/v1/me': { body: makeMe() },
+      'GET /api/v1/projects': { body: { ...emptyPage, count: 2, results: PROJECTS } },
+      'GET /api/v1/budgets': { body: emptyPage },
+      'GET /api/v1/usage/projects': () =>
+        fail
+          ? { status: 500, body: { error: { code: 'server_error', message: 'Something broke on our side.', fields: {} } } }
+          : { body: projectsUsage([projectUsage()]) },
+    });
+    const user = userEvent.setup();
+    renderAppAt('/projects');
+
+    expect(await screen.findByText('Something broke on our side.')).toBeTruthy();
+    fail = false;
+    await user.click(screen.getByRole('button', { name: 'Retry' }));
+    expect(await screen.findByTestId('projects-table')).toBeTruthy();
+  });
+});
+
+describe('older instance links', () => {
+  it('rewrites a project id in the URL to its slug before asking', async () => {
+    const server = mockApi({
+      'GET /api/v1/me': { body: makeMe() },
+      'GET /api/v1/projects': { body: { ...emptyPage, count: 2, results: PROJECTS } },
+      [`GET ${INSTANCES_URL}`]: { body: usagePage([ROWS[0]!]) },
+    });
+    renderAppAt('/instances?project=3');
+
+    await screen.findByTestId('instances-table');
+    expect(window.location.search).toBe('?project=nlp');
+    expect(server.find('GET', INSTANCES_URL).map((call) => call.query.get('project'))).toEqual(['nlp']);
   });
 });

@@ -67,6 +67,10 @@ describe('login page', () => {
       'GET /api/v1/auth/csrf': CSRF,
       'POST /api/v1/auth/login': { body: makeMe() },
       'GET /api/v1/projects': { body: emptyPage },
+      'GET /api/v1/budgets': { body: emptyPage },
+      'GET /api/v1/usage/projects': {
+        body: { start: '2026-11-01', end: '2026-11-07', timezone: 'Asia/Shanghai', currency: 'CNY', days: [], results: [] },
+      },
     });
     const user = userEvent.setup();
     renderAppAt('/projects');
