@@ -101,16 +101,14 @@ def billed_hours_rebuild(*, organization_id: int, months: Sequence[str] | None =
         rows = rows.filter(day__gte=begin.date(), day__lt=end.date())
     rows.delete()  # nothing refers to these rows: one DELETE statement
     with connection.cursor() as cursor:
-        cursor.execute(
-            _INSERT,
-            {
-                "org": organization_id,
-                "components": list(COMPUTE_COMPONENTS),
-                "hourly_max": _HOURLY_LINE_MAX,
-                "begin": begin,
-                "end": end,
-            },
-        )
+        params: dict[str, Any] = {
+            "org": organization_id,
+            "components": list(COMPUTE_COMPONENTS),
+            "hourly_max": _HOURLY_LINE_MAX,
+            "begin": begin,
+            "end": end,
+        }
+        cursor.execute(_INSERT, params)
 
 
 def _month_start(month: str, *, following: bool = False) -> dt.datetime:

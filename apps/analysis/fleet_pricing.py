@@ -99,12 +99,23 @@ _SQL = f"""
     SELECT instance_id, cost, currency, NULL, {{phase_nulls}}, fee_begin_at, fee_end_at
     FROM lines WHERE NOT whole_hour
 """
-# The whole UTC days of the period, from the billed-hours rollup, joined to their phase minutes.
+# The whole UTC days of the period from the billed-hours rollup, one row per instance: the
+# billed days' cost, their hour masks and their PhaseDay bytes (all zeros for a day without a
+# row) in day order, and the days with irregular lines. The instances are joined, not
+# ``= ANY``: a fleet's array tested against each of 30,000 rows is 30 M comparisons.
 _ROLLUP_SQL = """
-    SELECT b.instance_id, b.day, b.cost, b.currency, b.hours, b.other_lines, d.minutes
+    SELECT b.instance_id,
+           SUM(b.cost) FILTER (WHERE b.hours <> 0),
+           MAX(b.currency) FILTER (WHERE b.hours <> 0),
+           array_agg(b.hours ORDER BY b.day) FILTER (WHERE b.hours <> 0),
+           string_agg(COALESCE(d.minutes, %(empty)s), ''::bytea ORDER BY b.day)
+               FILTER (WHERE b.hours <> 0),
+           array_agg(b.day ORDER BY b.day) FILTER (WHERE b.other_lines > 0)
     FROM analysis_billedhoursday b
+    JOIN unnest(%(ids)s::bigint[]) AS wanted(id) ON b.instance_id = wanted.id
     LEFT JOIN analysis_phaseday d ON d.instance_id = b.instance_id AND d.day = b.day
-    WHERE b.instance_id = ANY(%(ids)s) AND b.day >= %(day_from)s AND b.day < %(day_to)s
+    WHERE b.day >= %(day_from)s AND b.day < %(day_to)s
+    GROUP BY b.instance_id
 """
 _PHASE_SUM = (
     "COALESCE(SUM(get_byte(d.minutes, "
@@ -220,7 +231,6 @@ def instances_waste(
 
 
 _HOUR_BITS = np.arange(PHASE_DAY_SHAPE[0], dtype=np.uint32)
-_EMPTY_DAY = bytes(PHASE_DAY_SHAPE[0] * PHASE_DAY_SHAPE[1])
 
 
 def _rollup_days(
@@ -229,38 +239,32 @@ def _rollup_days(
     """Add the billed hours of the whole UTC days ``[day_from, day_to)`` from the rollup: their
     cost and the phase minutes of the billed hours (the rest of those hours unknown). Returns
     the (instance, day start) of the days with irregular lines, read line by line instead."""
+    params: dict[str, Any] = {
+        "ids": ids,
+        "day_from": day_from,
+        "day_to": day_to,
+        "empty": bytes(PHASE_DAY_SHAPE[0] * PHASE_DAY_SHAPE[1]),
+    }
     with connection.cursor() as cursor:
-        cursor.execute(_ROLLUP_SQL, {"ids": ids, "day_from": day_from, "day_to": day_to})
+        cursor.execute(_ROLLUP_SQL, params)
         rows = cursor.fetchall()
-    odd = [
-        (instance_id, dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC))
-        for instance_id, day, _cost, _currency, _hours, other, _minutes in rows
-        if other
-    ]
-    rows = [row for row in rows if row[4]]
-    if not rows:
-        return odd
-    for instance_id, _day, cost, money_currency, _hours, _other, _minutes in rows:
+    odd: list[tuple[int, dt.datetime]] = []
+    for instance_id, cost, money_currency, masks, minutes, odd_days in rows:
+        odd.extend(
+            (instance_id, dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC))
+            for day in odd_days or ()
+        )
+        if not masks:
+            continue
         item = state[instance_id]
         item.whole += cost
         item.currency, item.billed = money_currency, True
-    # Every day's (24 hours x phases) counts, masked by its billed hours, summed per instance.
-    counts = np.frombuffer(
-        b"".join(_EMPTY_DAY if r[6] is None else bytes(r[6]) for r in rows), dtype=np.uint8
-    ).reshape(len(rows), *PHASE_DAY_SHAPE)
-    masks = np.array([r[4] for r in rows], dtype=np.uint32)
-    billed = ((masks[:, None] >> _HOUR_BITS) & 1).astype(np.int64)
-    known = (counts[:, :, 1:].astype(np.int64) * billed[:, :, None]).sum(axis=1)
-    order = {instance_id: k for k, instance_id in enumerate(ids)}
-    rows_at = np.array([order[r[0]] for r in rows], dtype=np.int64)
-    known_sums = np.zeros((len(ids), _PHASES - 1), dtype=np.int64)
-    np.add.at(known_sums, rows_at, known)
-    hour_sums = np.zeros(len(ids), dtype=np.int64)
-    np.add.at(hour_sums, rows_at, billed.sum(axis=1))
-    for k in np.unique(rows_at):
-        item = state[ids[k]]
-        item.minutes[1:] += known_sums[k]
-        item.minutes[Phase.UNKNOWN] += int(hour_sums[k]) * _HOUR - int(known_sums[k].sum())
+        # Each day's (24 hours x phases) counts, masked by its billed hours.
+        counts = np.frombuffer(bytes(minutes), dtype=np.uint8).reshape(-1, *PHASE_DAY_SHAPE)
+        billed = ((np.array(masks, dtype=np.uint32)[:, None] >> _HOUR_BITS) & 1).astype(bool)
+        known = counts[billed][:, 1:].sum(axis=0, dtype=np.int64)
+        item.minutes[1:] += known
+        item.minutes[Phase.UNKNOWN] += int(billed.sum()) * _HOUR - int(known.sum())
     return odd
 
 
