@@ -64,6 +64,7 @@ def build(instances: int) -> dict[str, Any]:
 
     from apps.accounts.models import Membership, Organization
     from apps.analysis import services as analysis_services
+    from apps.analysis.billed_hours import billed_hours_rebuild
     from apps.cloud.models import CloudAccount, Instance, Project
     from apps.costs.services import cost_days_rebuild
     from tests.fleet_generator import fleet_generate
@@ -140,6 +141,13 @@ def build(instances: int) -> dict[str, Any]:
     cost_days_rebuild(organization=organization)
     timings["daily cost rollup from the bill lines"] = time.perf_counter() - started
     print(f"  {list(timings)[-1]}: {timings[list(timings)[-1]]:.1f} s", flush=True)
+
+    # The lines were inserted without billing's signal: build the summary's rollup as the
+    # signal would (otherwise the first summary request builds it).
+    started = time.perf_counter()
+    billed_hours_rebuild(organization_id=organization.pk)
+    timings["billed-hours rollup from the bill lines"] = time.perf_counter() - started
+    print(f"  {list(timings)[-1]}: {timings[list(timings)[-1]]:.1f} s", flush=True)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
         cursor.execute("SELECT COUNT(*) FROM billing_billline")
@@ -177,7 +185,8 @@ def _meta_write(data: dict[str, Any], instances: int, built: float) -> None:
         cursor.execute(f"CREATE TABLE {META_TABLE} (version int, instances int, meta jsonb)")
         meta = {
             "today": data["today"].isoformat(),
-            "timings": data["timings"],
+            # Pairs, not an object: jsonb does not keep the keys' order.
+            "timings": list(data["timings"].items()),
             "bill_lines": data["bill_lines"],
             "hour_rows": data["hour_rows"],
             "built": built,
@@ -205,6 +214,7 @@ def _meta_read(database_url: str, instances: int) -> dict[str, Any] | None:
         return None
     meta = dict(row[2])
     meta["today"] = dt.date.fromisoformat(meta["today"])
+    meta["timings"] = dict(meta["timings"])
     return meta
 
 
@@ -470,7 +480,10 @@ def main() -> None:
             reused = False
         for name, seconds in data["timings"].items():
             print(f"  {name}: {seconds:.1f} s")
-        print(f"data built in {built:.0f} s; {data['bill_lines']:,} bill lines")
+        print(
+            f"data built in {built:.0f} s{' (by an earlier run)' if reused else ''}; "
+            f"{data['bill_lines']:,} bill lines"
+        )
         data["session"] = _session()
         from django.db import connections
 
