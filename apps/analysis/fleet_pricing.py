@@ -249,6 +249,10 @@ def _rollup_days(
         cursor.execute(_ROLLUP_SQL, params)
         rows = cursor.fetchall()
     odd: list[tuple[int, dt.datetime]] = []
+    billed_ids: list[int] = []
+    day_counts: list[int] = []
+    all_masks: list[int] = []
+    all_minutes: list[bytes] = []
     for instance_id, cost, money_currency, masks, minutes, odd_days in rows:
         odd.extend(
             (instance_id, dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC))
@@ -259,12 +263,24 @@ def _rollup_days(
         item = state[instance_id]
         item.whole += cost
         item.currency, item.billed = money_currency, True
-        # Each day's (24 hours x phases) counts, masked by its billed hours.
-        counts = np.frombuffer(bytes(minutes), dtype=np.uint8).reshape(-1, *PHASE_DAY_SHAPE)
-        billed = ((np.array(masks, dtype=np.uint32)[:, None] >> _HOUR_BITS) & 1).astype(bool)
-        known = counts[billed][:, 1:].sum(axis=0, dtype=np.int64)
-        item.minutes[1:] += known
-        item.minutes[Phase.UNKNOWN] += int(billed.sum()) * _HOUR - int(known.sum())
+        billed_ids.append(instance_id)
+        day_counts.append(len(masks))
+        all_masks.extend(masks)
+        all_minutes.append(bytes(minutes))
+    if not billed_ids:
+        return odd
+    # Every billed day's (24 hours x phases) counts masked by its billed hours, then summed
+    # per instance (its days are consecutive): a few array operations for the whole fleet.
+    counts = np.frombuffer(b"".join(all_minutes), dtype=np.uint8).reshape(-1, *PHASE_DAY_SHAPE)
+    billed = ((np.array(all_masks, dtype=np.uint32)[:, None] >> _HOUR_BITS) & 1).astype(np.int64)
+    known_days = np.einsum("dhp,dh->dp", counts[:, :, 1:].astype(np.int64), billed)
+    firsts = np.concatenate(([0], np.cumsum(day_counts)[:-1]))
+    known = np.add.reduceat(known_days, firsts, axis=0)
+    hours = np.add.reduceat(billed.sum(axis=1), firsts)
+    for k, instance_id in enumerate(billed_ids):
+        item = state[instance_id]
+        item.minutes[1:] += known[k]
+        item.minutes[Phase.UNKNOWN] += int(hours[k]) * _HOUR - int(known[k].sum())
     return odd
 
 
