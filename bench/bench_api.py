@@ -511,14 +511,14 @@ def main() -> None:
     rows = []
     p95 = {name: float(np.percentile(values, 95)) for name, values in latencies.items()}
     me = p95["/api/v1/me"]
+    # A saturated server queues every request behind the slowest: the p95s converge and
+    # their ratio says nothing, so that is reported as a failure of its own.
+    saturated = me > SATURATED * alone["/api/v1/me"]
     for name in urls:
         values = np.array(latencies[name]) * 1000
         p50, p95_ms, p99 = (float(np.percentile(values, q)) for q in (50, 95, 99))
         ratio = p95[name] / me
         target = "reference" if name == "/api/v1/me" else f"p95 <= {TARGET_RATIO:g}x /me, 0 errors"
-        # A saturated server queues every request behind the slowest: the p95s converge and
-        # their ratio says nothing, so that is reported as a failure of its own.
-        saturated = p95["/api/v1/me"] > SATURATED * alone["/api/v1/me"]
         ok = ratio <= TARGET_RATIO and not errors[name] and not saturated
         rows.append(
             (
@@ -541,7 +541,17 @@ def main() -> None:
         f"({BILL_DAYS} days x 2 components). gunicorn 3 sync workers; {CONNECTIONS} connections "
         f"x {DURATION_S:.0f} s, each cycling over the three URLs (a signed-in session). "
         f"'alone': median of 5 sequential requests before the load. Data build {built:.0f} s "
-        f"({timings}){'; reused from an earlier run (--reuse)' if reused else ''}."
+        f"({timings}){'; reused from an earlier run (--reuse)' if reused else ''}. "
+        f"Server saturated: {'yes' if saturated else 'no'} (/me's p95 under load "
+        f"{me * 1000:.0f} ms = {me / alone['/api/v1/me']:.0f}x its {alone['/api/v1/me'] * 1000:.0f}"
+        f" ms alone; beyond {SATURATED:g}x every request queues and the ratio of p95s says "
+        "nothing). Alone: "
+        + ", ".join(
+            f"{name} {alone[name] * 1000:.0f} ms = {alone[name] / alone['/api/v1/me']:.1f}x /me"
+            for name in urls
+            if name != "/api/v1/me"
+        )
+        + "."
     )
     if not args.quick:
         print(
