@@ -220,7 +220,7 @@ def globex_world(globex: Organization, bob: User) -> GlobexWorld:
     # line above is not one, so the row is written as a compute line's would be).
     objects["billed_hours_day"] = BilledHoursDay.objects.create(
         organization=globex,
-        instance=objects["instance"],
+        instance_id=objects["instance"].pk,
         day=DAY,
         cost=Decimal("10"),
         currency="CNY",
