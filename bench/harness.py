@@ -15,14 +15,19 @@ from urllib.parse import urlparse, urlunparse
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 
 
-def setup_django(database_url: str) -> None:
-    """(Re)create the database named in ``database_url``, configure Django on it, migrate."""
+def setup_django(database_url: str, *, recreate: bool = True) -> None:
+    """(Re)create the database named in ``database_url``, configure Django on it, migrate.
+
+    ``recreate=False`` keeps an existing database (a bench reusing the data it built before);
+    migrating it applies whatever migrations came since, data migrations included.
+    """
     parsed = urlparse(database_url)
     if not parsed.scheme.startswith("postgres"):
         sys.exit("benchmarks need DATABASE_URL=postgres://...")
     name = parsed.path.lstrip("/")
-    _admin(database_url, f'DROP DATABASE IF EXISTS "{name}"')
-    _admin(database_url, f'CREATE DATABASE "{name}"')
+    if recreate or not database_exists(database_url):
+        _admin(database_url, f'DROP DATABASE IF EXISTS "{name}"')
+        _admin(database_url, f'CREATE DATABASE "{name}"')
     os.environ["DATABASE_URL"] = database_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("SECRET_KEY", "bench-only-secret-key-0123456789-abcdefghijklmnopqrstuv")
@@ -34,6 +39,18 @@ def setup_django(database_url: str) -> None:
 
     django.setup()
     call_command("migrate", verbosity=0)
+
+
+def database_exists(database_url: str) -> bool:
+    import psycopg
+
+    admin_url = urlunparse(urlparse(database_url)._replace(path="/postgres"))
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s",
+            [urlparse(database_url).path.lstrip("/")],
+        ).fetchone()
+    return row is not None
 
 
 def _admin(database_url: str, sql: str) -> None:

@@ -250,3 +250,70 @@ class AnalysisState(models.Model):
 
     def __str__(self) -> str:
         return f"{self.instance_id} analysed until {self.analysed_until}"
+
+
+class BilledHoursDay(models.Model):
+    """The hourly compute billed for one instance on one UTC day: its cost and which hours.
+
+    The summary prices a fleet's phases with the bills: the money of the hours billed in the
+    period, split over the phase minutes of those hours. Read line by line that is ~720,000
+    hourly compute lines for a 1,000-instance month; this rollup is one row per instance-day
+    (~30,000), keyed like ``PhaseDay`` so the two join row to row.
+
+    Only *regular* hourly lines are here: on a whole UTC hour, running to its 59:59 or the next
+    hour's 00:00 (all of Tencent's hourly compute lines). ``cost`` is their exact sum and bit
+    ``h`` of ``hours`` says UTC hour ``h`` had at least one (two lines of one hour are one hour
+    of use). Any other line up to an hour long (cut mid-hour, say) is only counted in
+    ``other_lines``, so ``fleet_pricing`` knows which days to read line by line; it reads this
+    table only for the whole UTC days inside a period (subscription lines are never here).
+
+    Derived from billing's lines by ``services.billed_hours_rebuild`` on ``bill_lines_changed``
+    (and in full the first time an organization is read); UTC days, so the organization's
+    timezone does not move them. PostgreSQL only, like the reader.
+    """
+
+    organization = models.ForeignKey(
+        "accounts.Organization",
+        on_delete=models.CASCADE,
+        related_name="+",
+        db_index=False,
+        db_constraint=False,
+    )
+    instance = models.ForeignKey(
+        "cloud.Instance",
+        on_delete=models.CASCADE,
+        related_name="+",
+        db_index=False,
+        db_constraint=False,
+    )
+    day = models.DateField(help_text="The UTC day the hours begin on.")
+    cost = models.DecimalField(
+        max_digits=20, decimal_places=8, help_text="Exact sum of the regular lines' cost."
+    )
+    currency = models.CharField(max_length=3)
+    hours = models.PositiveIntegerField(help_text="Bit h set: UTC hour h was billed.")
+    other_lines = models.PositiveIntegerField(
+        help_text="Hourly compute lines of the day that are not regular (read line by line)."
+    )
+
+    pk = models.CompositePrimaryKey("instance", "day")
+
+    objects = OrganizationQuerySet.as_manager()
+
+    class Meta:
+        indexes = [models.Index(fields=["organization", "day"], name="billedhoursday_org_day")]
+
+    def __str__(self) -> str:
+        return f"{self.instance_id} {self.day} {self.cost} {self.currency}"
+
+
+class BilledHoursState(models.Model):
+    """Present once an organization's ``BilledHoursDay`` rows were built (absent: never)."""
+
+    organization = models.OneToOneField(
+        "accounts.Organization", on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    rebuilt_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"billed hours of {self.organization_id}"

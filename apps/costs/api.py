@@ -104,9 +104,12 @@ class CostReportView(OrganizationAPIView):
         # Builds the daily rollup only if it never was (or in another timezone); bills syncs
         # keep it current (services.on_bill_lines_changed).
         services.cost_days_ensure(organization)
-        report = selectors.cost_report(organization=organization, query=query)
+        # The report, its previous period and the month to date come from one pass over the
+        # daily rollup; the unallocated reasons (grouped by tags) from a second.
+        report = selectors.cost_report(organization=organization, query=query, now=now)
         unallocated = selectors.unallocated(organization=organization, query=query)
-        mtd = selectors.month_to_date(organization=organization, query=query, now=now)
+        mtd = report.month_to_date
+        assert mtd is not None
         previous = query.previous()
         body: dict[str, Any] = {
             "start": query.start,

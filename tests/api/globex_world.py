@@ -22,6 +22,8 @@ from apps.analysis.engine.thresholds import Phase
 from apps.analysis.models import (
     PHASE_DAY_SHAPE,
     AnalysisSettings,
+    BilledHoursDay,
+    BilledHoursState,
     InstanceProfile,
     PhaseDay,
     PhaseSegment,
@@ -214,6 +216,18 @@ def globex_world(globex: Organization, bob: User) -> GlobexWorld:
     cost_days_rebuild(organization=globex)
     objects["cost_day"] = CostDay.objects.get(organization=globex)
     objects["cost_rollup_state"] = CostRollupState.objects.get(organization=globex)
+    # The analysis's billed-hours rollup (its rebuild reads hourly compute lines only; the
+    # line above is not one, so the row is written as a compute line's would be).
+    objects["billed_hours_day"] = BilledHoursDay.objects.create(
+        organization=globex,
+        instance_id=objects["instance"].pk,
+        day=DAY,
+        cost=Decimal("10"),
+        currency="CNY",
+        hours=1,
+        other_lines=0,
+    )
+    objects["billed_hours_state"] = BilledHoursState.objects.create(organization=globex)
     return GlobexWorld(organization=globex, objects=objects)
 
 

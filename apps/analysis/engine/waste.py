@@ -154,10 +154,12 @@ def _largest_remainder(total: Decimal, weights: list[int]) -> list[Decimal]:
         return [total if phase == Phase.UNKNOWN else Decimal("0.00") for phase in Phase]
     sign = -1 if total < 0 else 1
     cents = int((abs(total) / CENT).to_integral_value())
-    shares = [Fraction(cents * w, weight_sum) for w in weights]
-    floors = [share.numerator // share.denominator for share in shares]
+    # Share i is cents x w_i / weight_sum: its floor and its remainder's numerator over the
+    # common denominator weight_sum, in integers (Fractions cost a fleet's summary ~0.2 s).
+    floors = [cents * w // weight_sum for w in weights]
+    remainders = [cents * w % weight_sum for w in weights]
     leftover = cents - sum(floors)
-    order = sorted(range(len(weights)), key=lambda i: (-(shares[i] - floors[i]), i))
+    order = sorted(range(len(weights)), key=lambda i: (-remainders[i], i))
     for index in order[:leftover]:
         floors[index] += 1
     return [(Decimal(sign * f) * CENT).quantize(CENT) for f in floors]

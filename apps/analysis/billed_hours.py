@@ -1,0 +1,138 @@
+"""Writes of the billed-hours rollup (``models.BilledHoursDay``) from billing's bill lines.
+
+Rebuilt on billing's ``bill_lines_changed`` (connected in ``AnalysisConfig.ready()``) for the
+UTC days the changed bill months touch, and in full the first time an organization's summary
+is read (``billed_hours_ensure``: lines written without the signal, or before the rollup
+existed). ``REGULAR`` is the one definition of the lines it holds; ``fleet_pricing`` reads
+every other line from the bill lines, so the two must agree on it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.db import connection, transaction
+from django.db.models import Max, Min
+
+from apps.accounts.models import Organization
+from apps.analysis.models import BilledHoursDay, BilledHoursState
+from apps.analysis.pricing import _HOURLY_LINE_MAX, COMPUTE_COMPONENTS
+from apps.billing.models import BillLine
+from apps.billing.sync import BEIJING
+
+# A regular hourly line: begins on a whole UTC hour and covers exactly that hour (to its 59:59,
+# inclusive, or to the next hour's 00:00). Its billed minutes are that hour's 60.
+REGULAR = (
+    "(date_trunc('hour', fee_begin_at AT TIME ZONE 'UTC') = fee_begin_at AT TIME ZONE 'UTC'"
+    " AND fee_end_at >= fee_begin_at + interval '59 minutes 59 seconds'"
+    " AND fee_end_at <= fee_begin_at + interval '1 hour')"
+)
+
+_INSERT = f"""
+    INSERT INTO analysis_billedhoursday
+        (organization_id, instance_id, day, cost, currency, hours, other_lines)
+    SELECT %(org)s, instance_id, (fee_begin_at AT TIME ZONE 'UTC')::date,
+           COALESCE(SUM(cost) FILTER (WHERE {REGULAR}), 0),
+           COALESCE(MAX(currency) FILTER (WHERE {REGULAR}), ''),
+           COALESCE(bit_or(1 << EXTRACT(HOUR FROM fee_begin_at AT TIME ZONE 'UTC')::int)
+                    FILTER (WHERE {REGULAR}), 0),
+           COUNT(*) FILTER (WHERE NOT {REGULAR})
+    FROM billing_billline
+    WHERE organization_id = %(org)s AND instance_id IS NOT NULL
+      AND component_code = ANY(%(components)s)
+      AND fee_end_at - fee_begin_at <= %(hourly_max)s
+      AND fee_begin_at >= %(begin)s AND fee_begin_at < %(end)s
+    GROUP BY instance_id, (fee_begin_at AT TIME ZONE 'UTC')::date
+"""
+_EVER = (
+    dt.datetime(1970, 1, 1, tzinfo=dt.UTC),
+    dt.datetime(9999, 1, 1, tzinfo=dt.UTC),
+)
+
+
+def _utc_day_start(day: dt.date) -> dt.datetime:
+    return dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC)
+
+
+# Takes the organization's lock (its state row, created or touched) and says whether the
+# rollup was ever built before; concurrent rebuilds of one organization wait here.
+_LOCK = """
+    INSERT INTO analysis_billedhoursstate (organization_id, rebuilt_at) VALUES (%s, now())
+    ON CONFLICT (organization_id) DO UPDATE SET rebuilt_at = now()
+    RETURNING (xmax <> 0) AS existed
+"""
+
+
+# No savepoint: a handful of statements all-or-nothing with the caller's transaction (the
+# summary's first read counts its queries).
+@transaction.atomic(savepoint=False)
+def billed_hours_rebuild(*, organization_id: int, months: Sequence[str] | None = None) -> None:
+    """Rebuild the organization's ``BilledHoursDay`` rows of the UTC days the bill ``months``
+    touch (all of them with ``months=None`` or on the first build).
+
+    Whole UTC days are deleted and summed again from every line that begins on them, so a day
+    shared by two bill months is never half rebuilt. Concurrent rebuilds of one organization
+    wait for each other (a lock on its state row). PostgreSQL only, like its reader.
+    """
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(_LOCK, [organization_id])
+        (existed,) = cursor.fetchone()
+    rows = BilledHoursDay.objects.filter(organization_id=organization_id)
+    begin, end = _EVER
+    if months is not None and existed:
+        months = sorted(set(months))
+        if not months:
+            return
+        begin = _month_start(months[0])
+        end = _month_start(months[-1], following=True)
+        # A late adjustment of a month may be dated outside it.
+        span = BillLine.objects.filter(organization_id=organization_id, month__in=months).aggregate(
+            first=Min("fee_begin_at"), last=Max("fee_begin_at")
+        )
+        begin = min(begin, span["first"] or begin)
+        end = max(end, (span["last"] or end) + dt.timedelta(seconds=1))
+        begin = _utc_day_start(begin.astimezone(dt.UTC).date())
+        end = _utc_day_start((end - dt.timedelta(microseconds=1)).astimezone(dt.UTC).date())
+        end += dt.timedelta(days=1)
+        rows = rows.filter(day__gte=begin.date(), day__lt=end.date())
+    rows.delete()  # nothing refers to these rows: one DELETE statement
+    with connection.cursor() as cursor:
+        params: dict[str, Any] = {
+            "org": organization_id,
+            "components": list(COMPUTE_COMPONENTS),
+            "hourly_max": _HOURLY_LINE_MAX,
+            "begin": begin,
+            "end": end,
+        }
+        cursor.execute(_INSERT, params)
+
+
+def _month_start(month: str, *, following: bool = False) -> dt.datetime:
+    first = dt.date.fromisoformat(f"{month}-01")
+    if following:
+        first = (first + dt.timedelta(days=32)).replace(day=1)
+    return dt.datetime.combine(first, dt.time(), tzinfo=BEIJING)
+
+
+def billed_hours_ensure(organization_ids: Iterable[int]) -> None:
+    """Build the rollup of the organizations that never had it built."""
+    if connection.vendor != "postgresql":
+        return
+    wanted = set(organization_ids)
+    built = set(
+        BilledHoursState.objects.filter(organization_id__in=wanted).values_list(
+            "organization_id", flat=True
+        )
+    )
+    for organization_id in sorted(wanted - built):
+        billed_hours_rebuild(organization_id=organization_id)
+
+
+def on_bill_lines_changed(
+    sender: Any, *, organization: Organization, months: Sequence[str] | None, **kwargs: Any
+) -> None:
+    billed_hours_rebuild(organization_id=organization.pk, months=months)
