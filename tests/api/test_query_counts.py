@@ -214,9 +214,10 @@ LIST_QUERY_COUNTS: dict[str, tuple[int, Adder]] = {
     # Subscriptions prefetch their projects and their latest delivery.
     "/api/v1/digest-subscriptions": (7, _digest_subscriptions),
     "/api/v1/holidays": (5, _holidays),
-    # The usage tables: the count, the page's instances, their costs, hours and waste, the
-    # filters' values, each one grouped query whatever the rows.
-    "/api/v1/usage/instances": (13, _instances),
+    # The usage tables: the count, the page's instances, their costs, hours and waste (the
+    # billed-hours rollup's state, its whole days and the period's edges), the filters' values,
+    # each one grouped query whatever the rows.
+    "/api/v1/usage/instances": (12, _instances),
     "/api/v1/usage/projects": (12, _projects),
 }
 # Lists that need a query to have rows in a fixed period (Globex's world lives on 2026-11-02).

@@ -35,8 +35,8 @@ PERIOD_START = dt.datetime(2026, 10, 27, tzinfo=SHANGHAI)
 PERIOD_END = dt.datetime(2026, 10, 29, tzinfo=SHANGHAI)
 DAYS = [dt.date(2026, 10, 27), dt.date(2026, 10, 28)]
 URL = "/api/v1/usage/instances"
-INSTANCES_QUERIES = 13
-PROJECTS_QUERIES = 12
+INSTANCES_QUERIES = 15
+PROJECTS_QUERIES = 14
 
 
 @pytest.fixture
