@@ -34,6 +34,8 @@ grant every 0.31 s, not 3/s) and never raises the one-second cap above the limit
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 import threading
 import time
@@ -269,12 +271,90 @@ def effective_limit(documented_per_second: float) -> int:
     return max(1, int(documented_per_second * HEADROOM))
 
 
-def acquire(key: str, per_second: float, *, timeout: float = 120.0) -> None:
-    """Block until a request under ``key`` may go out at ``per_second`` (documented) rate."""
+class WaitingLine:
+    """The threads of this process waiting for one key, served oldest call first.
+
+    Only the thread whose turn it is asks the shared limiter (and sleeps until its slot); the
+    others wait here. The turn goes to the smallest ``priority``: the moment its call started,
+    so a call that is retrying goes before calls that started after it. Without the line every
+    waiting thread polled the limiter and whichever woke first won: on a bad day a call that
+    failed several times waited in the crowd again for each attempt, and the metrics window
+    it belonged to held back the in-order store of every window after it (the fetch threads
+    then idled: apps/metrics/ingest.py, bench/backfill_faults.py). One poller per key also
+    spares the limiter (Redis) a script call per waiting thread per slot.
+    """
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._waiting: list[tuple[float, int]] = []  # (priority, ticket), sorted
+        self._busy = False
+        self._tickets = itertools.count()
+
+    def __len__(self) -> int:
+        with self._condition:
+            return len(self._waiting)
+
+    def turn(self, priority: float, timeout: float) -> _Turn:
+        """Wait until it is this caller's turn (use as ``with line.turn(...):``)."""
+        return _Turn(self, priority, timeout)
+
+    def _enter(self, priority: float, deadline: float) -> tuple[float, int]:
+        ticket = (priority, next(self._tickets))
+        with self._condition:
+            bisect.insort(self._waiting, ticket)
+            while self._busy or self._waiting[0] != ticket:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    self._waiting.remove(ticket)
+                    self._condition.notify_all()
+                    raise TimeoutError("waited too long for a turn at the rate limiter")
+                self._condition.wait(remaining)
+            self._busy = True
+            self._waiting.remove(ticket)
+        return ticket
+
+    def _leave(self) -> None:
+        with self._condition:
+            self._busy = False
+            self._condition.notify_all()
+
+
+class _Turn:
+    def __init__(self, line: WaitingLine, priority: float, timeout: float) -> None:
+        self._line, self._priority = line, priority
+        self._deadline = time.monotonic() + timeout
+
+    def __enter__(self) -> None:
+        self._line._enter(self._priority, self._deadline)
+
+    def __exit__(self, *exc: object) -> None:
+        self._line._leave()
+
+
+_lines: dict[str, WaitingLine] = {}
+_lines_lock = threading.Lock()
+
+
+def waiting_line(key: str) -> WaitingLine:
+    with _lines_lock:
+        if key not in _lines:
+            _lines[key] = WaitingLine()
+        return _lines[key]
+
+
+def acquire(
+    key: str, per_second: float, *, timeout: float = 120.0, priority: float | None = None
+) -> None:
+    """Block until a request under ``key`` may go out at ``per_second`` (documented) rate.
+
+    ``priority``: the smaller, the sooner among this process's waiting threads (the moment
+    the call started, see WaitingLine); by default the moment of asking.
+    """
     limiter = shared_limiter()
     limit = effective_limit(per_second)
     deadline = time.monotonic() + timeout
-    while (wait := limiter.try_acquire(key, limit)) > 0:
-        if time.monotonic() + wait > deadline:
-            raise TimeoutError(f"rate limiter {key} stayed full for {timeout:.0f} s")
-        time.sleep(wait)
+    with waiting_line(key).turn(time.monotonic() if priority is None else priority, timeout):
+        while (wait := limiter.try_acquire(key, limit)) > 0:
+            if time.monotonic() + wait > deadline:
+                raise TimeoutError(f"rate limiter {key} stayed full for {timeout:.0f} s")
+            time.sleep(wait)
