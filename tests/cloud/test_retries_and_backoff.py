@@ -220,6 +220,26 @@ def test_it_cuts_a_throttled_key_at_most_once_per_window() -> None:
     assert limiter.factor("k") == ratelimit.MIN_FACTOR
 
 
+def test_it_recovers_its_full_rate_while_throttles_go_on_whatever_the_rate() -> None:
+    clock = FakeClock()
+    limiter = ratelimit.LocalLimiter(
+        ratelimit.Backoff(slowdown=0.8, recovery_seconds=1.0), clock=clock
+    )
+    assert limiter.throttled("k") == 0.8
+    # A throttled answer every 0.3 s for a minute, as on a bad day: the cut did not stop them,
+    # so the rate is not their cause; the key is back to its full rate after a third of a
+    # second and stays there (each later window used to cut it again).
+    factors = []
+    for _ in range(200):
+        clock.sleep(0.3)
+        limiter.throttled("k")
+        factors.append(limiter.factor("k"))
+    assert factors[1:] == [1.0] * 199
+    # A window without a throttle ends the episode: the next throttle cuts again.
+    clock.sleep(1.0)
+    assert limiter.throttled("k") == 0.8
+
+
 def test_it_spaces_a_slowed_key_by_its_fractional_rate() -> None:
     clock = FakeClock()
     limiter = ratelimit.LocalLimiter(
