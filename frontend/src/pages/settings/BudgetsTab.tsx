@@ -4,7 +4,7 @@ import { useMe } from '../../auth/AuthContext';
 import { budgetsApi, projectsApi } from '../../api/endpoints';
 import type { ApiError } from '../../api/client';
 import type { Budget, BudgetStatus } from '../../api/types';
-import { ConfirmButton } from '../../components/ConfirmButton';
+import { RowEditDelete } from '../../components/RowEditDelete';
 import { ErrorBanner } from '../../components/ui';
 import { PaginatedTable } from '../../components/PaginatedTable';
 import { queryKeys } from '../../data/keys';
@@ -118,26 +118,15 @@ export function BudgetsTab() {
           )}
         </td>
         {canManage && (
-          <td className="table__actions">
-            <button
-              type="button"
-              className="btn btn--small btn--ghost"
-              aria-label={t('budgets.editName', { name: b.name })}
-              onClick={() => open({ kind: 'edit', id: b.id })}
-            >
-              {t('budgets.edit')}
-            </button>
-            <ConfirmButton
-              label={t('budgets.delete')}
-              ariaLabel={t('budgets.deleteName', { name: b.name })}
-              question={t('budgets.deleteQuestion')}
-              confirmLabel={t('budgets.deleteConfirm')}
-              confirming={confirmId === b.id}
-              onConfirmingChange={(c) => setConfirmId(c ? b.id : null)}
-              onConfirm={() => void rowAction.run(b.id, () => budgetsApi.remove(b.id), t('budgets.deleted', { name: b.name }))}
-              busy={rowAction.busyId === b.id}
-            />
-          </td>
+          <RowEditDelete
+            name={b.name}
+            question={t('budgets.deleteQuestion')}
+            onEdit={() => open({ kind: 'edit', id: b.id })}
+            onDelete={() => void rowAction.run(b.id, () => budgetsApi.remove(b.id), t('budgets.deleted', { name: b.name }))}
+            confirming={confirmId === b.id}
+            onConfirmingChange={(c) => setConfirmId(c ? b.id : null)}
+            busy={rowAction.busyId === b.id}
+          />
         )}
       </tr>
     );
