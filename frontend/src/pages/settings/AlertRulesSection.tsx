@@ -11,8 +11,9 @@ import { FormErrorBanner } from '../../components/ui';
 import { ProjectScopeField } from './ProjectScopeField';
 import { queryKeys } from '../../data/keys';
 import { i18n, translatedLabels } from '../../i18n';
-import { toApiError, usePaginatedList, useRowAction } from '../../hooks';
+import { usePaginatedList, useRowAction } from '../../hooks';
 import { copyText } from './ApiKeysTab';
+import { useEditForm } from './useEditForm';
 
 export const METRICS: ThresholdMetric[] = [
   'gpu_util_pct',
@@ -193,30 +194,13 @@ export function AlertRulesSection({
   const { t } = useTranslation();
   const list = usePaginatedList<ThresholdRule>(queryKeys.alertRules, (q, signal) => alertRulesApi.list(q, signal), 50);
   const rowAction = useRowAction(list.reload);
-  const [mode, setMode] = useState<{ kind: 'closed' } | { kind: 'create' } | { kind: 'edit'; id: number }>({ kind: 'closed' });
-  const [formError, setFormError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [confirmId, setConfirmId] = useState<number | null>(null);
-  const open = (next: typeof mode) => {
-    setFormError(null);
-    setMode(next);
-  };
-  const save = async (v: RuleValues) => {
-    setBusy(true);
-    setFormError(null);
-    rowAction.setNotice(null);
-    try {
-      if (mode.kind === 'edit') await alertRulesApi.update(mode.id, ruleInput(v));
+  const { mode, open, save: saveForm, formError, busy, confirmId, setConfirmId } = useEditForm(rowAction, list.reload);
+  const save = (v: RuleValues) =>
+    saveForm(async (current) => {
+      if (current.kind === 'edit') await alertRulesApi.update(current.id, ruleInput(v));
       else await alertRulesApi.create(ruleInput(v));
-      rowAction.setNotice(t('alertsSettings.rules.saved', { name: v.name.trim() }));
-      setMode({ kind: 'closed' });
-      list.reload();
-    } catch (err) {
-      setFormError(toApiError(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+      return t('alertsSettings.rules.saved', { name: v.name.trim() });
+    });
   const editing = mode.kind === 'edit' ? list.items.find((r) => r.id === mode.id) : undefined;
 
   const renderRow = (r: ThresholdRule) => (
