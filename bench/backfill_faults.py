@@ -81,9 +81,9 @@ def _free_port() -> int:
 
 def _backfill(
     name: str, faults: dict[str, int], frozen: datetime, days: int
-) -> tuple[float, int, int, dict[str, Any], dict[str, tuple[int, int, float]]]:
-    """(wall seconds, requests, requests answered OK, what was stored, per action) of one
-    backfill."""
+) -> tuple[float, int, int, dict[str, Any], dict[str, tuple[int, int, float]], str]:
+    """(wall seconds, requests, requests answered OK, what was stored, per action, the machine's
+    load around it) of one backfill."""
     from django.core.management import call_command
 
     from apps.accounts.models import User
@@ -119,6 +119,7 @@ def _backfill(
             endpoint_scheme="http",
         )
         out = StringIO()
+        load_before = os.getloadavg()[0]
         started = time.perf_counter()
         call_command(
             "backfill",
@@ -130,6 +131,8 @@ def _backfill(
             stderr=StringIO(),
         )
         wall = time.perf_counter() - started
+        # On a shared machine, how busy it was around this day's run (1-minute averages).
+        load = f"load {load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
     finally:
         stop.set()
         requests, answered, per_action = stats.get(timeout=60)
@@ -153,14 +156,16 @@ def _backfill(
         "bill_totals": cost_totals(lines, "month"),
         "currency": account.currency,
     }
-    return wall, requests, answered, stored, per_action
+    return wall, requests, answered, stored, per_action, load
 
 
 def run(days: int) -> list[tuple[str, str, str, str]]:
     # Both simulators serve the same moment, so both backfills have exactly the same work.
     frozen = datetime.now(UTC).replace(second=0, microsecond=0)
-    good_wall, good_requests, _, good, good_kinds = _backfill("good-day", {}, frozen, days)
-    bad_wall, bad_requests, bad_answered, bad, bad_kinds = _backfill(
+    good_wall, good_requests, _, good, good_kinds, good_load = _backfill(
+        "good-day", {}, frozen, days
+    )
+    bad_wall, bad_requests, bad_answered, bad, bad_kinds, bad_load = _backfill(
         "bad-day", BAD_DAY, frozen, days
     )
     ratio = bad_wall / good_wall
@@ -191,6 +196,7 @@ def run(days: int) -> list[tuple[str, str, str, str]]:
             )
             for action in sorted({*good_kinds, *bad_kinds})
         ),
+        ("Machine load (1-minute average)", f"good day {good_load}; bad day {bad_load}", "", ""),
         (
             "Stored data, bad day vs good day",
             f"{'identical' if same else 'DIFFERENT'}: {len(bad['instances'])} instances, "

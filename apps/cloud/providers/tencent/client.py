@@ -189,6 +189,8 @@ class TencentClient:
             if self._stopped is not None:
                 raise self._stopped
             ratelimit.acquire(key, limit, priority=started)
+            if self._stopped is not None:  # stopped while this thread waited for its turn
+                raise self._stopped
             with self._lock:
                 self.requests_made[action] = self.requests_made.get(action, 0) + 1
             try:
