@@ -2,7 +2,7 @@ import type { Project } from '../../api/types';
 import { FormField } from '../../components/FormField';
 
 /**
- * What a budget or an alert rule covers: the whole organization (the empty value, named by `everythingLabel`)
+ * What a budget, an alert rule or an alert recipient covers: the whole organization (the empty value, named by `everythingLabel`)
  * or one project (its id as a string).
  */
 export function ProjectScopeField({
