@@ -39,7 +39,7 @@ def _serve(
     faults: dict[str, int],
     ready: multiprocessing.synchronize.Event,
     stop: multiprocessing.synchronize.Event,
-    stats: multiprocessing.Queue[tuple[int, int]],
+    stats: multiprocessing.Queue[tuple[int, int, dict[str, tuple[int, int, float]]]],
 ) -> None:
     """A simulator in its own process, so its CPU work is not counted as the backfill's."""
     from apps.cloud.providers.tencent.simulator import SimulatorServer
@@ -55,7 +55,22 @@ def _serve(
         ready.set()
         stop.wait()
         log = simulator.request_log
-        stats.put((log.count(), log.count(outcome="OK")))
+        stats.put((log.count(), log.count(outcome="OK"), _per_action(log.records())))
+
+
+def _per_action(records: list[Any]) -> dict[str, tuple[int, int, float]]:
+    """action -> (requests, failed, seconds from its first request to its last)."""
+    by_action: dict[str, list[Any]] = {}
+    for entry in records:
+        by_action.setdefault(entry.action, []).append(entry)
+    return {
+        action: (
+            len(rows),
+            sum(1 for r in rows if r.outcome != "OK"),
+            max(r.monotonic for r in rows) - min(r.monotonic for r in rows),
+        )
+        for action, rows in by_action.items()
+    }
 
 
 def _free_port() -> int:
@@ -66,8 +81,9 @@ def _free_port() -> int:
 
 def _backfill(
     name: str, faults: dict[str, int], frozen: datetime, days: int
-) -> tuple[float, int, int, dict[str, Any]]:
-    """(wall seconds, requests, requests answered OK, what was stored) of one backfill."""
+) -> tuple[float, int, int, dict[str, Any], dict[str, tuple[int, int, float]], str]:
+    """(wall seconds, requests, requests answered OK, what was stored, per action, the machine's
+    load around it) of one backfill."""
     from django.core.management import call_command
 
     from apps.accounts.models import User
@@ -84,7 +100,9 @@ def _backfill(
     organization = organization_create(name=name, owner=owner)
     port = _free_port()
     ready, stop = multiprocessing.Event(), multiprocessing.Event()
-    stats: multiprocessing.Queue[tuple[int, int]] = multiprocessing.Queue()
+    stats: multiprocessing.Queue[tuple[int, int, dict[str, tuple[int, int, float]]]] = (
+        multiprocessing.Queue()
+    )
     server = multiprocessing.get_context("fork").Process(
         target=_serve, args=(port, frozen, faults, ready, stop, stats)
     )
@@ -101,6 +119,7 @@ def _backfill(
             endpoint_scheme="http",
         )
         out = StringIO()
+        load_before = os.getloadavg()[0]
         started = time.perf_counter()
         call_command(
             "backfill",
@@ -112,9 +131,11 @@ def _backfill(
             stderr=StringIO(),
         )
         wall = time.perf_counter() - started
+        # On a shared machine, how busy it was around this day's run (1-minute averages).
+        load = f"load {load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
     finally:
         stop.set()
-        requests, answered = stats.get(timeout=60)
+        requests, answered, per_action = stats.get(timeout=60)
         server.join(timeout=30)
     instances = list(Instance.objects.filter(account=account).order_by("provider_id"))
     start = frozen - timedelta(days=days)
@@ -135,14 +156,18 @@ def _backfill(
         "bill_totals": cost_totals(lines, "month"),
         "currency": account.currency,
     }
-    return wall, requests, answered, stored
+    return wall, requests, answered, stored, per_action, load
 
 
 def run(days: int) -> list[tuple[str, str, str, str]]:
     # Both simulators serve the same moment, so both backfills have exactly the same work.
     frozen = datetime.now(UTC).replace(second=0, microsecond=0)
-    good_wall, good_requests, _, good = _backfill("good-day", {}, frozen, days)
-    bad_wall, bad_requests, bad_answered, bad = _backfill("bad-day", BAD_DAY, frozen, days)
+    good_wall, good_requests, _, good, good_kinds, good_load = _backfill(
+        "good-day", {}, frozen, days
+    )
+    bad_wall, bad_requests, bad_answered, bad, bad_kinds, bad_load = _backfill(
+        "bad-day", BAD_DAY, frozen, days
+    )
     ratio = bad_wall / good_wall
     same = good == bad
     total = sum(good["bill_totals"].values()).quantize(Decimal("0.01"))
@@ -162,6 +187,16 @@ def run(days: int) -> list[tuple[str, str, str, str]]:
             "informative",
             "-",
         ),
+        *(
+            (
+                f"  {action}: requests, from its first to its last",
+                f"good day {_rate(good_kinds.get(action))}; bad day {_rate(bad_kinds.get(action))}",
+                "informative",
+                "-",
+            )
+            for action in sorted({*good_kinds, *bad_kinds})
+        ),
+        ("Machine load (1-minute average)", f"good day {good_load}; bad day {bad_load}", "", ""),
         (
             "Stored data, bad day vs good day",
             f"{'identical' if same else 'DIFFERENT'}: {len(bad['instances'])} instances, "
@@ -170,6 +205,14 @@ def run(days: int) -> list[tuple[str, str, str, str]]:
             "pass" if same else "FAIL",
         ),
     ]
+
+
+def _rate(kind: tuple[int, int, float] | None) -> str:
+    if kind is None:
+        return "none"
+    requests, failed, seconds = kind
+    rate = f" in {seconds:.1f} s ({requests / seconds:.1f}/s)" if seconds > 0 else ""
+    return f"{requests} ({failed} failed){rate}"
 
 
 def main() -> None:

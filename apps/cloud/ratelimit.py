@@ -19,14 +19,21 @@ holds per process.
 When the cloud throttles anyway (another client spends the same account's quota, or the
 documented limit is wrong), ``throttled(key)`` cuts the key's rate for everyone sharing it
 to ``TENCENT_THROTTLE_SLOWDOWN`` of what it was; the rate then doubles back every
-``TENCENT_THROTTLE_RECOVERY_SECONDS`` until it is full again. At most one cut per window
-(``WINDOW_SECONDS``): the cloud counts requests per second, so every throttled answer within a
-window of a cut was counted together with requests sent at the old rate and says nothing about
-the new one (TCP halves its window once per round trip for the same reason). Without that rule
-the cuts compound with every throttled answer: on a bad day, when a third of the answers are
-throttles whatever the rate, the threads of a backfill cut the rate several times a second and
-held it at half the limit (bench/backfill_faults.py). A throttle now and then costs a short dip;
-a steady stream of them costs a dip each window, and the throttled requests are retried.
+``TENCENT_THROTTLE_RECOVERY_SECONDS`` until it is full again. A throttled answer cuts only
+when the key's previous one is at least a window (``WINDOW_SECONDS``) old, i.e. it starts a new
+episode of throttling:
+- every throttled answer within a window of a cut was counted by the cloud (per second)
+  together with requests sent at the old rate, and says nothing about the new one (TCP halves
+  its window once per round trip for the same reason); without that rule the cuts compounded
+  with every throttled answer: on a bad day, when a third of the answers are throttles whatever
+  the rate, the threads of a backfill cut the rate several times a second and held it at half
+  the limit (bench/backfill_faults.py);
+- throttles that go on after a cut did not stop at the lower rate, so the rate is not their
+  cause: the key recovers to its full rate meanwhile instead of dipping again every window
+  (each dip cost the bad-day backfill a few % of its requests), and the throttled requests are
+  retried. Only a window without a throttle ends the episode; the next throttle cuts again.
+So the key goes below its rate briefly (by a fifth, for a third of a second with the defaults) at
+the start of each episode of throttling, and never for long.
 
 The back-off stretches the spacing between grants (a fractional rate: 4/s cut by 0.8 is one
 grant every 0.31 s, not 3/s) and never raises the one-second cap above the limit.
@@ -34,6 +41,8 @@ grant every 0.31 s, not 3/s) and never raises the one-second cap above the limit
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 import threading
 import time
@@ -100,19 +109,20 @@ return math.max(1, tonumber(oldest[2]) + window_us - now_us)
 """
 )
 
-# Atomically: unless the key was cut less than a window ago, multiply its current factor by the
-# slow-down (not below the minimum) and restart its recovery from now; the hash expires once the
-# rate would be back to full.
+# Atomically: note this throttled answer; unless the key's previous one is less than a window
+# old, multiply its current factor by the slow-down (not below the minimum) and restart its
+# recovery from now; the hash expires once the rate would be back to full.
 _THROTTLED_LUA = (
     _FACTOR_LUA
     + """
-local slow_key = KEYS[1]
+local slow_key, last_key = KEYS[1], KEYS[2]
 local slowdown, min_factor, recovery_us = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local window_us = tonumber(ARGV[4])
 local t = redis.call('TIME')
 local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local cut_at = tonumber(redis.call('HGET', slow_key, 'at') or '0')
-if cut_at > 0 and now_us - cut_at < window_us then
+local last = tonumber(redis.call('GET', last_key) or '0')
+redis.call('SET', last_key, tostring(now_us), 'PX', math.ceil(window_us / 1000) + 1000)
+if last > 0 and now_us - last < window_us then
   return tostring(current_factor(slow_key, now_us, recovery_us))
 end
 local factor = math.max(min_factor, current_factor(slow_key, now_us, recovery_us) * slowdown)
@@ -186,7 +196,7 @@ return tostring(current_factor(KEYS[1], tonumber(t[1]) * 1000000 + tonumber(t[2]
 
     def throttled(self, key: str) -> float:
         factor = self._throttled(
-            keys=[f"ratelimit:{key}:slow"],
+            keys=[f"ratelimit:{key}:slow", f"ratelimit:{key}:throttled"],
             args=[
                 self.backoff.slowdown,
                 MIN_FACTOR,
@@ -208,6 +218,8 @@ class LocalLimiter:
         self._slots: dict[str, float] = {}
         # key -> (factor set, when), as in Redis.
         self._slow: dict[str, tuple[float, float]] = {}
+        # key -> when its last throttled answer came, as in Redis.
+        self._last_throttled: dict[str, float] = {}
         self.backoff = backoff
         self._clock = clock
 
@@ -224,8 +236,10 @@ class LocalLimiter:
     def throttled(self, key: str) -> float:
         with self._lock:
             now = self._clock()
-            if key in self._slow and now - self._slow[key][1] < WINDOW_SECONDS:
-                return self._factor(key, now)  # cut less than a window ago: no news
+            last = self._last_throttled.get(key)
+            self._last_throttled[key] = now
+            if last is not None and now - last < WINDOW_SECONDS:
+                return self._factor(key, now)  # the same episode of throttling: no cut
             factor = max(MIN_FACTOR, self._factor(key, now) * self.backoff.slowdown)
             self._slow[key] = (factor, now)
             return factor
@@ -269,12 +283,90 @@ def effective_limit(documented_per_second: float) -> int:
     return max(1, int(documented_per_second * HEADROOM))
 
 
-def acquire(key: str, per_second: float, *, timeout: float = 120.0) -> None:
-    """Block until a request under ``key`` may go out at ``per_second`` (documented) rate."""
+class WaitingLine:
+    """The threads of this process waiting for one key, served oldest call first.
+
+    Only the thread whose turn it is asks the shared limiter (and sleeps until its slot); the
+    others wait here. The turn goes to the smallest ``priority``: the moment its call started,
+    so a call that is retrying goes before calls that started after it. Without the line every
+    waiting thread polled the limiter and whichever woke first won: on a bad day a call that
+    failed several times waited in the crowd again for each attempt, and the metrics window
+    it belonged to held back the in-order store of every window after it (the fetch threads
+    then idled: apps/metrics/ingest.py, bench/backfill_faults.py). One poller per key also
+    spares the limiter (Redis) a script call per waiting thread per slot.
+    """
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._waiting: list[tuple[float, int]] = []  # (priority, ticket), sorted
+        self._busy = False
+        self._tickets = itertools.count()
+
+    def __len__(self) -> int:
+        with self._condition:
+            return len(self._waiting)
+
+    def turn(self, priority: float, timeout: float) -> _Turn:
+        """Wait until it is this caller's turn (use as ``with line.turn(...):``)."""
+        return _Turn(self, priority, timeout)
+
+    def _enter(self, priority: float, deadline: float) -> tuple[float, int]:
+        ticket = (priority, next(self._tickets))
+        with self._condition:
+            bisect.insort(self._waiting, ticket)
+            while self._busy or self._waiting[0] != ticket:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    self._waiting.remove(ticket)
+                    self._condition.notify_all()
+                    raise TimeoutError("waited too long for a turn at the rate limiter")
+                self._condition.wait(remaining)
+            self._busy = True
+            self._waiting.remove(ticket)
+        return ticket
+
+    def _leave(self) -> None:
+        with self._condition:
+            self._busy = False
+            self._condition.notify_all()
+
+
+class _Turn:
+    def __init__(self, line: WaitingLine, priority: float, timeout: float) -> None:
+        self._line, self._priority = line, priority
+        self._deadline = time.monotonic() + timeout
+
+    def __enter__(self) -> None:
+        self._line._enter(self._priority, self._deadline)
+
+    def __exit__(self, *exc: object) -> None:
+        self._line._leave()
+
+
+_lines: dict[str, WaitingLine] = {}
+_lines_lock = threading.Lock()
+
+
+def waiting_line(key: str) -> WaitingLine:
+    with _lines_lock:
+        if key not in _lines:
+            _lines[key] = WaitingLine()
+        return _lines[key]
+
+
+def acquire(
+    key: str, per_second: float, *, timeout: float = 120.0, priority: float | None = None
+) -> None:
+    """Block until a request under ``key`` may go out at ``per_second`` (documented) rate.
+
+    ``priority``: the smaller, the sooner among this process's waiting threads (the moment
+    the call started, see WaitingLine); by default the moment of asking.
+    """
     limiter = shared_limiter()
     limit = effective_limit(per_second)
     deadline = time.monotonic() + timeout
-    while (wait := limiter.try_acquire(key, limit)) > 0:
-        if time.monotonic() + wait > deadline:
-            raise TimeoutError(f"rate limiter {key} stayed full for {timeout:.0f} s")
-        time.sleep(wait)
+    with waiting_line(key).turn(time.monotonic() if priority is None else priority, timeout):
+        while (wait := limiter.try_acquire(key, limit)) > 0:
+            if time.monotonic() + wait > deadline:
+                raise TimeoutError(f"rate limiter {key} stayed full for {timeout:.0f} s")
+            time.sleep(wait)

@@ -3,6 +3,7 @@ the rate limiter after a throttled answer, and the simulator's fault pattern."""
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -219,6 +220,26 @@ def test_it_cuts_a_throttled_key_at_most_once_per_window() -> None:
     assert limiter.factor("k") == ratelimit.MIN_FACTOR
 
 
+def test_it_recovers_its_full_rate_while_throttles_go_on_whatever_the_rate() -> None:
+    clock = FakeClock()
+    limiter = ratelimit.LocalLimiter(
+        ratelimit.Backoff(slowdown=0.8, recovery_seconds=1.0), clock=clock
+    )
+    assert limiter.throttled("k") == 0.8
+    # A throttled answer every 0.3 s for a minute, as on a bad day: the cut did not stop them,
+    # so the rate is not their cause; the key is back to its full rate after a third of a
+    # second and stays there (each later window used to cut it again).
+    factors = []
+    for _ in range(200):
+        clock.sleep(0.3)
+        limiter.throttled("k")
+        factors.append(limiter.factor("k"))
+    assert factors[1:] == [1.0] * 199
+    # A window without a throttle ends the episode: the next throttle cuts again.
+    clock.sleep(1.0)
+    assert limiter.throttled("k") == 0.8
+
+
 def test_it_spaces_a_slowed_key_by_its_fractional_rate() -> None:
     clock = FakeClock()
     limiter = ratelimit.LocalLimiter(
@@ -274,3 +295,101 @@ def test_it_shares_the_back_off_between_processes_through_redis() -> None:
     # Cut again; a second throttled answer within the window does not cut further.
     assert one.throttled(key) == 0.5
     assert 0.5 <= float(other.throttled(key)) < 0.75
+
+
+def test_it_keeps_a_calls_waits_short_while_other_requests_of_the_key_succeed(
+    simulator_without_rate_limits: SimulatorServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    simulator = simulator_without_rate_limits
+    # Every other request fails, and this call's attempts all land on the failing ones: its
+    # neighbours' requests (another thread's, sent while it waits) take the others.
+    simulator.faults.configure(internal_error_every=1, max_in_a_row=1)
+    monkeypatch.setattr("random.uniform", lambda low, high: high)  # every wait at its ceiling
+    clock = FakeClock()
+    neighbours: list[object] = []
+
+    def sleep_while_a_neighbour_succeeds(seconds: float) -> None:
+        clock.sleep(seconds)
+        neighbours.append(client.describe_instance_type_configs(REGION))
+
+    policy = RetryPolicy(
+        budget_seconds=5.0,
+        base_delay_seconds=1.0,
+        max_delay_seconds=60.0,
+        clock=clock,
+        sleep=sleep_while_a_neighbour_succeeds,
+    )
+    client = fast_client(simulator, policy)
+    with pytest.raises(CloudError, match="temporarily unavailable"):
+        client.describe_instance_type_configs(REGION)
+    # The API answered every other request: each retry waited the base delay, not 1, 2, 4 s.
+    assert clock.sleeps == [1.0] * 5
+    assert len(neighbours) == 5
+    assert simulator.request_log.count(ACTION, outcome="InternalError") == 6
+
+    # An outage (every request fails, nobody succeeds in between): the waits grow.
+    simulator.faults.configure(internal_error_every=1, max_in_a_row=10**6)
+    clock.sleeps.clear()
+    policy.budget_seconds, policy.sleep = 10.0, clock.sleep
+    with pytest.raises(CloudError, match="temporarily unavailable"):
+        client.describe_instance_type_configs(REGION)
+    assert clock.sleeps == [1.0, 2.0, 4.0]
+
+
+# --- the line of this process's threads at the limiter ----------------------------------------
+
+
+class GateLimiter:
+    """A limiter that grants one request each time the test opens the gate, and records who
+    asked in which order."""
+
+    def __init__(self) -> None:
+        self.gate = threading.Semaphore(0)
+        self.asked: list[str] = []
+        self.first_asked = threading.Event()
+
+    def try_acquire(self, key: str, limit: int) -> float:
+        self.asked.append(threading.current_thread().name)
+        self.first_asked.set()
+        self.gate.acquire()
+        return 0.0
+
+    def throttled(self, key: str) -> float:
+        return 1.0
+
+    def factor(self, key: str) -> float:
+        return 1.0
+
+
+def test_it_serves_the_oldest_call_first_among_the_threads_waiting_for_a_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    limiter = GateLimiter()
+    monkeypatch.setattr(ratelimit, "shared_limiter", lambda: limiter)
+    key = f"test:{uuid.uuid4().hex}"
+
+    def call(priority: float) -> threading.Thread:
+        thread = threading.Thread(
+            target=ratelimit.acquire, args=(key, 10), kwargs={"priority": priority}
+        )
+        thread.name = f"started at {priority:g}"
+        thread.start()
+        return thread
+
+    # One call has its turn and waits for a slot; three more queue up behind it: a retry of a
+    # call that started at 1 and two calls that started later.
+    threads = [call(5.0)]
+    assert limiter.first_asked.wait(10)
+    threads += [call(3.0), call(1.0), call(4.0)]
+    for _ in range(10_000):  # (only waits for the threads to queue; nothing is timed)
+        if len(ratelimit.waiting_line(key)) == 3:
+            break
+        time.sleep(0.001)
+    assert len(ratelimit.waiting_line(key)) == 3
+    for _ in threads:
+        limiter.gate.release()
+    for thread in threads:
+        thread.join(10)
+    # Only the thread whose turn it is asks the limiter; the turns go oldest call first.
+    assert limiter.asked == [f"started at {p}" for p in ("5", "1", "3", "4")]
+    assert len(ratelimit.waiting_line(key)) == 0

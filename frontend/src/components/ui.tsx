@@ -121,3 +121,15 @@ export function NoOrganization() {
     </EmptyState>
   );
 }
+
+/** A whole page for a user who is in no organization yet: the page's title, then what to do first. */
+export function NoOrganizationPage({ title }: { title: string }) {
+  return (
+    <div className="page">
+      <header className="page__header">
+        <h1>{title}</h1>
+      </header>
+      <NoOrganization />
+    </div>
+  );
+}

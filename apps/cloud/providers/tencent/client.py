@@ -6,8 +6,10 @@ request, retries transient errors with exponential backoff and full jitter for a
 retry budget (a time, not a count) lasts, and turns SDK exceptions into ``CloudError``; a
 permanent error (wrong key, missing permission, invalid parameter) is raised at once. A
 throttled answer also slows the shared limiter down for every thread and process of the
-account (apps/cloud/ratelimit.py). The SDK's own StandardRetryer is not used: it re-raises the
-first error even when a retry succeeds. Paging helpers yield plain dicts.
+account (apps/cloud/ratelimit.py); among the threads of this process waiting for the same API,
+the call that started first goes first, so a retry does not queue behind newer calls. The SDK's
+own StandardRetryer is not used: it re-raises the first error even when a retry succeeds.
+Paging helpers yield plain dicts.
 
 An endpoint override (``host:port`` plus scheme) points every service at one host: that is how
 the built-in simulator is reached, through exactly the same code as the real cloud.
@@ -139,6 +141,8 @@ class TencentClient:
         self._clients: dict[tuple[int, str, str], AbstractClient] = {}
         self._lock = threading.Lock()
         self.requests_made: dict[str, int] = {}
+        # rate key -> transient failures answered in a row, by any thread (see ``call``).
+        self._failures_in_a_row: dict[str, int] = {}
         self._stopped: BaseException | None = None
 
     def stop(self, reason: BaseException) -> None:
@@ -177,11 +181,16 @@ class TencentClient:
         key = f"tencent:{self.config.rate_key}:{action}"
         policy = self.retry
         give_up_at = policy.give_up_at(policy.clock())
+        # Among this process's threads waiting for the key, the call that started first goes
+        # first, retries included (see ratelimit.WaitingLine).
+        started = time.monotonic()
         attempt = 0
         while True:
             if self._stopped is not None:
                 raise self._stopped
-            ratelimit.acquire(key, limit)
+            ratelimit.acquire(key, limit, priority=started)
+            if self._stopped is not None:  # stopped while this thread waited for its turn
+                raise self._stopped
             with self._lock:
                 self.requests_made[action] = self.requests_made.get(action, 0) + 1
             try:
@@ -195,7 +204,16 @@ class TencentClient:
                     ratelimit.throttled(key)
                 if not error.is_transient:
                     raise error from None
-                wait_seconds = policy.delay(attempt)
+                with self._lock:
+                    streak = self._failures_in_a_row[key] = self._failures_in_a_row.get(key, 0) + 1
+                # The exponent grows with this call's failures, but only as long as the API
+                # fails every request in a row (for every thread of this client): when other
+                # requests of the key succeed in between, the API is up and this call was
+                # unlucky (on a bad day the threads' requests interleave, and a call meets
+                # many faults in a row although the cloud never fails more than a few in a
+                # row); it retries after a short wait instead of seconds. In an outage every
+                # request fails, and the waits grow as they would for a single thread.
+                wait_seconds = policy.delay(min(attempt, streak - 1))
                 if policy.clock() + wait_seconds > give_up_at:
                     logger.info("%s %s: %s, retry budget spent", action, region or "-", error.code)
                     raise error from None
@@ -203,6 +221,8 @@ class TencentClient:
                 logger.info("%s %s: %s, retry %d", action, region or "-", error.code, attempt)
                 policy.sleep(wait_seconds)
                 continue
+            with self._lock:
+                self._failures_in_a_row[key] = 0
             return response["Response"]
 
     # --- CVM ------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import { Link, useParams } from 'react-router';
 import { recommendationsApi } from '../../api/endpoints';
 import type { Org, RecommendationDetail, RecommendationEvent, RecommendationRealised } from '../../api/types';
 import { useMe } from '../../auth/AuthContext';
-import { EmptyState, ErrorBanner, NoOrganization, Spinner } from '../../components/ui';
+import { EmptyState, ErrorBanner, NoOrganizationPage, Spinner } from '../../components/ui';
 import { queryKeys } from '../../data/keys';
 import { formatDateTime } from '../../format';
 import { useApiData } from '../../hooks';
@@ -21,16 +21,7 @@ export function RecommendationDetailPage() {
   const me = useMe();
   const { t } = useTranslation();
   const { id = '' } = useParams();
-  if (!me.organization) {
-    return (
-      <div className="page">
-        <header className="page__header">
-          <h1>{t('nav.recommendations')}</h1>
-        </header>
-        <NoOrganization />
-      </div>
-    );
-  }
+  if (!me.organization) return <NoOrganizationPage title={t('nav.recommendations')} />;
   if (!/^\d+$/.test(id)) return <NotFound />;
   return <Detail key={id} id={Number(id)} org={me.organization} />;
 }

@@ -4,7 +4,7 @@ import { Link, useSearchParams } from 'react-router';
 import { recommendationsApi } from '../../api/endpoints';
 import type { Org, Recommendation, RecommendationDetail, RecommendationStatus, RecommendationTotal, RecommendationTotals } from '../../api/types';
 import { useMe } from '../../auth/AuthContext';
-import { EmptyState, ErrorBanner, NoOrganization, Pagination, Spinner } from '../../components/ui';
+import { EmptyState, ErrorBanner, NoOrganizationPage, Pagination, Spinner } from '../../components/ui';
 import { queryKeys } from '../../data/keys';
 import { formatDate } from '../../format';
 import { useApiData, usePaginatedList } from '../../hooks';
@@ -39,16 +39,7 @@ export function savingsByCurrency(rows: RecommendationTotal[]): { currency: stri
 export function RecommendationsPage() {
   const me = useMe();
   const { t } = useTranslation();
-  if (!me.organization) {
-    return (
-      <div className="page">
-        <header className="page__header">
-          <h1>{t('nav.recommendations')}</h1>
-        </header>
-        <NoOrganization />
-      </div>
-    );
-  }
+  if (!me.organization) return <NoOrganizationPage title={t('nav.recommendations')} />;
   return <RecommendationsList org={me.organization} />;
 }
 

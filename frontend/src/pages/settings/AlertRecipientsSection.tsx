@@ -10,6 +10,7 @@ import { PaginatedTable } from '../../components/PaginatedTable';
 import { FormErrorBanner } from '../../components/ui';
 import { queryKeys } from '../../data/keys';
 import { toApiError, usePaginatedList, useRowAction } from '../../hooks';
+import { ProjectScopeField } from './ProjectScopeField';
 
 /** Who is told of an alert: everyone with a role, or one member, for one project or all of them. */
 export function AlertRecipientsSection({
@@ -107,18 +108,15 @@ export function AlertRecipientsSection({
               {(c) => <input {...c} type="email" value={email} onChange={(e) => setEmail(e.target.value)} />}
             </FormField>
           )}
-          <FormField id="recipient-project" label={t('alertsSettings.recipients.project')} error={formError?.field('project')}>
-            {(c) => (
-              <select {...c} value={project} onChange={(e) => setProject(e.target.value)}>
-                <option value="">{t('alertsSettings.allProjects')}</option>
-                {projects.map((p) => (
-                  <option key={p.id} value={String(p.id)}>
-                    {p.name}
-                  </option>
-                ))}
-              </select>
-            )}
-          </FormField>
+          <ProjectScopeField
+            id="recipient-project"
+            label={t('alertsSettings.recipients.project')}
+            everythingLabel={t('alertsSettings.allProjects')}
+            projects={projects}
+            value={project}
+            onChange={setProject}
+            error={formError?.field('project')}
+          />
           <div className="field field--button">
             <button type="submit" className="btn btn--primary" disabled={busy || (by === 'member' && !email.trim())}>
               {busy ? t('common.saving') : t('alertsSettings.recipients.add')}

@@ -3,14 +3,17 @@ import { useRef, useState, type FormEvent } from 'react';
 import { alertRulesApi } from '../../api/endpoints';
 import type { ApiError } from '../../api/client';
 import type { Project, ThresholdComparison, ThresholdMetric, ThresholdRule, ThresholdRuleInput } from '../../api/types';
-import { ConfirmButton } from '../../components/ConfirmButton';
+import { RowEditDelete } from '../../components/RowEditDelete';
+import { FormActions } from '../../components/FormActions';
 import { FormField } from '../../components/FormField';
 import { PaginatedTable } from '../../components/PaginatedTable';
 import { FormErrorBanner } from '../../components/ui';
+import { ProjectScopeField } from './ProjectScopeField';
 import { queryKeys } from '../../data/keys';
 import { i18n, translatedLabels } from '../../i18n';
-import { toApiError, usePaginatedList, useRowAction } from '../../hooks';
+import { usePaginatedList, useRowAction } from '../../hooks';
 import { copyText } from './ApiKeysTab';
+import { useEditForm } from './useEditForm';
 
 export const METRICS: ThresholdMetric[] = [
   'gpu_util_pct',
@@ -156,18 +159,15 @@ function RuleForm({
         <FormField id="rule-duration" label={t('alertsSettings.rules.duration')} error={error?.field('duration_minutes')}>
           {(c) => <input {...c} type="number" min={1} value={v.duration} onChange={(e) => set('duration', e.target.value)} />}
         </FormField>
-        <FormField id="rule-project" label={t('alertsSettings.rules.scope')} error={error?.field('project')}>
-          {(c) => (
-            <select {...c} value={v.project} onChange={(e) => set('project', e.target.value)}>
-              <option value="">{t('alertsSettings.allProjects')}</option>
-              {projects.map((p) => (
-                <option key={p.id} value={String(p.id)}>
-                  {p.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </FormField>
+        <ProjectScopeField
+          id="rule-project"
+          label={t('alertsSettings.rules.scope')}
+          everythingLabel={t('alertsSettings.allProjects')}
+          projects={projects}
+          value={v.project}
+          onChange={(value) => set('project', value)}
+          error={error?.field('project')}
+        />
       </div>
       <label className="check">
         <input type="checkbox" checked={v.enabled} onChange={(e) => set('enabled', e.target.checked)} />
@@ -177,14 +177,7 @@ function RuleForm({
         error={error}
         inlineFields={['name', 'metric', 'comparison', 'threshold', 'duration_minutes', 'project']}
       />
-      <div className="form-actions">
-        <button type="submit" className="btn btn--primary" disabled={busy}>
-          {busy ? t('common.saving') : submitLabel}
-        </button>
-        <button type="button" className="btn" onClick={onCancel}>
-          {t('common.cancel')}
-        </button>
-      </div>
+      <FormActions submitLabel={submitLabel} busy={busy} onCancel={onCancel} />
     </form>
   );
 }
@@ -201,30 +194,13 @@ export function AlertRulesSection({
   const { t } = useTranslation();
   const list = usePaginatedList<ThresholdRule>(queryKeys.alertRules, (q, signal) => alertRulesApi.list(q, signal), 50);
   const rowAction = useRowAction(list.reload);
-  const [mode, setMode] = useState<{ kind: 'closed' } | { kind: 'create' } | { kind: 'edit'; id: number }>({ kind: 'closed' });
-  const [formError, setFormError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [confirmId, setConfirmId] = useState<number | null>(null);
-  const open = (next: typeof mode) => {
-    setFormError(null);
-    setMode(next);
-  };
-  const save = async (v: RuleValues) => {
-    setBusy(true);
-    setFormError(null);
-    rowAction.setNotice(null);
-    try {
-      if (mode.kind === 'edit') await alertRulesApi.update(mode.id, ruleInput(v));
+  const { mode, open, save: saveForm, formError, busy, confirmId, setConfirmId } = useEditForm(rowAction, list.reload);
+  const save = (v: RuleValues) =>
+    saveForm(async (current) => {
+      if (current.kind === 'edit') await alertRulesApi.update(current.id, ruleInput(v));
       else await alertRulesApi.create(ruleInput(v));
-      rowAction.setNotice(t('alertsSettings.rules.saved', { name: v.name.trim() }));
-      setMode({ kind: 'closed' });
-      list.reload();
-    } catch (err) {
-      setFormError(toApiError(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+      return t('alertsSettings.rules.saved', { name: v.name.trim() });
+    });
   const editing = mode.kind === 'edit' ? list.items.find((r) => r.id === mode.id) : undefined;
 
   const renderRow = (r: ThresholdRule) => (
@@ -237,26 +213,15 @@ export function AlertRulesSection({
       <td>{projectName(r.project)}</td>
       <td>{r.enabled ? t('alertsSettings.rules.on') : t('alertsSettings.rules.off')}</td>
       {canManage && (
-        <td className="table__actions">
-          <button
-            type="button"
-            className="btn btn--small btn--ghost"
-            aria-label={t('alertsSettings.editName', { name: r.name })}
-            onClick={() => open({ kind: 'edit', id: r.id })}
-          >
-            {t('alertsSettings.edit')}
-          </button>
-          <ConfirmButton
-            label={t('alertsSettings.delete')}
-            ariaLabel={t('alertsSettings.deleteName', { name: r.name })}
-            question={t('alertsSettings.deleteQuestion')}
-            confirmLabel={t('alertsSettings.deleteConfirm')}
-            confirming={confirmId === r.id}
-            onConfirmingChange={(c) => setConfirmId(c ? r.id : null)}
-            onConfirm={() => void rowAction.run(r.id, () => alertRulesApi.remove(r.id), t('alertsSettings.deleted', { name: r.name }))}
-            busy={rowAction.busyId === r.id}
-          />
-        </td>
+        <RowEditDelete
+          name={r.name}
+          question={t('alertsSettings.deleteQuestion')}
+          onEdit={() => open({ kind: 'edit', id: r.id })}
+          onDelete={() => void rowAction.run(r.id, () => alertRulesApi.remove(r.id), t('alertsSettings.deleted', { name: r.name }))}
+          confirming={confirmId === r.id}
+          onConfirmingChange={(c) => setConfirmId(c ? r.id : null)}
+          busy={rowAction.busyId === r.id}
+        />
       )}
     </tr>
   );

@@ -2,8 +2,10 @@ import { useTranslation } from 'react-i18next';
 import { useState, type FormEvent } from 'react';
 import type { ApiError } from '../../api/client';
 import type { Budget, BudgetInput, Project } from '../../api/types';
+import { FormActions } from '../../components/FormActions';
 import { FormField } from '../../components/FormField';
 import { FormErrorBanner } from '../../components/ui';
+import { ProjectScopeField } from './ProjectScopeField';
 
 export interface BudgetFormValues {
   name: string;
@@ -77,18 +79,15 @@ export function BudgetForm({
         <FormField id="budget-name" label={t('budgets.name')} error={error?.field('name')}>
           {(control) => <input {...control} value={v.name} maxLength={100} onChange={(e) => set('name', e.target.value)} />}
         </FormField>
-        <FormField id="budget-project" label={t('budgets.scope')} error={error?.field('project')}>
-          {(control) => (
-            <select {...control} value={v.project} onChange={(e) => set('project', e.target.value)}>
-              <option value="">{t('budgets.wholeOrg')}</option>
-              {projects.map((p) => (
-                <option key={p.id} value={String(p.id)}>
-                  {p.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </FormField>
+        <ProjectScopeField
+          id="budget-project"
+          label={t('budgets.scope')}
+          everythingLabel={t('budgets.wholeOrg')}
+          projects={projects}
+          value={v.project}
+          onChange={(value) => set('project', value)}
+          error={error?.field('project')}
+        />
         <FormField
           id="budget-amount"
           label={t('budgets.amountLabel', { currency })}
@@ -118,14 +117,7 @@ export function BudgetForm({
         </FormField>
       </div>
       <FormErrorBanner error={error} inlineFields={INLINE} />
-      <div className="form-actions">
-        <button type="submit" className="btn btn--primary" disabled={busy}>
-          {busy ? t('common.saving') : submitLabel}
-        </button>
-        <button type="button" className="btn" onClick={onCancel}>
-          {t('common.cancel')}
-        </button>
-      </div>
+      <FormActions submitLabel={submitLabel} busy={busy} onCancel={onCancel} />
     </form>
   );
 }

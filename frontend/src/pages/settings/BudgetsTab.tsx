@@ -1,18 +1,17 @@
 import { useTranslation } from 'react-i18next';
-import { useState } from 'react';
 import { useMe } from '../../auth/AuthContext';
 import { budgetsApi, projectsApi } from '../../api/endpoints';
-import type { ApiError } from '../../api/client';
 import type { Budget, BudgetStatus } from '../../api/types';
-import { ConfirmButton } from '../../components/ConfirmButton';
+import { RowEditDelete } from '../../components/RowEditDelete';
 import { ErrorBanner } from '../../components/ui';
 import { PaginatedTable } from '../../components/PaginatedTable';
 import { queryKeys } from '../../data/keys';
 import { i18n } from '../../i18n';
 import { formatDecimal, formatMoney } from '../../money';
-import { toApiError, useApiData, usePaginatedList, useRowAction } from '../../hooks';
+import { useApiData, usePaginatedList, useRowAction } from '../../hooks';
 import { BudgetForm, budgetFormFrom, budgetInputFrom, EMPTY_BUDGET, type BudgetFormValues } from './BudgetForm';
 import { canManageOrg } from './permissions';
+import { useEditForm } from './useEditForm';
 
 /** Spend as a share of the amount, drawn as a bar (full at 100 %, red past it); the API's figure is the text. */
 export function UsageBar({ status }: { status: BudgetStatus }) {
@@ -53,32 +52,14 @@ export function BudgetsTab() {
   const rowAction = useRowAction(list.reload);
   const projects = useApiData([...queryKeys.projects, 'all'], (signal) => projectsApi.list({ page: 1, pageSize: 500 }, signal));
   const projectNames = new Map((projects.data?.results ?? []).map((p) => [p.id, p.name]));
-  const [mode, setMode] = useState<{ kind: 'closed' } | { kind: 'create' } | { kind: 'edit'; id: number }>({ kind: 'closed' });
-  const [formError, setFormError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [confirmId, setConfirmId] = useState<number | null>(null);
+  const { mode, open, save: saveForm, formError, busy, confirmId, setConfirmId } = useEditForm(rowAction, list.reload);
 
-  const open = (next: typeof mode) => {
-    setFormError(null);
-    setMode(next);
-  };
-
-  const save = async (values: BudgetFormValues) => {
-    setBusy(true);
-    setFormError(null);
-    rowAction.setNotice(null);
-    try {
+  const save = (values: BudgetFormValues) =>
+    saveForm(async (current) => {
       const input = budgetInputFrom(values);
-      const saved = mode.kind === 'edit' ? await budgetsApi.update(mode.id, input) : await budgetsApi.create(input);
-      rowAction.setNotice(t('budgets.saved', { name: saved?.name ?? input.name }));
-      setMode({ kind: 'closed' });
-      list.reload();
-    } catch (err) {
-      setFormError(toApiError(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+      const saved = current.kind === 'edit' ? await budgetsApi.update(current.id, input) : await budgetsApi.create(input);
+      return t('budgets.saved', { name: saved?.name ?? input.name });
+    });
 
   const renderRow = (b: Budget) => {
     const crossed = crossedText(b.status);
@@ -118,26 +99,15 @@ export function BudgetsTab() {
           )}
         </td>
         {canManage && (
-          <td className="table__actions">
-            <button
-              type="button"
-              className="btn btn--small btn--ghost"
-              aria-label={t('budgets.editName', { name: b.name })}
-              onClick={() => open({ kind: 'edit', id: b.id })}
-            >
-              {t('budgets.edit')}
-            </button>
-            <ConfirmButton
-              label={t('budgets.delete')}
-              ariaLabel={t('budgets.deleteName', { name: b.name })}
-              question={t('budgets.deleteQuestion')}
-              confirmLabel={t('budgets.deleteConfirm')}
-              confirming={confirmId === b.id}
-              onConfirmingChange={(c) => setConfirmId(c ? b.id : null)}
-              onConfirm={() => void rowAction.run(b.id, () => budgetsApi.remove(b.id), t('budgets.deleted', { name: b.name }))}
-              busy={rowAction.busyId === b.id}
-            />
-          </td>
+          <RowEditDelete
+            name={b.name}
+            question={t('budgets.deleteQuestion')}
+            onEdit={() => open({ kind: 'edit', id: b.id })}
+            onDelete={() => void rowAction.run(b.id, () => budgetsApi.remove(b.id), t('budgets.deleted', { name: b.name }))}
+            confirming={confirmId === b.id}
+            onConfirmingChange={(c) => setConfirmId(c ? b.id : null)}
+            busy={rowAction.busyId === b.id}
+          />
         )}
       </tr>
     );
