@@ -256,8 +256,7 @@ def main() -> None:
             record(
                 "Dashboard in a browser: charts drawn",
                 rows,
-                command="make bench-dashboard"
-                + (" (python -m bench.dashboard --current)" if args.current else ""),
+                command="make bench-dashboard" + (" BENCH_ARGS=--current" if args.current else ""),
                 info=info,
                 note=note,
             )

@@ -228,7 +228,7 @@ def test_the_overview_shows_spend_charts_and_top_recommendations(
     top = page.get_by_test_id("top-recommendations")
     top.locator('button[data-action="accept"]').first.wait_for(timeout=WAIT_MS)
     assert top.locator('button[data-action="dismiss"]').count() > 0
-    shoot(page, "overview")
+    shoot(page, "overview-charts")
 
 
 def test_it_opens_the_most_wasteful_instance_and_sees_its_phase_bands(
