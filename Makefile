@@ -119,7 +119,7 @@ types: install
 	PYTHON=$(PY) frontend/scripts/generate-api-types.sh
 
 # --- benchmarks (not part of the test run) --------------------------------------------------
-bench: bench-metrics bench-analysis bench-sync bench-backfill-faults bench-recommendations bench-digests
+bench: bench-metrics bench-analysis bench-sync bench-backfill-faults bench-recommendations bench-digests bench-dashboard
 
 bench-metrics: install
 	DATABASE_URL=$${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpu_ledger_bench} $(PY) -m bench.metrics_store
@@ -156,6 +156,13 @@ clean: stop
 bench-exports: install
 	DATABASE_URL=$${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpu_ledger_bench_exports} \
 	$(PY) -m bench.bench_exports
+
+# Headless Debian Chromium on the demo data served by gunicorn: Overview and instance page charts
+# drawn, against the login page as the reference (BENCH_ARGS=--current before issue 13's pages).
+.PHONY: bench-dashboard
+bench-dashboard: install frontend
+	DATABASE_URL=$${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpu_ledger_bench_dashboard} \
+	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} $(PY) -m bench.dashboard $(BENCH_ARGS)
 
 .PHONY: bench-api
 bench-api: install

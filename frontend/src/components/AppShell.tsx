@@ -1,9 +1,10 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { NavLink, Outlet } from 'react-router';
+import { NavLink, Outlet, useLocation } from 'react-router';
 import { useAuth, useMe } from '../auth/AuthContext';
 import { ApiError } from '../api/client';
 import { roleLabel } from '../api/roles';
+import { canEditDomain } from '../pages/settings/permissions';
 import { LanguagePicker, ThemeToggle } from './Preferences';
 
 const NAV = [
@@ -14,6 +15,11 @@ const NAV = [
   { to: '/reports', label: 'nav.reports', end: false },
   { to: '/settings', label: 'nav.settings', end: false },
 ] as const;
+
+/** The navigation a role gets: viewers and finance change nothing in Settings, so it is not offered to them. */
+export function navFor(role: string | null | undefined) {
+  return NAV.filter((item) => item.to !== '/settings' || canEditDomain(role));
+}
 
 export function OrgSwitcher() {
   const me = useMe();
@@ -81,6 +87,10 @@ export function AppShell() {
   const { logout } = useAuth();
   const { t } = useTranslation();
   const [signingOut, setSigningOut] = useState(false);
+  // On a narrow screen (a tablet) the navigation folds behind a menu button; choosing a page folds it again.
+  const [menuOpen, setMenuOpen] = useState(false);
+  const location = useLocation();
+  useEffect(() => setMenuOpen(false), [location.pathname]);
 
   const onSignOut = async () => {
     setSigningOut(true);
@@ -100,6 +110,15 @@ export function AppShell() {
         {t('shell.skipToContent')}
       </a>
       <header className="topbar">
+        <button
+          type="button"
+          className="btn btn--small btn--ghost topbar__menu"
+          aria-expanded={menuOpen}
+          aria-controls="main-nav"
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          <span aria-hidden="true">☰</span> {t('shellNav.menu')}
+        </button>
         <div className="topbar__brand">
           <span className="logo" aria-hidden="true">
             ▦
@@ -123,9 +142,9 @@ export function AppShell() {
         </div>
       </header>
       <div className="shell__body">
-        <nav className="sidenav" aria-label={t('nav.main')}>
+        <nav id="main-nav" className={`sidenav${menuOpen ? ' sidenav--open' : ''}`} aria-label={t('nav.main')}>
           <ul>
-            {NAV.map((item) => (
+            {navFor(me.organization?.role).map((item) => (
               <li key={item.to}>
                 <NavLink to={item.to} end={item.end} className={({ isActive }) => (isActive ? 'active' : undefined)}>
                   {t(item.label)}

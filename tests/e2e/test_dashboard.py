@@ -1,0 +1,454 @@
+"""Issue 13's acceptance in a real browser, on the demo data.
+
+The demo organization is built once for the module the way `make demo` builds it (see
+``tests/e2e/demo.py``: setup_demo, a backfill through the SDK against the Tencent Cloud
+simulator, analyse, recommend) and served by a live server of its own, so the data survives
+from one test to the next (pytest-django's ``live_server`` flushes the database after every
+test). The tests follow the shared test-id contract of the dashboard pages (``data-testid``,
+``data-chart``, ``data-drawn``, ``data-sort``, ``data-action``).
+
+Every browser context of this module fails its test if any page asks another host for
+anything (no CDN, no font service, no telemetry), and every page is photographed into
+tests/e2e/artifacts/.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
+
+import pytest
+from django.core.management import call_command
+from django.db import connections
+from pytest_django.live_server_helper import LiveServer
+
+from apps.cloud.models import CloudAccount
+from apps.cloud.providers.tencent.simulator import DEFAULT_SECRET_ID, SimulatorServer
+from apps.recommendations.models import Recommendation
+from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.demo import (
+    VIEWER_EMAIL,
+    VIEWER_PASSWORD,
+    Demo,
+    add_viewer,
+    build_demo,
+    start_simulator,
+)
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize
+
+pytestmark = [
+    pytest.mark.e2e,
+    # One worker builds the demo once and runs every test of the module against it.
+    pytest.mark.xdist_group("e2e-demo"),
+]
+
+DESKTOP: ViewportSize = {"width": 1280, "height": 800}
+TABLET_PORTRAIT: ViewportSize = {"width": 768, "height": 1024}
+TABLET_LANDSCAPE: ViewportSize = {"width": 1024, "height": 768}
+# Generous: a shared 2-core CI machine runs the whole suite beside the browser.
+WAIT_MS = 30_000
+OVERVIEW_CHARTS = ("spend-over-time", "phase-breakdown", "fleet-heatmap")
+
+
+class DemoServer:
+    def __init__(self, url: str, demo: Demo, simulator: SimulatorServer) -> None:
+        self.url = url
+        self.demo = demo
+        self.simulator = simulator
+
+
+@pytest.fixture(scope="module")
+def demo_server(
+    django_db_setup: None, django_db_blocker: Any, browser: Browser
+) -> Iterator[DemoServer]:
+    """The demo organization on the test database, served by a live server of this module."""
+    # ``browser`` first: without Chromium or the built front-end there is nothing to build for.
+    with django_db_blocker.unblock():
+        simulator = start_simulator()
+        server: LiveServer | None = None
+        try:
+            demo = build_demo(simulator.endpoint)
+            server = LiveServer("localhost")
+            server._live_server_modified_settings.enable()
+            yield DemoServer(server.url, demo, simulator)
+        finally:
+            if server is not None:
+                server._live_server_modified_settings.disable()
+                server.stop()
+            simulator.stop()
+            # Leave the database as a transactional test leaves it: empty, for the next module.
+            connections.close_all()
+            call_command("flush", interactive=False, verbosity=0)
+
+
+@pytest.fixture(autouse=True)
+def _database(django_db_blocker: Any, demo_server: DemoServer) -> Iterator[None]:
+    """The tests read and write the demo's rows directly (committed: the server sees them)."""
+    with django_db_blocker.unblock():
+        yield
+
+
+@pytest.fixture(scope="module")
+def owner_state(browser: Browser, demo_server: DemoServer) -> dict[str, Any]:
+    """The demo owner's signed-in session (cookies), reused by the tests that are not about signing in."""
+    context = browser.new_context(viewport=DESKTOP)
+    try:
+        page = context.new_page()
+        sign_in(page, demo_server.url, demo_server.demo.email, demo_server.demo.password)
+        return context.storage_state()  # type: ignore[return-value]
+    finally:
+        context.close()
+
+
+OpenContext = Callable[..., "BrowserContext"]
+
+
+@pytest.fixture
+def open_context(browser: Browser, demo_server: DemoServer) -> Iterator[OpenContext]:
+    """Opens browser contexts whose every request must go to the live server, or the test fails."""
+    server = urlsplit(demo_server.url).netloc
+    contexts: list[BrowserContext] = []
+    foreign: list[str] = []
+
+    def on_request(request: Any) -> None:
+        parts = urlsplit(request.url)
+        # data:, blob: and about: never leave the browser; anything with a host must be ours.
+        if parts.scheme in {"http", "https", "ws", "wss"} and parts.netloc != server:
+            foreign.append(f"{request.method} {request.url} (from {request.frame.url})")
+
+    def open_(*, viewport: ViewportSize = DESKTOP, state: Any = None) -> BrowserContext:
+        context = browser.new_context(viewport=viewport, storage_state=state)
+        # A page's requests reach its context's "request" event: this guard covers every page
+        # (and popup) of every context of the test.
+        context.on("request", on_request)
+        contexts.append(context)
+        return context
+
+    yield open_
+    for context in contexts:
+        context.close()
+    if foreign:
+        pytest.fail("A page asked another host than the server:\n" + "\n".join(foreign))
+
+
+@pytest.fixture
+def page(open_context: OpenContext, owner_state: dict[str, Any]) -> Page:
+    """A page of the signed-in demo owner (overrides the conftest's unguarded page)."""
+    return open_context(state=owner_state).new_page()
+
+
+def sign_in(page: Page, base_url: str, email: str, password: str) -> None:
+    page.goto(f"{base_url}/login")
+    page.fill("#email", email)
+    page.fill("#password", password)
+    page.get_by_role("button", name="Sign in").click()
+    page.locator(".topbar .user-email").wait_for(timeout=WAIT_MS)
+
+
+def shoot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def settled(page: Page) -> None:
+    """Wait until the page has its data: no request in flight and no loading skeleton left."""
+    page.wait_for_load_state("networkidle", timeout=WAIT_MS)
+    page.locator("main h1").first.wait_for(timeout=WAIT_MS)
+    page.wait_for_function(
+        "!document.querySelector('main [aria-busy=\"true\"], main .skeleton, main .spinner')",
+        timeout=WAIT_MS,
+    )
+
+
+def painted_pixels(page: Page, chart: str) -> int:
+    """How many pixels of the chart's canvas are not transparent (0: nothing drawn)."""
+    count = page.evaluate(
+        """(name) => {
+            const canvas = document.querySelector(`[data-chart="${name}"] canvas`);
+            if (!canvas || !canvas.width || !canvas.height) return 0;
+            const ctx = canvas.getContext('2d');
+            const data = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+            let painted = 0;
+            for (let i = 3; i < data.length; i += 4) if (data[i] !== 0) painted += 1;
+            return painted;
+        }""",
+        chart,
+    )
+    return int(count)
+
+
+def wait_drawn(page: Page, chart: str) -> None:
+    page.locator(f'[data-chart="{chart}"][data-drawn="true"]').wait_for(timeout=WAIT_MS)
+    assert painted_pixels(page, chart) > 0, f"the {chart} chart's canvas is blank"
+
+
+def first_listed_recommendation(page: Page, demo: Demo) -> Recommendation:
+    """The first recommendation the (open) Recommendations page lists."""
+    row = page.locator("main [data-testid^=rec-row-]").first
+    row.wait_for(timeout=WAIT_MS)
+    pk = int((row.get_attribute("data-testid") or "").removeprefix("rec-row-"))
+    return Recommendation.objects.get(organization=demo.organization, pk=pk)
+
+
+# --- the owner ----------------------------------------------------------------------------
+
+
+def test_it_signs_in_with_the_demo_login(
+    open_context: OpenContext, demo_server: DemoServer
+) -> None:
+    page = open_context().new_page()
+    sign_in(page, demo_server.url, demo_server.demo.email, demo_server.demo.password)
+    assert page.url.rstrip("/") == demo_server.url.rstrip("/")
+    assert page.locator(".topbar .user-email").inner_text() == demo_server.demo.email
+
+
+def test_the_overview_shows_spend_charts_and_top_recommendations(
+    page: Page, demo_server: DemoServer
+) -> None:
+    page.goto(demo_server.url)
+    mtd = page.get_by_test_id("mtd-spend")
+    mtd.wait_for(timeout=WAIT_MS)
+    # Bills appear once their hour is over: in the first hour of the organization's month
+    # there is rightly nothing to show yet.
+    local = dt.datetime.now(ZoneInfo(demo_server.demo.organization.timezone))
+    if local.day == 1 and local.hour < 1:
+        pytest.skip("the first hour of the month has no settled bill yet")
+    page.wait_for_function(
+        "/[1-9]/.test(document.querySelector('[data-testid=\"mtd-spend\"]').innerText)",
+        timeout=WAIT_MS,
+    )
+    for chart in OVERVIEW_CHARTS:
+        wait_drawn(page, chart)
+    top = page.get_by_test_id("top-recommendations")
+    top.locator('button[data-action="accept"]').first.wait_for(timeout=WAIT_MS)
+    assert top.locator('button[data-action="dismiss"]').count() > 0
+    shoot(page, "overview-charts")
+
+
+def test_it_opens_the_most_wasteful_instance_and_sees_its_phase_bands(
+    page: Page, demo_server: DemoServer
+) -> None:
+    page.goto(f"{demo_server.url}/instances")
+    page.get_by_test_id("instances-table").wait_for(timeout=WAIT_MS)
+    page.locator('button[data-sort="waste"]').click()
+    page.wait_for_url(re.compile(r"[?&]ordering=-waste\b"), timeout=WAIT_MS)
+    settled(page)
+    shoot(page, "instances-by-waste")
+    page.locator('a[data-testid="instance-link"]').first.click()
+    page.wait_for_url(re.compile(r"/instances/\d+"), timeout=WAIT_MS)
+    wait_drawn(page, "instance-timeseries")
+    bands = page.locator('[data-chart="instance-timeseries"]').get_attribute("data-phase-bands")
+    assert bands is not None, "the time series does not say how many phase bands it drew"
+    assert int(bands) > 0, f"data-phase-bands={bands!r}"
+    wait_drawn(page, "instance-daily-cost")
+    shoot(page, "instance")
+
+
+def test_the_project_page_shows_the_overview_scoped_to_the_project(
+    page: Page, demo_server: DemoServer
+) -> None:
+    page.goto(f"{demo_server.url}/projects")
+    table = page.get_by_test_id("projects-table")
+    table.wait_for(timeout=WAIT_MS)
+    table.locator('a[href^="/projects/"]').first.click()
+    page.wait_for_url(re.compile(r"/projects/[^/?#]+"), timeout=WAIT_MS)
+    page.get_by_test_id("mtd-spend").wait_for(timeout=WAIT_MS)
+    wait_drawn(page, "spend-over-time")
+    shoot(page, "project")
+
+
+def test_accepting_a_recommendation_moves_it_to_accepted_and_the_api_agrees(
+    page: Page, demo_server: DemoServer
+) -> None:
+    page.goto(f"{demo_server.url}/recommendations")
+    recommendation = first_listed_recommendation(page, demo_server.demo)
+    assert recommendation.status == "open"
+    row = page.get_by_test_id(f"rec-row-{recommendation.pk}")
+    row.get_by_role("button", name=f"Accept: {recommendation.title}").click()
+    page.get_by_test_id("rec-notice").wait_for(timeout=WAIT_MS)
+    # It left the open ones and shows among the accepted.
+    row.wait_for(state="detached", timeout=WAIT_MS)
+    page.goto(f"{demo_server.url}/recommendations?status=accepted")
+    page.get_by_test_id(f"rec-row-{recommendation.pk}").wait_for(timeout=WAIT_MS)
+
+    answer = page.request.get(f"{demo_server.url}/api/v1/recommendations/{recommendation.pk}")
+    assert answer.ok, answer.text()
+    assert answer.json()["status"] == "accepted"
+    recommendation.refresh_from_db()
+    assert recommendation.status == "accepted"
+
+
+def test_a_cloud_account_with_a_wrong_key_shows_the_error(
+    page: Page, demo_server: DemoServer
+) -> None:
+    accounts_before = CloudAccount.objects.count()
+    page.goto(f"{demo_server.url}/settings/cloud-accounts")
+    page.get_by_role("button", name="Connect Tencent Cloud account").click()
+    form = page.get_by_role("form", name="Connect Tencent Cloud account")
+    form.get_by_label("Name").fill("Second account")
+    form.get_by_label("SecretId").fill(DEFAULT_SECRET_ID)
+    form.get_by_label("SecretKey").fill("not-the-key-0000000000000000000")
+    form.get_by_role("checkbox", name=re.compile("ap-guangzhou")).check()
+    form.get_by_role("button", name="Advanced").click()
+    form.get_by_label("Endpoint override (host:port)").fill(demo_server.simulator.endpoint)
+    form.get_by_label("Scheme").select_option("http")
+    form.get_by_role("button", name="Test connection").click()
+
+    result = page.get_by_test_id("connection-test-result")
+    result.wait_for(timeout=WAIT_MS)
+    assert result.inner_text().startswith("Connection failed: Tencent Cloud rejected the SecretId")
+    assert CloudAccount.objects.count() == accounts_before
+    shoot(page, "settings-cloud-accounts-wrong-key")
+
+
+def test_every_page_is_photographed(page: Page, demo_server: DemoServer) -> None:
+    base = demo_server.url
+    recommendation = Recommendation.objects.filter(organization=demo_server.demo.organization)
+    pages = [
+        ("overview-page", "/"),
+        ("projects", "/projects"),
+        ("instances", "/instances"),
+        ("recommendations", "/recommendations"),
+        ("recommendation", f"/recommendations/{recommendation.order_by('-pk').first().pk}"),  # type: ignore[union-attr]
+        ("reports", "/reports"),
+        ("settings-members", "/settings/members"),
+        ("settings-invitations", "/settings/invitations"),
+        ("settings-api-keys", "/settings/api-keys"),
+        ("settings-cloud-accounts", "/settings/cloud-accounts"),
+        ("settings-budgets", "/settings/budgets"),
+        ("settings-alerts", "/settings/alerts"),
+    ]
+    for name, path in pages:
+        page.goto(f"{base}{path}")
+        settled(page)
+        shoot(page, name)
+        if name == "instances":
+            # An instance, opened from the list as a user would.
+            page.locator('main a[href^="/instances/"]').first.click()
+            page.wait_for_url(re.compile(r"/instances/\d+"), timeout=WAIT_MS)
+            settled(page)
+            shoot(page, "instance-page")
+
+
+# --- the viewer ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def viewer_page(open_context: OpenContext, demo_server: DemoServer) -> Page:
+    add_viewer(demo_server.demo.organization)
+    page = open_context().new_page()
+    sign_in(page, demo_server.url, VIEWER_EMAIL, VIEWER_PASSWORD)
+    return page
+
+
+def test_a_viewer_sees_recommendations_without_action_buttons_and_no_settings_link(
+    viewer_page: Page, demo_server: DemoServer
+) -> None:
+    page = viewer_page
+    page.goto(f"{demo_server.url}/recommendations")
+    first_listed_recommendation(page, demo_server.demo)
+    settled(page)
+    main = page.locator("main")
+    assert main.locator("[data-testid^=rec-actions-]").count() == 0
+    for action in ("Accept", "Dismiss", "Snooze", "Reopen"):
+        # "Accept: <title>" and so on (the status filter's "Accepted" is not an action).
+        assert main.get_by_role("button", name=re.compile(f"^{action}: ")).count() == 0, action
+    shoot(page, "viewer-recommendations")
+
+    # A viewer changes nothing in Settings: the navigation does not offer it.
+    nav = page.get_by_role("navigation", name="Main")
+    assert nav.get_by_role("link", name="Recommendations").count() == 1
+    assert nav.get_by_role("link", name="Settings").count() == 0
+
+
+def test_a_viewer_sees_no_action_buttons_on_the_overview_and_instances(
+    viewer_page: Page, demo_server: DemoServer
+) -> None:
+    page = viewer_page
+    page.goto(demo_server.url)
+    page.get_by_test_id("top-recommendations").wait_for(timeout=WAIT_MS)
+    settled(page)
+    assert page.locator("main button[data-action]").count() == 0
+    shoot(page, "viewer-overview")
+
+    page.goto(f"{demo_server.url}/instances")
+    page.locator('a[data-testid="instance-link"]').first.wait_for(timeout=WAIT_MS)
+    settled(page)
+    assert page.locator("main button[data-action]").count() == 0
+
+
+# --- a tablet -----------------------------------------------------------------------------
+
+
+def assert_no_horizontal_overflow(page: Page) -> None:
+    """The document is no wider than the window (no horizontal scroll bar on the page)."""
+    overflow = page.evaluate(
+        r"""() => {
+            const width = document.documentElement.clientWidth;
+            const wide = Math.max(document.documentElement.scrollWidth, document.body.scrollWidth);
+            // Name the outermost elements that stick out, so a failure says what to fix.
+            const culprits = [];
+            for (const el of document.querySelectorAll('body *')) {
+                if (el.getBoundingClientRect().right <= width + 0.5) continue;
+                if (culprits.some((c) => c.contains(el))) continue;
+                culprits.push(el);
+            }
+            const name = (el) =>
+                el.tagName.toLowerCase() +
+                (el.dataset.testid ? `[data-testid=${el.dataset.testid}]` : '') +
+                (el.className && typeof el.className === 'string'
+                    ? '.' + el.className.trim().split(/\s+/).join('.') : '');
+            const describe = (el) => {
+                const path = [];
+                for (let a = el; a && a !== document.body && path.length < 4; a = a.parentElement)
+                    path.unshift(name(a));
+                return path.join(' > ') + ` (right edge ${Math.round(el.getBoundingClientRect().right)} px)`;
+            };
+            return { by: wide - width, culprits: culprits.slice(0, 8).map(describe) };
+        }"""
+    )
+    assert overflow["by"] <= 0, (
+        f"the page is {overflow['by']} px wider than the {page.viewport_size} window: "
+        + "; ".join(overflow["culprits"])
+    )
+
+
+def test_a_tablet_gets_a_collapsed_navigation_and_no_horizontal_overflow(
+    open_context: OpenContext, owner_state: dict[str, Any], demo_server: DemoServer
+) -> None:
+    page = open_context(viewport=TABLET_PORTRAIT, state=owner_state).new_page()
+    page.goto(demo_server.url)
+    settled(page)
+    assert_no_horizontal_overflow(page)
+
+    # The navigation folds behind a menu button and opens on demand.
+    nav = page.get_by_role("navigation", name="Main")
+    menu = page.get_by_role("button", name="Menu")
+    assert menu.is_visible()
+    assert not nav.get_by_role("link", name="Instances").is_visible()
+    shoot(page, "overview-tablet")
+    menu.click()
+    assert menu.get_attribute("aria-expanded") == "true"
+    nav.get_by_role("link", name="Instances").click()
+    page.wait_for_url("**/instances", timeout=WAIT_MS)
+    settled(page)
+    # Choosing a page folds the menu again; a wide table scrolls inside itself, not the page.
+    assert not nav.get_by_role("link", name="Instances").is_visible()
+    assert_no_horizontal_overflow(page)
+    shoot(page, "instances-tablet")
+
+    page.set_viewport_size(TABLET_LANDSCAPE)
+    for name, path in (
+        ("overview-tablet-landscape", "/"),
+        ("instances-tablet-landscape", "/instances"),
+    ):
+        page.goto(f"{demo_server.url}{path}")
+        settled(page)
+        assert_no_horizontal_overflow(page)
+        shoot(page, name)
