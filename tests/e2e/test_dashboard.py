@@ -14,6 +14,7 @@ tests/e2e/artifacts/.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import re
 from collections.abc import Callable, Iterator
@@ -23,7 +24,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from django.core.management import call_command
-from django.db import connections
+from django.db import connection, connections
+from django.test.utils import setup_databases, teardown_databases
 from pytest_django.live_server_helper import LiveServer
 
 from apps.cloud.models import CloudAccount
@@ -63,13 +65,31 @@ class DemoServer:
         self.simulator = simulator
 
 
+@contextlib.contextmanager
+def _test_database() -> Iterator[None]:
+    """Make sure the demo goes into the test database, never the one DATABASE_URL names.
+
+    pytest-django creates the test database only for aliases its collected tests ask for (a
+    ``django_db`` mark, ``db`` or ``live_server``). This module's tests use a module fixture
+    instead, so when the module runs alone nobody has asked: create it here then."""
+    if connection.settings_dict["NAME"] == connection.creation._get_test_db_name():
+        yield  # the suite's other tests had it set up
+        return
+    config = setup_databases(verbosity=0, interactive=False, aliases={"default"})
+    try:
+        yield
+    finally:
+        connections.close_all()
+        teardown_databases(config, verbosity=0)
+
+
 @pytest.fixture(scope="module")
 def demo_server(
     django_db_setup: None, django_db_blocker: Any, browser: Browser
 ) -> Iterator[DemoServer]:
     """The demo organization on the test database, served by a live server of this module."""
     # ``browser`` first: without Chromium or the built front-end there is nothing to build for.
-    with django_db_blocker.unblock():
+    with django_db_blocker.unblock(), _test_database():
         simulator = start_simulator()
         server: LiveServer | None = None
         try:
