@@ -20,6 +20,7 @@ from fractions import Fraction
 import numpy as np
 
 from apps.analysis.engine import Phase, WasteReport, waste
+from apps.analysis.engine.waste import gpu_hours_of_card_minutes
 from apps.analysis.selectors import period_labels
 from apps.billing.models import BillLine
 from apps.cloud.models import ChargeType, Instance, InstancePrice
@@ -192,12 +193,23 @@ def _mark_existence(mask: np.ndarray, instance: Instance, first: int) -> None:
 def _scaled(report: WasteReport, gpu_count: float) -> dict[Phase, PhaseFigures]:
     # The engine counts whole cards; a vGPU share (gpu_count 0.5) scales its GPU-hours too.
     cards = Decimal(str(gpu_count)) if gpu_count else Decimal(0)
+    if cards < 0 or not cards.is_finite():
+        return {
+            phase: PhaseFigures(
+                minutes=item.minutes,
+                gpu_hours=(Decimal(item.minutes) * cards / 60).quantize(
+                    _GPU_HOURS, rounding=ROUND_HALF_UP
+                ),
+                cost=item.cost,
+            )
+            for phase, item in report.by_phase.items()
+        }
+    # minutes x cards / 60 rounded half-up, in integers (cards = num / den exactly).
+    num, den = cards.as_integer_ratio()
     return {
         phase: PhaseFigures(
             minutes=item.minutes,
-            gpu_hours=(Decimal(item.minutes) * cards / 60).quantize(
-                _GPU_HOURS, rounding=ROUND_HALF_UP
-            ),
+            gpu_hours=gpu_hours_of_card_minutes(item.minutes * num, den),
             cost=item.cost,
         )
         for phase, item in report.by_phase.items()

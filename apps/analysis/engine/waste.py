@@ -175,6 +175,21 @@ def _to_cent(amount: Fraction) -> Decimal:
 
 
 def _gpu_hours(minutes: int, gpu_count: int) -> Decimal:
-    return (Decimal(minutes * gpu_count) / Decimal(60)).quantize(
-        _GPU_HOURS_QUANTUM, rounding=ROUND_HALF_UP
-    )
+    if type(gpu_count) is not int or type(minutes) is not int or minutes < 0 or gpu_count < 0:
+        return (Decimal(minutes * gpu_count) / Decimal(60)).quantize(
+            _GPU_HOURS_QUANTUM, rounding=ROUND_HALF_UP
+        )
+    return gpu_hours_of_card_minutes(minutes * gpu_count, 1)
+
+
+def gpu_hours_of_card_minutes(numerator: int, denominator: int) -> Decimal:
+    """``numerator / denominator`` card-minutes in GPU-hours, rounded half-up to 0.0001 h.
+
+    In integers (the same figure as the Decimal division and quantize, which cost a fleet's
+    summary ~0.1 s): the value in 0.0001 h units is numerator x 10,000 / (60 x denominator).
+    Non-negative amounts only.
+    """
+    q, r = divmod(numerator * 10_000, 60 * denominator)
+    if 2 * r >= 60 * denominator:
+        q += 1
+    return Decimal(q).scaleb(-4)
