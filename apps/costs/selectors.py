@@ -29,7 +29,7 @@ from apps.billing.selectors import UnallocatedReason, unallocated_cost_by_reason
 from apps.cloud.models import Instance, Project
 from apps.costs import phases
 from apps.costs.dimensions import Dimension, dimension, filtered_lines
-from apps.costs.models import CostDay
+from apps.costs.models import CostDay, CostProjectDay
 from apps.costs.params import CostQuery
 from apps.costs.sums import grouped_sums
 
@@ -179,7 +179,14 @@ def _day_sums(
     in_spans = Q()
     for first, last in spans:
         in_spans |= Q(day__gte=first, day__lte=last)
-    days = CostDay.objects.for_organization(organization).filter(in_spans, currency=query.currency)
+    rollup: type[CostDay] | type[CostProjectDay] = CostDay
+    if all(item.name == "project" for item in dims) and not any(
+        name != "phase" for name in query.filters
+    ):
+        # Nothing but the project to group or filter by: the project-day sums (one row per
+        # project and day instead of one per instance and day, the same money).
+        rollup = CostProjectDay
+    days = rollup.objects.for_organization(organization).filter(in_spans, currency=query.currency)
     rows = list(grouped_sums(filtered_lines(days, query.filters), fields))
     names = _names_by_id(organization, by_id, [row for row, _amount, _count in rows])
     totals: dict[tuple[dt.date, GroupKey], Decimal] = defaultdict(Decimal)
