@@ -17,7 +17,8 @@ from django.db import connection, transaction
 from django.db.models import Max, Min
 
 from apps.accounts.models import Organization
-from apps.analysis.models import BilledHoursDay, BilledHoursState
+from apps.analysis.engine import REAL_PHASES
+from apps.analysis.models import PHASE_DAY_SHAPE, BilledHoursDay, BilledHoursState, phase_key
 from apps.analysis.pricing import _HOURLY_LINE_MAX, COMPUTE_COMPONENTS
 from apps.billing.models import BillLine
 from apps.billing.sync import BEIJING
@@ -30,15 +31,18 @@ REGULAR = (
     " AND fee_end_at <= fee_begin_at + interval '1 hour')"
 )
 
+# The phase minutes start at zero (the columns have no database default) and are set from
+# PhaseDay by ``_PHASES_SET`` right after.
 _INSERT = f"""
     INSERT INTO analysis_billedhoursday
-        (organization_id, instance_id, day, cost, currency, hours, other_lines)
+        (organization_id, instance_id, day, cost, currency, hours, other_lines,
+         idle_minutes, data_processing_minutes, evaluation_minutes, training_minutes)
     SELECT %(org)s, instance_id, (fee_begin_at AT TIME ZONE 'UTC')::date,
            COALESCE(SUM(cost) FILTER (WHERE {REGULAR}), 0),
            COALESCE(MAX(currency) FILTER (WHERE {REGULAR}), ''),
            COALESCE(bit_or(1 << EXTRACT(HOUR FROM fee_begin_at AT TIME ZONE 'UTC')::int)
                     FILTER (WHERE {REGULAR}), 0),
-           COUNT(*) FILTER (WHERE NOT {REGULAR})
+           COUNT(*) FILTER (WHERE NOT {REGULAR}), 0, 0, 0, 0
     FROM billing_billline
     WHERE organization_id = %(org)s AND instance_id IS NOT NULL
       AND component_code = ANY(%(components)s)
@@ -49,6 +53,35 @@ _INSERT = f"""
 _EVER = (
     dt.datetime(1970, 1, 1, tzinfo=dt.UTC),
     dt.datetime(9999, 1, 1, tzinfo=dt.UTC),
+)
+
+
+#: ``BilledHoursDay``'s column of each known phase's minutes, in Phase order.
+PHASE_COLUMNS: tuple[str, ...] = tuple(f"{phase_key(p)}_minutes" for p in REAL_PHASES)
+# The known phase minutes of each row's billed hours, from the day's PhaseDay bytes (byte
+# phases x hour + phase; no row: none known). Only rows whose figures change are written.
+_PHASES_SET = """
+    UPDATE analysis_billedhoursday AS t SET {assign}
+    FROM (
+        SELECT b.instance_id, b.day, {sums}
+        FROM analysis_billedhoursday b
+        CROSS JOIN generate_series(0, 23) AS h(h)
+        LEFT JOIN analysis_phaseday d ON d.instance_id = b.instance_id AND d.day = b.day
+        WHERE {where}
+        GROUP BY b.instance_id, b.day
+    ) AS s
+    WHERE t.instance_id = s.instance_id AND t.day = s.day
+      AND ({columns}) IS DISTINCT FROM ({new_columns})
+""".format(
+    assign=", ".join(f"{c} = s.{c}" for c in PHASE_COLUMNS),
+    sums=", ".join(
+        f"COALESCE(SUM(get_byte(d.minutes, h.h * {PHASE_DAY_SHAPE[1]} + {int(p)}))"
+        f" FILTER (WHERE b.hours & (1 << h.h) <> 0), 0) AS {c}"
+        for p, c in zip(REAL_PHASES, PHASE_COLUMNS, strict=True)
+    ),
+    where="{where}",
+    columns=", ".join(f"t.{c}" for c in PHASE_COLUMNS),
+    new_columns=", ".join(f"s.{c}" for c in PHASE_COLUMNS),
 )
 
 
@@ -109,6 +142,45 @@ def billed_hours_rebuild(*, organization_id: int, months: Sequence[str] | None =
             "end": end,
         }
         cursor.execute(_INSERT, params)
+        cursor.execute(
+            _PHASES_SET.format(where="b.organization_id = %s AND b.day >= %s AND b.day < %s"),
+            [organization_id, begin.date(), end.date()],
+        )
+
+
+def billed_hours_phases_refresh(
+    *, organization_id: int, instance_ids: Sequence[int], day_from: dt.date, day_to: dt.date
+) -> None:
+    """The analysis rewrote these instances' ``PhaseDay`` rows of ``[day_from, day_to]``: set
+    the phase minutes of their ``BilledHoursDay`` rows again (in the caller's transaction).
+
+    Takes the organization's rebuild lock first, so a concurrent rebuild (which reads PhaseDay)
+    either finished before this reads its rows or starts after this commits. An organization
+    whose rollup was never built has nothing to refresh (its first read builds it).
+    """
+    if connection.vendor != "postgresql" or not instance_ids:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT 1 FROM analysis_billedhoursstate WHERE organization_id = %s FOR UPDATE",
+            [organization_id],
+        )
+        if cursor.fetchone() is None:
+            return
+        cursor.execute(
+            _PHASES_SET.format(where="b.instance_id = ANY(%s) AND b.day >= %s AND b.day <= %s"),
+            [[int(i) for i in instance_ids], day_from, day_to],
+        )
+
+
+def billed_hours_phases_fill() -> None:
+    """Set the phase minutes of every built organization's rows (the migration that added them)."""
+    if connection.vendor != "postgresql":
+        return
+    built = BilledHoursState.objects.order_by("pk").values_list("organization_id", flat=True)
+    with connection.cursor() as cursor:
+        for organization_id in built:
+            cursor.execute(_PHASES_SET.format(where="b.organization_id = %s"), [organization_id])
 
 
 def _month_start(month: str, *, following: bool = False) -> dt.datetime:

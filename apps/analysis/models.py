@@ -295,6 +295,14 @@ class BilledHoursDay(models.Model):
     other_lines = models.PositiveIntegerField(
         help_text="Hourly compute lines of the day that are not regular (read line by line)."
     )
+    # The phase minutes of the billed hours (``PhaseDay`` masked by ``hours``), one column per
+    # known phase (the rest of those hours is unknown): the summary sums them for the period's
+    # whole UTC days instead of reading and unpacking every day's PhaseDay bytes. Written with
+    # the row, and again when the analysis rewrites the day's PhaseDay (``phase_days_replace``).
+    idle_minutes = models.PositiveIntegerField(default=0)
+    data_processing_minutes = models.PositiveIntegerField(default=0)
+    evaluation_minutes = models.PositiveIntegerField(default=0)
+    training_minutes = models.PositiveIntegerField(default=0)
 
     pk = models.CompositePrimaryKey("instance", "day")
 

@@ -20,6 +20,7 @@ from fractions import Fraction
 import numpy as np
 
 from apps.analysis.engine import Phase, WasteReport, waste
+from apps.analysis.engine.waste import gpu_hours_of_card_minutes
 from apps.analysis.selectors import period_labels
 from apps.billing.models import BillLine
 from apps.cloud.models import ChargeType, Instance, InstancePrice
@@ -190,17 +191,39 @@ def _mark_existence(mask: np.ndarray, instance: Instance, first: int) -> None:
 
 
 def _scaled(report: WasteReport, gpu_count: float) -> dict[Phase, PhaseFigures]:
+    return scaled_figures(
+        [report.by_phase[p].minutes for p in Phase],
+        [report.by_phase[p].cost for p in Phase],
+        gpu_count,
+    )
+
+
+def scaled_figures(
+    minutes: Sequence[int], costs: Sequence[Decimal], gpu_count: float
+) -> dict[Phase, PhaseFigures]:
+    """Per-phase figures of minutes and money in Phase order, GPU-hours for ``gpu_count``."""
     # The engine counts whole cards; a vGPU share (gpu_count 0.5) scales its GPU-hours too.
     cards = Decimal(str(gpu_count)) if gpu_count else Decimal(0)
+    if cards < 0 or not cards.is_finite():
+        return {
+            phase: PhaseFigures(
+                minutes=minutes[phase],
+                gpu_hours=(Decimal(minutes[phase]) * cards / 60).quantize(
+                    _GPU_HOURS, rounding=ROUND_HALF_UP
+                ),
+                cost=costs[phase],
+            )
+            for phase in Phase
+        }
+    # minutes x cards / 60 rounded half-up, in integers (cards = num / den exactly).
+    num, den = cards.as_integer_ratio()
     return {
         phase: PhaseFigures(
-            minutes=item.minutes,
-            gpu_hours=(Decimal(item.minutes) * cards / 60).quantize(
-                _GPU_HOURS, rounding=ROUND_HALF_UP
-            ),
-            cost=item.cost,
+            minutes=minutes[phase],
+            gpu_hours=gpu_hours_of_card_minutes(minutes[phase] * num, den),
+            cost=costs[phase],
         )
-        for phase, item in report.by_phase.items()
+        for phase in Phase
     }
 
 

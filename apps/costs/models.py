@@ -44,10 +44,48 @@ class CostDay(models.Model):
     objects = OrganizationQuerySet.as_manager()
 
     class Meta:
-        indexes = [models.Index(fields=["organization", "day"], name="costday_org_day")]
+        indexes = [
+            models.Index(fields=["organization", "day"], name="costday_org_day"),
+            # The unallocated share's reasons read only the rows without a project (~1 in 10):
+            # through this index ~2 ms instead of scanning every row of the period (~20 ms).
+            models.Index(
+                fields=["organization", "day"],
+                condition=models.Q(project__isnull=True),
+                name="costday_unallocated",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.organization_id} {self.day} {self.cost} {self.currency}"
+
+
+class CostProjectDay(models.Model):
+    """``CostDay`` summed per local day, currency and project: what an unfiltered report by
+    project (or without groups) and the month to date read.
+
+    A 1,000-instance fleet has ~1,000 ``CostDay`` rows a day; a report by project of 90 days and
+    its previous period summed ~180,000 of them per request. This is one row per project and
+    day (~50). Written from ``CostDay`` by ``services.cost_days_rebuild`` for the days it
+    rebuilds, so it always holds the same money as those rows.
+    """
+
+    organization = models.ForeignKey(
+        "accounts.Organization", on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    day = models.DateField(help_text="Local day (organization's timezone) the fees begin on.")
+    currency = models.CharField(max_length=3)
+    project = models.ForeignKey(
+        "cloud.Project", null=True, on_delete=models.SET_NULL, related_name="+", db_index=False
+    )
+    cost = models.DecimalField(**MONEY, help_text="Sum of the day's CostDay rows of the project.")
+
+    objects = OrganizationQuerySet.as_manager()
+
+    class Meta:
+        indexes = [models.Index(fields=["organization", "day"], name="costprojectday_org_day")]
+
+    def __str__(self) -> str:
+        return f"{self.organization_id} {self.day} {self.project_id} {self.cost} {self.currency}"
 
 
 class CostRollupState(models.Model):

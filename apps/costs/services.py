@@ -8,13 +8,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Count, Max, Min
+from django.db.models import Count, Max, Min, QuerySet
 from django.db.models.functions import TruncDate
 
 from apps.accounts.models import Organization
 from apps.billing.models import BillLine
 from apps.billing.sync import BEIJING
-from apps.costs.models import CostDay, CostRollupState
+from apps.costs.models import CostDay, CostProjectDay, CostRollupState
 from apps.costs.sums import grouped_sums
 
 GROUP_COLUMNS = (
@@ -54,6 +54,7 @@ def cost_days_rebuild(*, organization: Organization, months: Sequence[str] | Non
     )
     lines = BillLine.objects.for_organization(organization)
     days = CostDay.objects.filter(organization=organization)
+    project_days = CostProjectDay.objects.filter(organization=organization)
     if months is not None and state.tz == tz_name:
         months = sorted(set(months))
         if not months:
@@ -75,7 +76,9 @@ def cost_days_rebuild(*, organization: Organization, months: Sequence[str] | Non
             ),
         )
         days = days.filter(day__gte=first_day, day__lte=last_day)
+        project_days = project_days.filter(day__gte=first_day, day__lte=last_day)
     days.delete()
+    project_days.delete()
     fields: dict[str, Any] = {"day": TruncDate("fee_begin_at", tzinfo=tz)}
     rows = [
         CostDay(
@@ -89,8 +92,26 @@ def cost_days_rebuild(*, organization: Organization, months: Sequence[str] | Non
         )
     ]
     CostDay.objects.bulk_create(rows, batch_size=5000)
+    cost_project_days_write(organization=organization, days=days)
     state.tz = tz_name
     state.save()
+    return len(rows)
+
+
+def cost_project_days_write(*, organization: Organization, days: QuerySet[CostDay]) -> int:
+    """Write the ``CostProjectDay`` rows of ``days`` (the organization's ``CostDay`` rows, all
+    or those of the days just rebuilt, whose project-day rows are gone). Returns rows written."""
+    rows = [
+        CostProjectDay(
+            organization=organization,
+            day=row["day"],
+            currency=row["currency"],
+            project_id=row["project_id"],
+            cost=amount,
+        )
+        for row, amount, _count in grouped_sums(days, {}, columns=("day", "currency", "project_id"))
+    ]
+    CostProjectDay.objects.bulk_create(rows, batch_size=5000)
     return len(rows)
 
 

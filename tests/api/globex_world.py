@@ -32,7 +32,7 @@ from apps.analysis.models import (
 from apps.billing.models import BalanceSnapshot, BillLine, InstanceBillDay
 from apps.cloud.models import Instance, Project, ProjectTagKey, SyncState
 from apps.cloud.services import cloud_account_create
-from apps.costs.models import CostDay, CostRollupState
+from apps.costs.models import CostDay, CostProjectDay, CostRollupState
 from apps.costs.services import cost_days_rebuild
 from apps.digests.models import DigestDelivery, DigestSubscription, Holiday
 from apps.metrics.models import InstanceDayRollup, InstanceHourRollup, ProjectDayRollup
@@ -215,6 +215,7 @@ def globex_world(globex: Organization, bob: User) -> GlobexWorld:
     # The costs app's daily rollup of Globex's bill line (a bills sync would build it).
     cost_days_rebuild(organization=globex)
     objects["cost_day"] = CostDay.objects.get(organization=globex)
+    objects["cost_project_day"] = CostProjectDay.objects.get(organization=globex)
     objects["cost_rollup_state"] = CostRollupState.objects.get(organization=globex)
     # The analysis's billed-hours rollup (its rebuild reads hourly compute lines only; the
     # line above is not one, so the row is written as a compute line's would be).

@@ -28,7 +28,7 @@ from .offwindow import (
 from .profile import HourOfWeekProfile, hour_of_week_profile
 from .segments import Segment, SegmentTable, segment_table, segments
 from .thresholds import DEFAULT_THRESHOLDS, REAL_PHASES, Phase, PhaseThresholds
-from .waste import PhaseCost, WasteReport, waste, waste_of_minutes
+from .waste import PhaseCost, WasteReport, cost_of_minutes, waste, waste_of_minutes
 
 __all__ = [
     "DEFAULT_THRESHOLDS",
@@ -45,6 +45,7 @@ __all__ = [
     "SegmentTable",
     "WasteReport",
     "classify_phases",
+    "cost_of_minutes",
     "describe",
     "find_low_around_the_clock",
     "find_off_window",

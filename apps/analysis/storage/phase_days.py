@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 from django.db import connection
 
+from apps.analysis.billed_hours import billed_hours_phases_refresh
 from apps.analysis.models import PHASE_DAY_SHAPE, PhaseDay
 from apps.core import pgcopy
 from apps.core.timegrid import (
@@ -26,6 +27,38 @@ _SQLITE_BATCH_ROWS = 500
 
 
 def phase_days_replace(
+    *,
+    organization_id: int,
+    instance_ids: Sequence[int],
+    row_instance_ids: np.ndarray,
+    day_starts: np.ndarray,
+    minutes: np.ndarray,
+    start: dt.datetime,
+    end: dt.datetime,
+) -> tuple[int, int]:
+    """Make the hours of ``instance_ids`` in ``[start, end)`` stored in ``PhaseDay`` equal these
+    (see ``_phase_days_replace``), and the billed-hours rollup's phase minutes of those days
+    with them (its rows hold the PhaseDay minutes of their billed hours)."""
+    counts = _phase_days_replace(
+        organization_id=organization_id,
+        instance_ids=instance_ids,
+        row_instance_ids=row_instance_ids,
+        day_starts=day_starts,
+        minutes=minutes,
+        start=start,
+        end=end,
+    )
+    if end > start:
+        billed_hours_phases_refresh(
+            organization_id=organization_id,
+            instance_ids=[int(i) for i in instance_ids],
+            day_from=start.astimezone(dt.UTC).date(),
+            day_to=(end - dt.timedelta(microseconds=1)).astimezone(dt.UTC).date(),
+        )
+    return counts
+
+
+def _phase_days_replace(
     *,
     organization_id: int,
     instance_ids: Sequence[int],
