@@ -145,6 +145,12 @@ def main() -> None:
     )
     parser.add_argument("--runs", type=int, default=RUNS)
     parser.add_argument(
+        "--days",
+        type=int,
+        default=30,
+        help="days of history, as make demo backfills (the browser tests use fewer)",
+    )
+    parser.add_argument(
         "--no-record", action="store_true", help="print, do not append to RESULTS.md"
     )
     args = parser.parse_args()
@@ -161,13 +167,13 @@ def main() -> None:
     from django.core.management import call_command
     from playwright.sync_api import sync_playwright
 
-    from tests.e2e.demo import DEMO_DAYS, build_demo, start_simulator
+    from tests.e2e.demo import build_demo, start_simulator
 
     simulator = start_simulator()
     server: subprocess.Popen[bytes] | None = None
     try:
         started = time.perf_counter()
-        demo = build_demo(simulator.endpoint)
+        demo = build_demo(simulator.endpoint, days=args.days)
         built_s = time.perf_counter() - started
         call_command("collectstatic", interactive=False, verbosity=0)
         instance_id = pick_instance(demo.organization)
@@ -257,7 +263,7 @@ def main() -> None:
         ),
     ]
     note = (
-        f"Demo data built as `make demo` builds it, with {DEMO_DAYS} day of history "
+        f"Demo data built as `make demo` builds it, with {args.days} days of history "
         f"({built_s:.0f} s); gunicorn 2 workers, DEBUG off, WhiteNoise static files; headless "
         "Debian Chromium, 1280x800, a fresh context per run; times are the browser's "
         "performance.now() when the condition first held (polled every frame)."
