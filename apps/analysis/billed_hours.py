@@ -173,16 +173,6 @@ def billed_hours_phases_refresh(
         )
 
 
-def billed_hours_phases_fill() -> None:
-    """Set the phase minutes of every built organization's rows (the migration that added them)."""
-    if connection.vendor != "postgresql":
-        return
-    built = BilledHoursState.objects.order_by("pk").values_list("organization_id", flat=True)
-    with connection.cursor() as cursor:
-        for organization_id in built:
-            cursor.execute(_PHASES_SET.format(where="b.organization_id = %s"), [organization_id])
-
-
 def _month_start(month: str, *, following: bool = False) -> dt.datetime:
     first = dt.date.fromisoformat(f"{month}-01")
     if following:

@@ -4,17 +4,13 @@ import django.db.models.deletion
 from django.db import migrations, models
 
 
-def fill(apps, schema_editor):
-    """Sum the project days of every organization's rollup already built (the app's writer)."""
-    from apps.accounts.models import Organization
-    from apps.costs.models import CostDay, CostRollupState
-    from apps.costs.services import cost_project_days_write
+def forget_built_rollups(apps, schema_editor):
+    """Have every organization's cost rollup rebuilt, project days included, on its next read.
 
-    for state in CostRollupState.objects.order_by("pk"):
-        organization = Organization.objects.get(pk=state.organization_id)
-        cost_project_days_write(
-            organization=organization, days=CostDay.objects.filter(organization=organization)
-        )
+    ``cost_days_ensure`` rebuilds an organization whose state row is missing. Deleting the rows
+    (through the historical model) keeps this migration independent of the app's code, which
+    later migrations may outgrow."""
+    apps.get_model("costs", "CostRollupState").objects.all().delete()
 
 
 class Migration(migrations.Migration):
@@ -40,5 +36,5 @@ class Migration(migrations.Migration):
                 'indexes': [models.Index(fields=['organization', 'day'], name='costprojectday_org_day')],
             },
         ),
-        migrations.RunPython(fill, migrations.RunPython.noop),
+        migrations.RunPython(forget_built_rollups, migrations.RunPython.noop),
     ]
