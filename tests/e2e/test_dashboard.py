@@ -341,6 +341,7 @@ def test_every_page_is_photographed(page: Page, demo_server: DemoServer) -> None
         ("settings-invitations", "/settings/invitations"),
         ("settings-api-keys", "/settings/api-keys"),
         ("settings-cloud-accounts", "/settings/cloud-accounts"),
+        ("settings-projects", "/settings/projects"),
         ("settings-budgets", "/settings/budgets"),
         ("settings-alerts", "/settings/alerts"),
     ]

@@ -31,6 +31,9 @@ import type {
   Page,
   Period,
   Project,
+  ProjectChanges,
+  ProjectTagKey,
+  ProjectTagKeyInput,
   RecommendationActionInput,
   RecommendationDetail,
   RecommendationFilters,
@@ -127,6 +130,16 @@ export const cloudAccountsApi = {
 
 export const projectsApi = {
   list: (q: PageQuery, signal?: AbortSignal) => api.get<Page<Project>>('/api/v1/projects', pageParams(q), signal),
+  /** Rename, and/or set the tag values that land in the project (a value taken here leaves any other project). */
+  update: (id: number, changes: ProjectChanges) => api.patch<Project>(`/api/v1/projects/${id}`, changes),
+};
+
+/** The tag keys whose values name projects; an instance's project is the value of the first key it carries. */
+export const projectTagKeysApi = {
+  list: (q: PageQuery, signal?: AbortSignal) =>
+    api.get<Page<ProjectTagKey>>('/api/v1/project-tag-keys', pageParams(q), signal),
+  create: (input: ProjectTagKeyInput) => api.post<ProjectTagKey>('/api/v1/project-tag-keys', input),
+  remove: (id: number) => api.delete(`/api/v1/project-tag-keys/${id}`),
 };
 
 export const instancesApi = {

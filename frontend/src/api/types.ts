@@ -71,6 +71,11 @@ export type CloudAccountChanges = Schemas['PatchedCloudAccountRequest'];
 /* ---------- inventory ---------- */
 
 export type Project = AsRendered<Schemas['Project']>;
+/** A project edit sends only what changes: the name, and/or every tag value that should land in it. */
+export type ProjectChanges = Schemas['PatchedProjectRequest'];
+export type ProjectTagKey = AsRendered<Schemas['ProjectTagKey']>;
+/** `position` orders the keys (lowest first); the first key an instance carries names its project. */
+export type ProjectTagKeyInput = Schemas['ProjectTagKeyRequest'];
 export type ChargeType = Schemas['ChargeTypeEnum'];
 /**
  * `project` is the project's name, or null when no tag rule matched (Unallocated). The schema says a plain

@@ -13,19 +13,21 @@ function renderAs(role: typeof ACME.role, path = '/reports') {
 }
 
 describe('app shell', () => {
-  it('offers Settings to the roles that change something there, not to viewers and finance', () => {
+  it('offers Settings to owners and admins only (the roles that write settings), not to leads, viewers and finance', () => {
     const links = (role: string) => navFor(role).map((item) => item.to);
-    for (const role of ['owner', 'admin', 'lead']) expect(links(role)).toContain('/settings');
-    for (const role of ['viewer', 'finance', null]) expect(links(role as string)).not.toContain('/settings');
+    for (const role of ['owner', 'admin']) expect(links(role)).toContain('/settings');
+    for (const role of ['lead', 'viewer', 'finance', null]) expect(links(role as string)).not.toContain('/settings');
     expect(links('viewer')).toEqual(['/', '/projects', '/instances', '/recommendations', '/reports']);
   });
 
-  it('shows a viewer the navigation without Settings', async () => {
-    renderAs('viewer');
-    const nav = await screen.findByRole('navigation', { name: 'Main' });
-    expect(within(nav).getByRole('link', { name: 'Reports' })).toBeTruthy();
-    expect(within(nav).queryByRole('link', { name: 'Settings' })).toBeNull();
-  });
+  for (const role of ['viewer', 'lead'] as const) {
+    it(`shows a ${role} the navigation without Settings`, async () => {
+      renderAs(role);
+      const nav = await screen.findByRole('navigation', { name: 'Main' });
+      expect(within(nav).getByRole('link', { name: 'Reports' })).toBeTruthy();
+      expect(within(nav).queryByRole('link', { name: 'Settings' })).toBeNull();
+    });
+  }
 
   it('folds the navigation behind a menu button that opens it and closes it after a choice', async () => {
     const user = userEvent.setup();

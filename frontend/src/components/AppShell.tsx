@@ -4,7 +4,7 @@ import { NavLink, Outlet, useLocation } from 'react-router';
 import { useAuth, useMe } from '../auth/AuthContext';
 import { ApiError } from '../api/client';
 import { roleLabel } from '../api/roles';
-import { canEditDomain } from '../pages/settings/permissions';
+import { canManageOrg } from '../pages/settings/permissions';
 import { LanguagePicker, ThemeToggle } from './Preferences';
 
 const NAV = [
@@ -16,9 +16,12 @@ const NAV = [
   { to: '/settings', label: 'nav.settings', end: false },
 ] as const;
 
-/** The navigation a role gets: viewers and finance change nothing in Settings, so it is not offered to them. */
+/**
+ * The navigation a role gets: only owners and admins write anything in Settings (members, keys, cloud
+ * accounts, tag rules, budgets, alerts: the API's MANAGER_ROLES), so it is offered to them only.
+ */
 export function navFor(role: string | null | undefined) {
-  return NAV.filter((item) => item.to !== '/settings' || canEditDomain(role));
+  return NAV.filter((item) => item.to !== '/settings' || canManageOrg(role));
 }
 
 export function OrgSwitcher() {

@@ -311,10 +311,12 @@ describe('settings: alerts', () => {
   });
 });
 
-describe('settings: budgets and alerts for viewer and finance', () => {
-  for (const role of ['viewer', 'finance'] as const) {
-    it(`shows a ${role} the figures and no action button`, async () => {
-      mockApi({
+describe('settings: budgets and alerts for lead, viewer and finance', () => {
+  // Budgets and alert settings are written by owners and admins only (the API's MANAGER_ROLES): everyone
+  // else gets the notice instead of the tabs, on every settings address.
+  for (const role of ['lead', 'viewer', 'finance'] as const) {
+    it(`shows a ${role} who manages budgets and alerts, and no action button`, async () => {
+      const server = mockApi({
         'GET /api/v1/me': meAs(role),
         ...baseRoutes,
         'GET /api/v1/budgets': page([BUDGET]),
@@ -322,23 +324,24 @@ describe('settings: budgets and alerts for viewer and finance', () => {
         'GET /api/v1/alert-recipients': page([{ id: 1, role: 'lead', user_email: null, project: null, created_at: '2026-11-01T00:00:00Z' }]),
         'GET /api/v1/alerts/settings': { body: SETTINGS },
         'GET /api/v1/alerts': page([ALERT]),
+        'GET /api/v1/members': page([
+          { id: 1, user: { id: 7, email: 'lin@acme.example', name: 'Lin Wei' }, role: 'admin', created_at: '2025-01-01T00:00:00Z' },
+        ]),
       });
-      const user = userEvent.setup();
-      renderAppAt('/settings/budgets');
-      const budgets = (await screen.findByText('NLP training')).closest('section')!;
-      expect(within(budgets).getByText('¥8,250.00')).toBeTruthy();
-      expect(within(budgets).queryAllByRole('button')).toHaveLength(0);
-      expect(within(budgets).queryByRole('columnheader', { name: 'Actions' })).toBeNull();
-
-      await user.click(screen.getByRole('link', { name: 'Alerts' }));
-      expect(await screen.findByText('Idle GPU')).toBeTruthy();
-      expect(await screen.findByText('Everyone with role Team lead')).toBeTruthy();
-      const alerts = screen.getByRole('region', { name: 'Alerts' });
-      // Only the copy button of the read-only command remains; nothing that changes anything.
-      const buttons = within(alerts).queryAllByRole('button').map((b) => b.textContent);
-      expect(buttons).toEqual(['Copy']);
-      expect(within(alerts).queryByRole('form', { name: 'Add a recipient' })).toBeNull();
-      expect((screen.getByLabelText('Webhook URL') as HTMLInputElement).disabled).toBe(true);
+      for (const path of ['/settings/budgets', '/settings/alerts']) {
+        const { unmount } = renderAppAt(path);
+        const notice = await screen.findByTestId('settings-managed');
+        expect(notice.textContent).toContain("Settings are managed by your organization's owners and admins");
+        expect(await within(notice).findByText('Lin Wei (lin@acme.example), Admin')).toBeTruthy();
+        expect(within(screen.getByRole('main')).queryAllByRole('button')).toHaveLength(0);
+        expect(screen.queryByText('NLP training')).toBeNull();
+        expect(screen.queryByLabelText('Webhook URL')).toBeNull();
+        // Not offered in the navigation either.
+        expect(within(screen.getByRole('navigation', { name: 'Main' })).queryByRole('link', { name: 'Settings' })).toBeNull();
+        unmount();
+      }
+      expect(server.find('GET', '/api/v1/budgets')).toHaveLength(0);
+      expect(server.find('GET', '/api/v1/alert-rules')).toHaveLength(0);
     });
   }
 });

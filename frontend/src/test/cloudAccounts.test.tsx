@@ -310,16 +310,22 @@ describe('settings: cloud accounts', () => {
     expect(server.find('GET', '/api/v1/cloud-accounts')).toHaveLength(1);
   });
 
-  it('is read-only for a viewer', async () => {
-    mockApi({
+  it('shows a viewer the settings notice instead of the accounts, with nothing to change', async () => {
+    const server = mockApi({
       'GET /api/v1/me': { body: makeMe({ organization: BETA, organizations: [BETA] }) },
       'GET /api/v1/cloud-accounts': { body: page([account({ status: 'failing', last_error: PERMISSION_ERROR })]) },
+      'GET /api/v1/members': { status: 403, body: { error: { code: 'permission_denied', message: 'Forbidden.', fields: {} } } },
     });
     renderAppAt('/settings/cloud-accounts');
 
-    const card = await screen.findByRole('article', { name: 'Production' });
-    expect(within(card).getByTestId('account-error').textContent).toContain('monitor:GetMonitorData');
-    expect(screen.getByText('Only owners and admins can connect or change cloud accounts.')).toBeTruthy();
+    const notice = await screen.findByTestId('settings-managed');
+    expect(notice.textContent).toContain("Settings are managed by your organization's owners and admins");
+    await waitFor(() => expect(server.find('GET', '/api/v1/members')).toHaveLength(1));
+    // An unreadable member list names no one and shows no error: the notice is just the text.
+    expect(within(notice).queryByRole('list')).toBeNull();
+    expect(screen.queryByText('Forbidden.')).toBeNull();
+    expect(screen.queryByRole('article', { name: 'Production' })).toBeNull();
+    expect(server.find('GET', '/api/v1/cloud-accounts')).toHaveLength(0);
     expect(screen.queryByRole('button', { name: 'Sync now' })).toBeNull();
     expect(screen.queryByRole('button', { name: 'Edit Production' })).toBeNull();
     expect(screen.queryByRole('button', { name: 'Connect Tencent Cloud account' })).toBeNull();

@@ -166,16 +166,22 @@ describe('settings: members and invitations', () => {
     expect(window.location.pathname).toBe('/settings/members');
   });
 
-  it('is read-only for a viewer', async () => {
+  it('shows a viewer who manages settings instead of the tabs, with nothing to change', async () => {
     mockApi({
       'GET /api/v1/me': { body: makeMe({ organization: BETA, organizations: [BETA] }) },
       'GET /api/v1/members': { body: { count: 2, next: null, previous: null, results: members } },
     });
     renderAppAt('/settings/members');
 
-    expect(await screen.findByText('zhao@acme.example')).toBeTruthy();
+    const notice = await screen.findByTestId('settings-managed');
+    expect(notice.textContent).toContain("Settings are managed by your organization's owners and admins");
+    // The owners and admins by name (read from /members), not the other members.
+    expect(await within(notice).findByText('Lin Wei (lin@acme.example), Owner')).toBeTruthy();
+    expect(notice.textContent).not.toContain('zhao@acme.example');
+    expect(screen.queryByRole('navigation', { name: 'Settings sections' })).toBeNull();
     expect(screen.queryByLabelText('Role of zhao@acme.example')).toBeNull();
     expect(screen.queryByRole('button', { name: 'Remove' })).toBeNull();
+    expect(within(screen.getByRole('main')).queryAllByRole('button')).toHaveLength(0);
   });
 
   it('shows a load error with a retry', async () => {

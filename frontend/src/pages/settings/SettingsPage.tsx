@@ -8,12 +8,16 @@ import { ApiKeysTab } from './ApiKeysTab';
 import { CloudAccountsTab } from './CloudAccountsTab';
 import { BudgetsTab } from './BudgetsTab';
 import { AlertsTab } from './AlertsTab';
+import { ProjectsTab } from './ProjectsTab';
+import { SettingsManagedNotice } from './SettingsManagedNotice';
+import { canManageOrg } from './permissions';
 
 const TABS = [
   { to: '/settings/members', label: 'settings.tabs.members' },
   { to: '/settings/invitations', label: 'settings.tabs.invitations' },
   { to: '/settings/api-keys', label: 'settings.tabs.apiKeys' },
   { to: '/settings/cloud-accounts', label: 'settings.tabs.cloudAccounts' },
+  { to: '/settings/projects', label: 'projectSettings.tab' },
   { to: '/settings/budgets', label: 'budgets.tab' },
   { to: '/settings/alerts', label: 'alertsSettings.tab' },
 ] as const;
@@ -35,6 +39,9 @@ export function SettingsPage() {
         <EmptyState title={t('settings.noOrg.title')} icon="◎">
           <p>{t('settings.noOrg.body')}</p>
         </EmptyState>
+      ) : !canManageOrg(org.role) ? (
+        // Only owners and admins write settings (the API's MANAGER_ROLES); others are told whom to ask.
+        <SettingsManagedNotice />
       ) : (
         <>
           <nav className="tabs" aria-label={t('settings.sections')}>
@@ -51,6 +58,7 @@ export function SettingsPage() {
               <Route path="invitations" element={<InvitationsTab />} />
               <Route path="api-keys" element={<ApiKeysTab />} />
               <Route path="cloud-accounts" element={<CloudAccountsTab />} />
+              <Route path="projects" element={<ProjectsTab />} />
               <Route path="budgets" element={<BudgetsTab />} />
               <Route path="alerts" element={<AlertsTab />} />
               <Route path="*" element={<Navigate to="/settings/members" replace />} />
