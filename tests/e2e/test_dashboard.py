@@ -386,6 +386,12 @@ def test_a_viewer_sees_recommendations_without_action_buttons_and_no_settings_li
     nav = page.get_by_role("navigation", name="Main")
     assert nav.get_by_role("link", name="Recommendations").count() == 1
     assert nav.get_by_role("link", name="Settings").count() == 0
+    # Typed by hand, Settings says who manages it instead of showing tabs.
+    page.goto(f"{demo_server.url}/settings/projects")
+    notice = page.get_by_test_id("settings-managed")
+    notice.wait_for(timeout=WAIT_MS)
+    assert "managed by your organization's owners and admins" in notice.inner_text()
+    assert page.locator("main button").count() == 0
 
 
 def test_a_viewer_sees_no_action_buttons_on_the_overview_and_instances(
