@@ -179,7 +179,8 @@ describe('settings: projects and tag rules', () => {
     mockApi({ ...routes(), 'GET /api/v1/project-tag-keys': page([]), 'GET /api/v1/projects': page([]) });
     renderAppAt('/settings/projects');
 
-    expect(await screen.findByText(/No tag keys yet, so every instance is Unallocated\. Choose “Add a tag key”/)).toBeTruthy();
+    // No key set means the server's default key, "project"; adding one replaces it, so the text says so.
+    expect(await screen.findByText(/No tag keys set, so the default key “project” names projects\. A key you add replaces that default/)).toBeTruthy();
     expect(await screen.findByText(/No projects yet\. They appear after the next sync/)).toBeTruthy();
   });
 
