@@ -25,6 +25,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.core.management import call_command
 from django.db import connection, connections
+from django.db.backends.base.creation import TEST_DATABASE_PREFIX
 from django.test.utils import setup_databases, teardown_databases
 from pytest_django.live_server_helper import LiveServer
 
@@ -72,10 +73,13 @@ def _test_database() -> Iterator[None]:
     pytest-django creates the test database only for aliases its collected tests ask for (a
     ``django_db`` mark, ``db`` or ``live_server``). This module's tests use a module fixture
     instead, so when the module runs alone nobody has asked: create it here then."""
-    if connection.settings_dict["NAME"] == connection.creation._get_test_db_name():
+    name = str(connection.settings_dict["NAME"])
+    if name == connection.settings_dict["TEST"].get("NAME") or name.startswith(
+        TEST_DATABASE_PREFIX
+    ):
         yield  # the suite's other tests had it set up
         return
-    config = setup_databases(verbosity=0, interactive=False, aliases={"default"})
+    config = setup_databases(verbosity=0, interactive=False, aliases={"default": True})
     try:
         yield
     finally:
