@@ -42,14 +42,6 @@ INSTANCE_TARGET_S = 1.0
 OVERVIEW_CHARTS = ("spend-over-time", "phase-breakdown", "fleet-heatmap")
 INSTANCE_CHART = "instance-timeseries"
 TIMEOUT_MS = 60_000
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 # Resolves to performance.now() once every named chart is on the page and drawn.
 ALL_NAMED_DRAWN = """(names) => names.every(
@@ -167,6 +159,7 @@ def main() -> None:
     from django.core.management import call_command
     from playwright.sync_api import sync_playwright
 
+    from tests.e2e.conftest import CHROMIUM_FLAGS
     from tests.e2e.demo import build_demo, start_simulator
 
     simulator = start_simulator()

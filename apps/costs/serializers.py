@@ -11,10 +11,27 @@ from decimal import Decimal
 
 from rest_framework import serializers
 
-from apps.accounts.models import Currency
+from apps.accounts.models import Currency, Organization
 from apps.analysis.models import PHASE_KEYS
 from apps.billing.selectors import UnallocatedReason
+from apps.cloud.models import Project
 from apps.costs.params import DIMENSIONS, GRANULARITIES
+
+
+def project_id_of(organization: Organization, slug: str | None) -> int | None:
+    """The id of the organization's project named by ``slug`` (None: no filter); a 400 naming
+    ``project`` when there is none, so another organization's project reads as absent."""
+    if slug is None:
+        return None
+    project_id = (
+        Project.objects.for_organization(organization)
+        .filter(slug=slug)
+        .values_list("id", flat=True)
+        .first()
+    )
+    if project_id is None:
+        raise serializers.ValidationError({"project": ["No such project."]})
+    return project_id
 
 
 def money(amount: Decimal) -> str:

@@ -23,9 +23,9 @@ from rest_framework.response import Response
 from apps.api.pagination import PageNumberPagination
 from apps.api.serializers import StrictSerializer
 from apps.api.views import OrganizationAPIView
-from apps.cloud.models import ChargeType, Project
+from apps.cloud.models import ChargeType
 from apps.costs import services, usage
-from apps.costs.serializers import MoneyField, money
+from apps.costs.serializers import MoneyField, money, project_id_of
 
 UNALLOCATED = "Unallocated"
 _TAG = re.compile(r"^([^\s:,=]{1,127}):(.{1,255})$")
@@ -186,14 +186,7 @@ class InstanceUsageView(OrganizationAPIView):
         query = InstanceUsageQuerySerializer(data=params, today=_today(organization.timezone))
         query.is_valid(raise_exception=True)
         attrs = query.validated_data
-        project_id = None
-        if "project" in attrs:
-            project = (
-                Project.objects.for_organization(organization).filter(slug=attrs["project"]).first()
-            )
-            if project is None:
-                raise serializers.ValidationError({"project": ["No such project."]})
-            project_id = project.pk
+        project_id = project_id_of(organization, attrs.get("project"))
         tag = None
         if "tag" in attrs:
             key, value = attrs["tag"].split(":", 1)

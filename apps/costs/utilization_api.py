@@ -24,6 +24,7 @@ from apps.api.views import OrganizationAPIView
 from apps.cloud.models import Instance, Project
 from apps.core.timegrid import floor_hour
 from apps.costs import utilization
+from apps.costs.serializers import project_id_of
 
 MAX_UTILIZATION_DAYS = 93
 UNALLOCATED = "Unallocated"
@@ -131,12 +132,7 @@ class UtilizationView(OrganizationAPIView):
         query.is_valid(raise_exception=True)
         params = query.validated_data
         projects = dict(Project.objects.for_organization(organization).values_list("id", "slug"))
-        project_id = None
-        if "project" in params:
-            by_slug = {slug: pk for pk, slug in projects.items()}
-            if params["project"] not in by_slug:
-                raise serializers.ValidationError({"project": ["No such project."]})
-            project_id = by_slug[params["project"]]
+        project_id = project_id_of(organization, params.get("project"))
         scope = params.get("scope", "fleet")
         start = dt.datetime.combine(params["start"], dt.time(), tzinfo=tz)
         end = dt.datetime.combine(params["end"] + dt.timedelta(days=1), dt.time(), tzinfo=tz)
@@ -303,16 +299,7 @@ class HourOfWeekView(OrganizationAPIView):
         )
         query.is_valid(raise_exception=True)
         params = query.validated_data
-        project_id = None
-        if "project" in params:
-            project_id = (
-                Project.objects.for_organization(organization)
-                .filter(slug=params["project"])
-                .values_list("id", flat=True)
-                .first()
-            )
-            if project_id is None:
-                raise serializers.ValidationError({"project": ["No such project."]})
+        project_id = project_id_of(organization, params.get("project"))
         cells = utilization.hour_of_week(
             organization=organization,
             start=dt.datetime.combine(params["start"], dt.time(), tzinfo=tz),
