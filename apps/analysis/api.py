@@ -156,7 +156,7 @@ class AnalysisSummaryView(ConditionalGetMixin, AnalysisAPIView):
         start, end = period["start"], period["end"]
         group_by = period.get("group_by", "fleet")
         organization = self.tenant.organization
-        instances = selectors.gpu_instances_in_period(
+        instances = selectors.gpu_instance_rows_in_period(
             organization=organization, start=start, end=end
         )
         # From the hourly phase minutes the analysis stored, not per-minute labels rebuilt
@@ -176,7 +176,10 @@ class AnalysisSummaryView(ConditionalGetMixin, AnalysisAPIView):
         return Response(body)
 
     def _by_project(
-        self, instances: list[Instance], items: list[pricing.InstanceWaste], currency: str
+        self,
+        instances: list[selectors.InstanceRow],
+        items: list[pricing.InstanceWaste],
+        currency: str,
     ) -> list[dict]:
         organization = self.tenant.organization
         names = selectors.project_names(organization=organization)

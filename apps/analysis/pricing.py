@@ -21,9 +21,9 @@ import numpy as np
 
 from apps.analysis.engine import Phase, WasteReport, waste
 from apps.analysis.engine.waste import gpu_hours_of_card_minutes
-from apps.analysis.selectors import period_labels
+from apps.analysis.selectors import PricedInstance, period_labels
 from apps.billing.models import BillLine
-from apps.cloud.models import ChargeType, Instance, InstancePrice
+from apps.cloud.models import ChargeType, InstancePrice
 from apps.core.timegrid import datetime_to_epoch_minute
 
 COMPUTE_COMPONENTS = ("v_cvm_compute",)
@@ -78,7 +78,7 @@ class _Billed:
 
 
 def instances_waste(
-    *, instances: Sequence[Instance], start: dt.datetime, end: dt.datetime, currency: str
+    *, instances: Sequence[PricedInstance], start: dt.datetime, end: dt.datetime, currency: str
 ) -> list[InstanceWaste]:
     """Per-phase figures of each instance over ``[start, end)`` (in the given order).
 
@@ -152,7 +152,7 @@ def _billed(ids: Sequence[int], start: dt.datetime, end: dt.datetime) -> dict[in
     return dict(out)
 
 
-def _hourly_prices(instances: Sequence[Instance]) -> dict[int, tuple[Decimal, str]]:
+def _hourly_prices(instances: Sequence[PricedInstance]) -> dict[int, tuple[Decimal, str]]:
     """Instance id -> (discounted hourly price, currency) from the account's price catalog."""
     accounts = {i.account_id for i in instances if i.account_id is not None}
     # Keyed like the instances look it up; an instance without an account finds nothing.
@@ -176,7 +176,7 @@ def _hourly_prices(instances: Sequence[Instance]) -> dict[int, tuple[Decimal, st
     return out
 
 
-def _mark_existence(mask: np.ndarray, instance: Instance, first: int) -> None:
+def _mark_existence(mask: np.ndarray, instance: PricedInstance, first: int) -> None:
     """Mark the minutes of the period in which the instance existed (and so cost money)."""
     minutes = mask.size
     a = (

