@@ -27,6 +27,7 @@ from django.core.management import call_command
 from django.db import connection, connections
 from django.db.backends.base.creation import TEST_DATABASE_PREFIX
 from django.test.utils import setup_databases, teardown_databases
+from playwright.sync_api import expect
 from pytest_django.live_server_helper import LiveServer
 
 from apps.cloud.models import CloudAccount
@@ -465,7 +466,7 @@ def test_a_tablet_gets_a_collapsed_navigation_and_no_horizontal_overflow(
     assert not nav.get_by_role("link", name="Instances").is_visible()
     shoot(page, "overview-tablet")
     menu.click()
-    assert menu.get_attribute("aria-expanded") == "true"
+    expect(menu).to_have_attribute("aria-expanded", "true")
     nav.get_by_role("link", name="Instances").click()
     page.wait_for_url("**/instances", timeout=WAIT_MS)
     settled(page)

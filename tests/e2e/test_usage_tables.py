@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.cloud.conftest import make_simulator  # noqa: F401  (fixture)
 from tests.costs.conftest import billed  # noqa: F401  (fixture)
@@ -55,7 +56,8 @@ def test_the_usage_tables_sort_filter_and_link(
     page.locator('button[data-sort="waste"]').click()
     page.wait_for_url(re.compile(r"ordering=-waste"), timeout=10_000)
     header = page.locator("th", has=page.locator('button[data-sort="waste"]'))
-    assert header.get_attribute("aria-sort") == "descending"
+    # The URL changes before React renders the new order: wait for the header to say it.
+    expect(header).to_have_attribute("aria-sort", "descending", timeout=10_000)
     # The rows of the new order are in once the table is no longer busy.
     page.locator('[data-testid="instances-table"]:not([aria-busy="true"])').wait_for(timeout=20_000)
     assert page.locator('[data-testid="instance-link"]').count() > 1
