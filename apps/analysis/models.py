@@ -267,7 +267,7 @@ class BilledHoursDay(models.Model):
     ``other_lines``, so ``fleet_pricing`` knows which days to read line by line; it reads this
     table only for the whole UTC days inside a period (subscription lines are never here).
 
-    Derived from billing's lines by ``services.billed_hours_rebuild`` on ``bill_lines_changed``
+    Derived from billing's lines by ``billed_hours.billed_hours_rebuild`` on ``bill_lines_changed``
     (and in full the first time an organization is read); UTC days, so the organization's
     timezone does not move them. PostgreSQL only, like the reader.
     """

@@ -20,6 +20,7 @@ import type {
   CloudAccountInput,
   ConnectionTestInput,
   ConnectionTestResult,
+  CostReport,
   CreatedApiKey,
   Instance,
   InstanceFilters,
@@ -45,10 +46,12 @@ import type {
   SignupCreated,
   SignupInput,
   SummaryGroupBy,
+  Timeseries,
   InstanceUsagePage,
   ProjectUsageList,
 } from './types';
 import type { AnalysisSummary, InstancePhases, InstanceProfile } from './untypedEndpoints';
+import type { DateRange } from '../dateRange';
 
 export interface PageQuery {
   page: number;
@@ -152,6 +155,20 @@ export const instancesApi = {
   /** Hour-of-week profile and off window; `analysed: false` until the instance has been analysed. */
   profile: (id: number, signal?: AbortSignal) =>
     api.get<InstanceProfile>(`/api/v1/instances/${id}/profile`, undefined, signal),
+  /**
+   * The utilization curve over `start`..`end` (naive dates in the organization's timezone, the end
+   * exclusive). The API picks the finest resolution with at most 1,500 points: the page never asks for
+   * more than it can draw.
+   */
+  timeseries: (id: number, period: { start: string; end: string }, signal?: AbortSignal) =>
+    api.get<Timeseries>(`/api/v1/instances/${id}/timeseries`, { start: period.start, end: period.end }, signal),
+  /** Billed money per local day of the range (both ends included), split by phase. */
+  dailyCost: (providerId: string, range: DateRange, signal?: AbortSignal) =>
+    api.get<CostReport>(
+      '/api/v1/costs',
+      { granularity: 'day', start: range.from, end: range.to, instance: providerId, group_by: 'phase' },
+      signal,
+    ),
 };
 
 export const analysisApi = {

@@ -96,6 +96,18 @@ export type SummaryGroupBy = NonNullable<QueryOf<'v1_analysis_summary_retrieve'>
 /** A period of the analysis endpoints: ISO dates or date-times, the end exclusive. */
 export type Period = QueryOf<'v1_instances_phases_retrieve'>;
 
+/* ---------- costs and utilization ---------- */
+
+export type CostReport = AsRendered<Schemas['CostReport']>;
+export type CostGroup = AsRendered<Schemas['CostGroup']>;
+export type MonthToDate = AsRendered<Schemas['MonthToDate']>;
+export type Utilization = AsRendered<Schemas['Utilization']>;
+export type Usage = AsRendered<Schemas['Usage']>;
+export type HourOfWeek = AsRendered<Schemas['HourOfWeek']>;
+export type HourOfWeekCell = AsRendered<Schemas['HourOfWeekCell']>;
+/** An instance's utilization curve at the resolution the API chose for the range. */
+export type Timeseries = AsRendered<Schemas['Timeseries']>;
+
 /* ---------- recommendations ---------- */
 
 export type RecommendationKind = Schemas['RecommendationKindEnum'];

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { useMe } from '../auth/AuthContext';
 import { instancesApi, recommendationsApi } from '../api/endpoints';
-import type { Instance, Org, Page, Recommendation } from '../api/types';
+import type { CostReport, Instance, Org, Page, Recommendation, Timeseries } from '../api/types';
 import type { InstancePhases, InstanceProfile } from '../api/untypedEndpoints';
 import { useApiData } from '../hooks';
 import { EmptyState, ErrorBanner, NoOrganization } from '../components/ui';
@@ -11,7 +11,6 @@ import { formatDateTime } from '../format';
 import { queryKeys } from '../data/keys';
 import { apiPeriod, type RangeOptions } from '../dateRange';
 import { DateRangePicker, useUrlDateRange } from '../components/DateRangePicker';
-import { instancePageApi, type CostReport, type Timeseries } from './instance/api';
 import { ChartSkeleton } from './instance/ChartSkeleton';
 import { DailyCostSection, PhasesBody } from './instance/CostSections';
 import { UtilizationSection } from './instance/UtilizationSection';
@@ -89,7 +88,7 @@ function InstanceDetail({ id, org }: { id: number; org: Org }) {
   // not wait for one another; only the daily cost needs the instance (the cost report filters by its id).
   const instance = useApiData<Instance>([...key, 'detail'], (signal) => instancesApi.get(id, signal));
   const series = useApiData<Timeseries>([...key, 'timeseries', range.start, range.end], (signal) =>
-    instancePageApi.timeseries(id, range, signal),
+    instancesApi.timeseries(id, range, signal),
   );
   const phases = useApiData<InstancePhases>([...key, 'phases', range.start, range.end], (signal) =>
     instancesApi.phases(id, range, signal),
@@ -98,7 +97,7 @@ function InstanceDetail({ id, org }: { id: number; org: Org }) {
   const providerId = instance.data?.provider_id ?? '';
   const cost = useApiData<CostReport>(
     [...key, 'daily-cost', dateRange.range.from, dateRange.range.to],
-    (signal) => instancePageApi.dailyCost(providerId, dateRange.range, signal),
+    (signal) => instancesApi.dailyCost(providerId, dateRange.range, signal),
     { enabled: providerId !== '' },
   );
   const recommendations = useApiData<Page<Recommendation>>([...queryKeys.recommendations, 'instance', id], (signal) =>

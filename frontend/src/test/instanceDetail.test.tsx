@@ -5,7 +5,7 @@ import { renderAppAt } from './render';
 import { emptyPage, makeMe, mockApi, type MockResponse } from './mockApi';
 import type { Instance } from '../api/types';
 import type { InstancePhases, InstanceProfile, WeekGrid } from '../api/untypedEndpoints';
-import type { CostReport, Timeseries } from '../pages/instance/api';
+import type { CostReport, Timeseries } from '../api/types';
 import type { ChartOption } from '../components/Chart';
 
 // The ECharts canvas cannot be drawn in happy-dom: record what each chart is given instead.

@@ -6,7 +6,7 @@ import { EmptyState, ErrorBanner } from '../../components/ui';
 import type { ApiData } from '../../hooks';
 import { formatDecimal, formatMoney, formatPercent, ratio, sumDecimals } from '../../money';
 import { formatMinutes, PHASE_LABELS, PHASES } from '../../phases';
-import type { CostReport } from './api';
+import type { CostReport } from '../../api/types';
 import { ChartSkeleton } from './ChartSkeleton';
 
 const DailyCostChart = lazy(() => import('./InstanceCharts').then((m) => ({ default: m.DailyCostChart })));

@@ -8,7 +8,7 @@ import { Chart } from '../../components/Chart';
 import { intlLocale } from '../../i18n';
 import { formatMoney } from '../../money';
 import { PHASE_COLORS, PHASE_LABELS, PHASES } from '../../phases';
-import type { CostReport } from './api';
+import type { CostReport } from '../../api/types';
 import { dailyCostOption } from './dailyCostOption';
 import { instanceTimeseriesOption, type PhaseBand, type Resolution, type SeriesPoint, type TimeWindow } from './timeseriesOption';
 

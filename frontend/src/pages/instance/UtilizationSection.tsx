@@ -8,7 +8,8 @@ import { EmptyState, ErrorBanner } from '../../components/ui';
 import { queryKeys } from '../../data/keys';
 import { formatDateTime, formatRelative } from '../../format';
 import { useApiData, type ApiData } from '../../hooks';
-import { instancePageApi, type Timeseries } from './api';
+import { instancesApi } from '../../api/endpoints';
+import type { Timeseries } from '../../api/types';
 import { ChartSkeleton } from './ChartSkeleton';
 import { detailWindow, phaseBands, withDetail, zoomWindow, type TimeWindow } from './timeseriesOption';
 
@@ -56,7 +57,7 @@ export function UtilizationSection({
   const fine = useApiData<Timeseries>(
     [...queryKeys.instance(id), 'timeseries-detail', detail?.start, detail?.end],
     (signal) =>
-      instancePageApi.timeseries(
+      instancesApi.timeseries(
         id,
         { start: new Date(detail!.start).toISOString(), end: new Date(detail!.end).toISOString() },
         signal,

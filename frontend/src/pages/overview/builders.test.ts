@@ -5,7 +5,7 @@ import { changeRatio, sameDaysLastMonth } from './kpi';
 import { phaseBreakdownOption, phaseRows, wasteMoney } from './phaseBreakdown';
 import { MAX_SERIES, spendOverTimeOption, spendSeries, UNALLOCATED_COLOR } from './spendOverTime';
 import { syncHealth } from './syncHealth';
-import type { CostGroup, HourOfWeekCell, Usage } from './types';
+import type { CostGroup, HourOfWeekCell, Usage } from '../../api/types';
 
 const BUCKETS = ['2026-11-01', '2026-11-02', '2026-11-03'];
 const LABELS = { unallocated: 'Unallocated', other: 'Other' };

@@ -1,9 +1,19 @@
 /** The Overview's reads, each cached by TanStack Query; every one is scoped to the optional project. */
 import { api } from '../../api/client';
-import type { Budget, CloudAccount, Page, Project, Recommendation } from '../../api/types';
+import type {
+  Budget,
+  CloudAccount,
+  CostReport,
+  HourOfWeek,
+  Page,
+  Project,
+  ProjectTagKey,
+  Recommendation,
+  Utilization,
+} from '../../api/types';
 import { queryKeys } from '../../data/keys';
 import { useApiData } from '../../hooks';
-import type { CostReport, HourOfWeek, OverviewScope, ProjectTagKey, Utilization } from './types';
+import type { OverviewScope } from './types';
 
 /** Inclusive local days, as /costs and /utilization read them. */
 export interface Days {

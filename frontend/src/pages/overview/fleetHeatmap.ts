@@ -1,7 +1,7 @@
 /** The fleet's hour-of-week heatmap: 7 weekdays x 24 local hours of card-weighted GPU utilization. */
 import type { ChartOption } from '../../components/Chart';
 import { formatDecimal } from '../../money';
-import type { HourOfWeekCell } from './types';
+import type { HourOfWeekCell } from '../../api/types';
 
 /** Monday first, as the API numbers them (0 = Monday). */
 export const WEEKDAY_KEYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const;

@@ -1,5 +1,5 @@
 /** The month-to-date cards' arithmetic: which days of last month compare, and the change. */
-import type { MonthToDate } from './types';
+import type { MonthToDate } from '../../api/types';
 
 function parts(day: string): [number, number, number] {
   const [y, m, d] = day.split('-').map(Number);

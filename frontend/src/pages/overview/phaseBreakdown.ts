@@ -3,7 +3,7 @@ import type { ChartOption } from '../../components/Chart';
 import type { Phase } from '../../api/untypedEndpoints';
 import { formatDecimal, formatMoney, sumDecimals } from '../../money';
 import { PHASE_COLORS, PHASE_LABELS, PHASES } from '../../phases';
-import type { Usage } from './types';
+import type { Usage } from '../../api/types';
 
 /** Money on GPUs that did no useful work: idle, or waiting for data. */
 export const WASTE_PHASES: Phase[] = ['idle', 'data_processing'];

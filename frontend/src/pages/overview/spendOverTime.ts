@@ -1,7 +1,7 @@
 /** The stacked "spend over time" bars: one series per group of the cost report, unallocated apart. */
 import type { ChartOption } from '../../components/Chart';
 import { formatMoney, sumDecimals } from '../../money';
-import type { CostGroup, CostReport } from './types';
+import type { CostGroup, CostReport } from '../../api/types';
 
 /** Dimensions the chart can stack by (a tag key is `tag:<key>`). */
 export const BASE_DIMENSIONS = ['project', 'instance_type', 'charge_type'] as const;
