@@ -19,6 +19,7 @@ from rest_framework.response import Response
 
 from apps.accounts.roles import MANAGER_ROLES
 from apps.analysis import fleet_pricing, pricing, selectors, services
+from apps.analysis.fleet_waste import FleetWaste
 from apps.analysis.serializers import (
     AnalysisSettingsSerializer,
     AnalysisSummarySerializer,
@@ -161,7 +162,7 @@ class AnalysisSummaryView(ConditionalGetMixin, AnalysisAPIView):
         )
         # From the hourly phase minutes the analysis stored, not per-minute labels rebuilt
         # for the whole fleet (same figures; see fleet_pricing).
-        items = fleet_pricing.instances_waste(
+        fleet = fleet_pricing.fleet_waste(
             instances=instances, start=start, end=end, currency=organization.currency
         )
         body: dict[str, Any] = {
@@ -169,41 +170,43 @@ class AnalysisSummaryView(ConditionalGetMixin, AnalysisAPIView):
             "end": end,
             "group_by": group_by,
             "currency": organization.currency,
-            "totals": waste_totals_json(items, organization.currency),
+            "totals": waste_totals_json(fleet, organization.currency),
         }
         if group_by == "project":
-            body["groups"] = self._by_project(instances, items, organization.currency)
+            body["groups"] = self._by_project(instances, fleet, organization.currency)
         return Response(body)
 
     def _by_project(
-        self,
-        instances: list[selectors.InstanceRow],
-        items: list[pricing.InstanceWaste],
-        currency: str,
+        self, instances: list[selectors.InstanceRow], fleet: FleetWaste, currency: str
     ) -> list[dict]:
         organization = self.tenant.organization
         names = selectors.project_names(organization=organization)
-        groups: dict[int | None, list[pricing.InstanceWaste]] = {}
-        for item in items:
-            groups.setdefault(item.project_id, []).append(item)
-        ordered = sorted(groups, key=lambda p: (p is None, names.get(p, "") if p else ""))
-        return [
-            {
-                "project_id": project_id,
-                "project_name": names.get(project_id, UNALLOCATED) if project_id else UNALLOCATED,
-                **waste_totals_json(groups[project_id], currency),
-                "unallocated_by_reason": None
-                if project_id
-                else unallocated_by_reason_json(
-                    groups[project_id],
-                    reasons=selectors.unallocated_reasons(
-                        organization=organization, instances=instances
+        rows: dict[int | None, list[int]] = {}
+        for row, project_id in enumerate(fleet.project_ids):
+            rows.setdefault(project_id, []).append(row)
+        ordered = sorted(rows, key=lambda p: (p is None, names.get(p, "") if p else ""))
+        groups = []
+        for project_id in ordered:
+            group = fleet.subset(rows[project_id])
+            groups.append(
+                {
+                    "project_id": project_id,
+                    "project_name": names.get(project_id, UNALLOCATED)
+                    if project_id
+                    else UNALLOCATED,
+                    **waste_totals_json(group, currency),
+                    "unallocated_by_reason": None
+                    if project_id
+                    else unallocated_by_reason_json(
+                        group,
+                        reasons=selectors.unallocated_reasons(
+                            organization=organization, instances=instances
+                        ),
+                        currency=currency,
                     ),
-                    currency=currency,
-                ),
-            }
-            for project_id in ordered
-        ]
+                }
+            )
+        return groups
 
 
 class AnalysisSettingsView(AnalysisAPIView):

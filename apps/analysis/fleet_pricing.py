@@ -33,7 +33,9 @@ from django.db import connection
 
 from apps.analysis import pricing
 from apps.analysis.billed_hours import PHASE_COLUMNS, REGULAR, billed_hours_ensure
-from apps.analysis.engine import Phase, cost_of_minutes
+from apps.analysis.engine import Phase
+from apps.analysis.engine.waste import rounded_total
+from apps.analysis.fleet_waste import FleetWaste
 from apps.analysis.models import PHASE_DAY_SHAPE, PhaseDay
 from apps.analysis.selectors import PricedInstance, period_labels
 from apps.core.timegrid import (
@@ -153,8 +155,17 @@ def instances_waste(
     *, instances: Sequence[PricedInstance], start: dt.datetime, end: dt.datetime, currency: str
 ) -> list[pricing.InstanceWaste]:
     """What ``pricing.instances_waste`` answers, read from the hourly rollups (see above)."""
+    return fleet_waste(instances=instances, start=start, end=end, currency=currency).items()
+
+
+def fleet_waste(
+    *, instances: Sequence[PricedInstance], start: dt.datetime, end: dt.datetime, currency: str
+) -> FleetWaste:
+    """``instances_waste`` as columns, for readers that sum a fleet (``FleetWaste``)."""
     if connection.vendor != "postgresql" or not instances:
-        return pricing.instances_waste(instances=instances, start=start, end=end, currency=currency)
+        return FleetWaste.of_items(
+            pricing.instances_waste(instances=instances, start=start, end=end, currency=currency)
+        )
     first = datetime_to_epoch_minute(start)
     last = datetime_to_epoch_minute(end)
     state = {instance.pk: _Instance() for instance in instances}
@@ -220,34 +231,37 @@ def instances_waste(
     _existence_minutes(unbilled, state, first, last)
     _span_minutes(state, first, last)
     prices = pricing._hourly_prices(unbilled)
-    out = []
-    for instance in instances:
+    minutes = np.array([state[i.pk].minutes for i in instances], dtype=np.int64)
+    sources: list[str] = []
+    currencies: list[str] = []
+    exacts: list[Decimal | None] = []
+    totals: list[int] = []
+    for instance, row in zip(instances, minutes.tolist(), strict=True):
         item = state[instance.pk]
-        minutes = [int(m) for m in item.minutes]
-        # ``waste_of_minutes``'s money without its per-phase records (``pricing._scaled``
-        # would replace their GPU-hours anyway): ~20 us an instance less.
         if item.billed:
-            total = item.whole + pricing._to_decimal(item.partial)
-            rounded, costs = cost_of_minutes(minutes, Decimal(0), total_cost=total)
-            source, money_currency, exact = pricing.SOURCE_BILLS, item.currency, total
+            exact = item.whole + pricing._to_decimal(item.partial)
+            total = rounded_total(row, Decimal(0), total_cost=exact)
+            sources.append(pricing.SOURCE_BILLS)
+            currencies.append(item.currency or currency)
+            exacts.append(exact)
         else:
             price = prices.get(instance.pk)
             hourly, money_currency = price if price else (Decimal(0), currency)
-            rounded, costs = cost_of_minutes(minutes, hourly)
-            source = pricing.SOURCE_LIST_PRICE if price else pricing.SOURCE_UNPRICED
-            exact = None
-        out.append(
-            pricing.InstanceWaste(
-                instance_id=instance.pk,
-                project_id=instance.project_id,
-                cost_source=source,
-                currency=money_currency or currency,
-                by_phase=pricing.scaled_figures(minutes, costs, instance.gpu_count),
-                total_cost=rounded,
-                billed_cost=exact,
-            )
-        )
-    return out
+            total = rounded_total(row, hourly)
+            sources.append(pricing.SOURCE_LIST_PRICE if price else pricing.SOURCE_UNPRICED)
+            currencies.append(money_currency or currency)
+            exacts.append(None)
+        totals.append(int(total.scaleb(2)))
+    return FleetWaste.priced(
+        instance_ids=[instance.pk for instance in instances],
+        project_ids=[instance.project_id for instance in instances],
+        gpu_counts=[instance.gpu_count for instance in instances],
+        cost_sources=sources,
+        currencies=currencies,
+        billed_costs=exacts,
+        minutes=minutes.reshape(len(instances), _PHASES),
+        total_cents=np.array(totals, dtype=np.int64),
+    )
 
 
 def _rollup_days(

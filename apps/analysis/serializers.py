@@ -16,8 +16,9 @@ from django.utils.dateparse import parse_date, parse_datetime
 from rest_framework import serializers
 
 from apps.analysis.engine import Evidence, Phase, missing_metrics, unseparated_phases
+from apps.analysis.fleet_waste import FleetWaste
 from apps.analysis.models import phase_key
-from apps.analysis.pricing import InstanceWaste, PhaseFigures
+from apps.analysis.pricing import PhaseFigures
 from apps.analysis.selectors import MergedSegment
 from apps.api.serializers import StrictSerializer
 from apps.billing.selectors import UnallocatedReason
@@ -123,27 +124,20 @@ def phase_figures_json(
     }
 
 
-def waste_totals_json(items: list[InstanceWaste], currency: str) -> dict[str, Any]:
+def waste_totals_json(fleet: FleetWaste, currency: str) -> dict[str, Any]:
     """Sum of several instances' figures: per phase, total, idle and data-bound money.
 
     Money of unpriced instances is left out of the sums (and counted in ``cost_sources``).
     """
-    by_phase = {
-        phase: PhaseFigures(
-            minutes=sum(i.by_phase[phase].minutes for i in items),
-            gpu_hours=sum((i.by_phase[phase].gpu_hours for i in items), Decimal(0)),
-            cost=sum((i.by_phase[phase].cost for i in items), Decimal("0.00")),
-        )
-        for phase in Phase
-    }
+    by_phase = fleet.phase_sums()
     sources: dict[str, int] = {"bills": 0, "list_price": 0, "unpriced": 0}
-    for item in items:
-        sources[item.cost_source] += 1
+    for source in fleet.cost_sources:
+        sources[source] += 1
     return {
-        "instance_count": len(items),
+        "instance_count": len(fleet),
         "currency": currency,
         "gpu_hours": str(sum((f.gpu_hours for f in by_phase.values()), Decimal(0))),
-        "cost": money(sum((i.total_cost for i in items), Decimal("0.00"))),
+        "cost": money(fleet.total_cost()),
         "idle_cost": money(by_phase[Phase.IDLE].cost),
         "data_bound_cost": money(by_phase[Phase.DATA_PROCESSING].cost),
         "wasted_cost": money(by_phase[Phase.IDLE].cost + by_phase[Phase.DATA_PROCESSING].cost),
@@ -154,7 +148,7 @@ def waste_totals_json(items: list[InstanceWaste], currency: str) -> dict[str, An
 
 
 def unallocated_by_reason_json(
-    items: list[InstanceWaste], *, reasons: dict[int, UnallocatedReason], currency: str
+    fleet: FleetWaste, *, reasons: dict[int, UnallocatedReason], currency: str
 ) -> list[dict[str, Any]]:
     """The Unallocated group's figures split by why each instance has no project; every reason
     is listed (zeros when none applies) and the parts add up to the group."""
@@ -163,7 +157,14 @@ def unallocated_by_reason_json(
             "reason": reason.value,
             "reason_label": reason.label,
             **waste_totals_json(
-                [item for item in items if reasons.get(item.instance_id) == reason], currency
+                fleet.subset(
+                    [
+                        row
+                        for row, instance_id in enumerate(fleet.instance_ids)
+                        if reasons.get(instance_id) == reason
+                    ]
+                ),
+                currency,
             ),
         }
         for reason in UnallocatedReason

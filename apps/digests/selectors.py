@@ -270,7 +270,7 @@ def digest_figures(
     if project_ids is not None:
         wanted = set(project_ids)
         instances = [instance for instance in instances if instance.project_id in wanted]
-    items = fleet_pricing.instances_waste(
+    fleet = fleet_pricing.fleet_waste(
         instances=instances, start=start, end=end, currency=organization.currency
     )
     heatmap_days, heatmap = utilization_heatmap(
@@ -285,7 +285,7 @@ def digest_figures(
         daily_spend=daily,
         project_movers=project_movers,
         instance_movers=instance_movers,
-        phases=waste_totals_json(items, organization.currency),
+        phases=waste_totals_json(fleet, organization.currency),
         recommendations=top_recommendations(organization=organization, project_ids=project_ids),
         failing_accounts=failing_accounts(organization),
         heatmap=heatmap,
