@@ -54,7 +54,13 @@ class ConditionalGetMixin:
             return response
         if not isinstance(response, Response) or response.exception:
             return response
-        etag = representation_etag(response.data)
+        if response.accepted_renderer.format == "json":
+            # Rendered once, here, and the ETag hashed from the bytes sent: hashing a second
+            # rendering cost a 90-day cost report ~4 ms.
+            response.render()
+            etag = f'"{hashlib.sha256(response.content).hexdigest()[:40]}"'
+        else:
+            etag = representation_etag(response.data)
         response["ETag"] = etag
         patch_vary_headers(response, VARY_ON)
         # Private: a shared cache must not serve one organization's report to another; no-cache:
@@ -63,4 +69,5 @@ class ConditionalGetMixin:
         if etag_matches(request, etag):
             response.status_code = status.HTTP_304_NOT_MODIFIED
             response.data = None
+            response.content = b""
         return response

@@ -17,6 +17,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.api.conditional import ConditionalGetMixin
 from apps.api.views import OrganizationAPIView
 from apps.costs import selectors, services
 from apps.costs.params import DIMENSIONS, GRANULARITIES, MAX_DAYS, MAX_GROUP_BY, cost_query_parse
@@ -49,7 +50,7 @@ def _key_json(dimension: str, value: str | None, labels: dict[str, dict[str, str
     return {"dimension": dimension, "value": value, "label": label}
 
 
-class CostReportView(OrganizationAPIView):
+class CostReportView(ConditionalGetMixin, OrganizationAPIView):
     """Billed cost (RealCost) by local day, week or month, grouped by up to two dimensions."""
 
     @extend_schema(

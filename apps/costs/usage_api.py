@@ -20,6 +20,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.api.conditional import ConditionalGetMixin
 from apps.api.pagination import PageNumberPagination
 from apps.api.serializers import StrictSerializer
 from apps.api.views import OrganizationAPIView
@@ -158,7 +159,7 @@ def _period(attrs: dict[str, Any], tz: str) -> usage.Period:
     return usage.Period(start=attrs["start"], end=attrs["end"], tz=zoneinfo.ZoneInfo(tz))
 
 
-class InstanceUsageView(OrganizationAPIView):
+class InstanceUsageView(ConditionalGetMixin, OrganizationAPIView):
     """One row per instance of the range: cost, waste, GPU utilization and its daily line."""
 
     pagination_class = PageNumberPagination
@@ -289,7 +290,7 @@ class ProjectUsageListSerializer(serializers.Serializer):
     )
 
 
-class ProjectUsageView(OrganizationAPIView):
+class ProjectUsageView(ConditionalGetMixin, OrganizationAPIView):
     """Per project (and Unallocated): spend and its daily line, GPU-hours, util and waste."""
 
     @extend_schema(

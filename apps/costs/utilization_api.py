@@ -19,6 +19,7 @@ from rest_framework.response import Response
 
 from apps.analysis.models import PHASE_KEYS, phase_key
 from apps.analysis.serializers import PeriodQuerySerializer
+from apps.api.conditional import ConditionalGetMixin
 from apps.api.serializers import StrictSerializer
 from apps.api.views import OrganizationAPIView
 from apps.cloud.models import Instance, Project
@@ -116,7 +117,7 @@ def _usage_json(item: utilization.Usage, key: str | None, label: str) -> dict[st
     }
 
 
-class UtilizationView(OrganizationAPIView):
+class UtilizationView(ConditionalGetMixin, OrganizationAPIView):
     """GPU-hours, mean and p95 utilization, and GPU-hours and money per phase."""
 
     @extend_schema(
@@ -196,7 +197,7 @@ class TimeseriesSerializer(serializers.Serializer):
     points = TimeseriesPointSerializer(many=True, help_text="Only where something was observed.")
 
 
-class InstanceTimeseriesView(OrganizationAPIView):
+class InstanceTimeseriesView(ConditionalGetMixin, OrganizationAPIView):
     """One instance's utilization curve at 1-minute, hourly or daily resolution."""
 
     @extend_schema(
@@ -284,7 +285,7 @@ class HourOfWeekSerializer(serializers.Serializer):
     )
 
 
-class HourOfWeekView(OrganizationAPIView):
+class HourOfWeekView(ConditionalGetMixin, OrganizationAPIView):
     """GPU-hours and card-weighted utilization per local weekday and hour (a 7 x 24 heatmap)."""
 
     @extend_schema(

@@ -113,10 +113,39 @@ def test_it_gives_no_etag_to_an_error(alice_client: APIClient, acme: Organizatio
     assert "ETag" not in response
 
 
-@pytest.mark.parametrize(
-    "path",
-    ["/api/v1/analysis/summary", "/api/v1/instances/{id}/phases", "/api/v1/instances/{id}/profile"],
-)
+def test_it_answers_an_unchanged_cost_report_with_304_and_a_changed_one_with_200(
+    alice_client: APIClient, world: GlobexWorld
+) -> None:
+    costs = {"start": DAY.isoformat(), "end": "2026-11-03", "group_by": "project"}
+    first = alice_client.get("/api/v1/costs", costs)
+    etag = first["ETag"]
+
+    again = alice_client.get("/api/v1/costs", costs, HTTP_IF_NONE_MATCH=etag)
+    other_period = alice_client.get(
+        "/api/v1/costs", {**costs, "end": "2026-11-02"}, HTTP_IF_NONE_MATCH=etag
+    )
+
+    assert first.status_code == 200
+    assert first.json()["total"] != "0.00"
+    assert (again.status_code, again.content, again["ETag"]) == (304, b"", etag)
+    assert other_period.status_code == 200
+    assert other_period["ETag"] != etag
+
+
+REPORTS = [
+    "/api/v1/analysis/summary",
+    "/api/v1/instances/{id}/phases",
+    "/api/v1/instances/{id}/profile",
+    "/api/v1/costs",
+    "/api/v1/utilization",
+    "/api/v1/utilization/hour-of-week",
+    "/api/v1/instances/{id}/timeseries",
+    "/api/v1/usage/instances",
+    "/api/v1/usage/projects",
+]
+
+
+@pytest.mark.parametrize("path", REPORTS)
 def test_it_documents_the_etag_of_reports(openapi: dict[str, Any], path: str) -> None:
     operation = openapi["paths"][path]["get"]
     assert "ETag" in operation["responses"]["200"]["headers"]
@@ -309,3 +338,26 @@ def test_it_states_every_field_of_every_answer(openapi: dict[str, Any]) -> None:
         if place not in FREE_FORM
     }
     assert sorted(bare) == []
+
+
+# --- empty filter values -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["project", "charge_type"])
+def test_it_refuses_an_empty_value_of_a_typed_filter_naming_it(
+    alice_client: APIClient, world: GlobexWorld, name: str
+) -> None:
+    response = alice_client.get("/api/v1/instances", {name: ""})
+    assert response.status_code == 400
+    assert_error_format(response.json())
+    assert list(response.json()["error"]["fields"]) == [name]
+
+
+def test_it_still_takes_an_empty_free_text_filter(
+    alice_client: APIClient, world: GlobexWorld
+) -> None:
+    everything = alice_client.get("/api/v1/instances").json()["count"]
+    response = alice_client.get("/api/v1/instances", {"region": "", "state": ""})
+    assert response.status_code == 200
+    assert everything > 0
+    assert response.json()["count"] == everything  # an empty text filter is no filter
