@@ -241,7 +241,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["apps.api.permissions.IsOrganizationMember"],
     "DEFAULT_PAGINATION_CLASS": "apps.api.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_FILTER_BACKENDS": ["apps.api.filters.StrictFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "apps.api.schema.ApiAutoSchema",
     "EXCEPTION_HANDLER": "apps.api.exceptions.exception_handler",
     "DEFAULT_RENDERER_CLASSES": [

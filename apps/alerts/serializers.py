@@ -119,12 +119,14 @@ class BudgetSerializer(_OrganizationProjects, StrictModelSerializer):
         return BudgetStatusSerializer(status).data
 
 
-MONTH_PATTERN = r"^\d{4}-(0[1-9]|1[0-2])$"
+# Years 2000-2099: no cloud bill is older, and the month after 9999-12 is no date at all
+# (``month_bounds`` would fail on year 0 or 9999 with a server error).
+MONTH_PATTERN = r"^20\d{2}-(0[1-9]|1[0-2])$"
 
 
 class BudgetQuerySerializer(StrictSerializer):
     month = serializers.RegexField(
-        MONTH_PATTERN, required=False, help_text="yyyy-mm; default: this month."
+        MONTH_PATTERN, required=False, help_text="yyyy-mm (2000-2099); default: this month."
     )
     # The list's pagination (the paginator reads them; named here so they are not "unknown").
     page = serializers.IntegerField(required=False, min_value=1)

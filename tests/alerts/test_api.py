@@ -80,9 +80,10 @@ def test_it_answers_400_naming_each_bad_field(
         "forecast_thresholds_pct",
     }
     assert not Budget.objects.exists()
-    bad_month = alice_client.get("/api/v1/budgets", {"month": "2026-13"})
-    assert bad_month.status_code == 400
-    assert set(bad_month.json()["error"]["fields"]) == {"month"}
+    for month in ("2026-13", "0000-01", "9999-12"):
+        bad_month = alice_client.get("/api/v1/budgets", {"month": month})
+        assert bad_month.status_code == 400, month
+        assert set(bad_month.json()["error"]["fields"]) == {"month"}
 
 
 def test_it_shows_a_budget_status_a_reader_can_recompute(

@@ -5984,7 +5984,10 @@ export interface operations {
                 /** @description Filter on a tag, e.g. tag:team=research. */
                 "tag:<key>"?: string;
             };
-            header?: never;
+            header?: {
+                /** @description An ETag of an earlier answer: 304 without a body if unchanged. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5992,11 +5995,22 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description A strong validator of this representation: send it back in `If-None-Match` to get a 304 while the report is unchanged. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CostReport"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is still current. */
+            304: {
+                headers: {
+                    /** @description A strong validator of this representation: send it back in `If-None-Match` to get a 304 while the report is unchanged. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A parameter is invalid; the body names it. */
             400: {
@@ -7718,7 +7732,10 @@ export interface operations {
                 /** @description ISO date or date-time; default: 24 h ago */
                 start?: string;
             };
-            header?: never;
+            header?: {
+                /** @description An ETag of an earlier answer: 304 without a body if unchanged. */
+                "If-None-Match"?: string;
+            };
             path: {
                 id: number;
             };
@@ -7728,11 +7745,22 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description A strong validator of this representation: send it back in `If-None-Match` to get a 304 while the report is unchanged. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Timeseries"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is still current. */
+            304: {
+                headers: {
+                    /** @description A strong validator of this representation: send it back in `If-None-Match` to get a 304 while the report is unchanged. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad parameter. */
             400: {
@@ -9972,7 +10000,10 @@ export interface operations {
                 /** @description Lowest GPU util avg (%). */
                 util_min?: number;
             };
-            header?: never;
+            header?: {
+                /** @description An ETag of an earlier answer: 304 without a body if unchanged. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9980,11 +10011,22 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description A strong validator of this representation: send it back in `If-None-Match` to get a 304 while the report is unchanged. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["InstanceUsagePage"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is still current. */
+            304: {
+                headers: {
+                    /** @description A strong validator of this representation: send it back in `If-None-Match` to get a 304 while the report is unchanged. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A parameter is invalid; the body names it. */
             400: {
@@ -10041,7 +10083,10 @@ export interface operations {
                 /** @description First local day; default: 6 days ago. */
                 start?: string;
             };
-            header?: never;
+            header?: {
+                /** @description An ETag of an earlier answer: 304 without a body if unchanged. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10049,11 +10094,22 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description A strong validator of this representation: send it back in `If-None-Match` to get a 304 while the report is unchanged. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ProjectUsageList"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is still current. */
+            304: {
+                headers: {
+                    /** @description A strong validator of this representation: send it back in `If-None-Match` to get a 304 while the report is unchanged. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A parameter is invalid; the body names it. */
             400: {
@@ -10118,7 +10174,10 @@ export interface operations {
                 /** @description First local day; default: 7 days ago. */
                 start?: string;
             };
-            header?: never;
+            header?: {
+                /** @description An ETag of an earlier answer: 304 without a body if unchanged. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10126,11 +10185,22 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description A strong validator of this representation: send it back in `If-None-Match` to get a 304 while the report is unchanged. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Utilization"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is still current. */
+            304: {
+                headers: {
+                    /** @description A strong validator of this representation: send it back in `If-None-Match` to get a 304 while the report is unchanged. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad parameter. */
             400: {
@@ -10189,7 +10259,10 @@ export interface operations {
                 /** @description First local day; default: 7 days ago. */
                 start?: string;
             };
-            header?: never;
+            header?: {
+                /** @description An ETag of an earlier answer: 304 without a body if unchanged. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10197,11 +10270,22 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description A strong validator of this representation: send it back in `If-None-Match` to get a 304 while the report is unchanged. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HourOfWeek"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is still current. */
+            304: {
+                headers: {
+                    /** @description A strong validator of this representation: send it back in `If-None-Match` to get a 304 while the report is unchanged. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad parameter. */
             400: {

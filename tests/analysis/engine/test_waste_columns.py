@@ -14,7 +14,7 @@ from apps.analysis.engine.waste import gpu_hours_e4, gpu_hours_of_card_minutes, 
 
 rows = st.lists(
     st.tuples(
-        st.integers(-10**9, 10**9),
+        st.integers(-(10**9), 10**9),
         # Small weights make ties (equal remainders) common; zeros make the all-unknown case.
         st.lists(st.one_of(st.integers(0, 3), st.integers(0, 200_000)), min_size=5, max_size=5),
     ),
