@@ -120,6 +120,7 @@ class Demo:
     var: Path
     port: int
     simulator_port: int
+    mail_port: int
     env: dict[str, str]
 
     def run(self, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -179,7 +180,7 @@ def demo(tmp_path: Path) -> Iterator[Demo]:
         # The virtualenv's bin directory, where the demo finds python, gunicorn and celery.
         VENV_BIN=os.path.dirname(sys.executable),
     )
-    demo = Demo(var, int(env["PORT"]), int(env["SIMULATOR_PORT"]), env)
+    demo = Demo(var, int(env["PORT"]), int(env["SIMULATOR_PORT"]), int(env["MAIL_PORT"]), env)
     yield demo
     # Whatever a failed test left running must not outlive it.
     for pid in processes_naming(var) | {
@@ -195,6 +196,7 @@ def assert_nothing_of_the_demo_survives(demo: Demo, groups: dict[str, int]) -> N
     assert processes_naming(demo.var) == set()
     assert listeners_on(demo.port) == set()
     assert listeners_on(demo.simulator_port) == set()
+    assert listeners_on(demo.mail_port) == set()
     assert not healthz_answers(demo.port)
 
 
@@ -213,6 +215,7 @@ def test_it_leaves_no_process_and_no_taken_port_after_stop(demo: Demo) -> None:
     assert len(members_of(groups["worker"])) == 3  # the main process and --concurrency=2
     assert listeners_on(demo.port) <= members_of(groups["web"])
     assert listeners_on(demo.simulator_port) == {groups["simulator"]}
+    assert listeners_on(demo.mail_port) == {groups["mail"]}
     assert healthz_answers(demo.port)
 
     result = demo.stop()
@@ -239,6 +242,7 @@ def test_it_serves_the_new_processes_when_started_twice_in_a_row(demo: Demo) -> 
     assert new_web_listeners <= members_of(second["web"])
     assert new_web_listeners.isdisjoint(first_web_listeners)
     assert listeners_on(demo.simulator_port) == {second["simulator"]}
+    assert listeners_on(demo.mail_port) == {second["mail"]}
     assert healthz_answers(demo.port)
 
     demo.stop()
@@ -295,7 +299,7 @@ def test_it_refuses_a_taken_port_and_names_what_holds_it(demo: Demo) -> None:
 def test_it_catches_the_demos_mail_in_var_mail_and_stops_the_catcher(demo: Demo) -> None:
     result = demo.run("start", "mail")
     assert result.returncode == 0, result.stdout + result.stderr + demo.logs()
-    port = int(demo.env["MAIL_PORT"])
+    port = demo.mail_port
     message = EmailMessage()
     message["From"] = "GPU Ledger <ledger@localhost>"
     message["To"] = "new@acme.test"

@@ -258,6 +258,37 @@ def invitation_revoke(*, invitation: Invitation) -> None:
 
 
 @transaction.atomic
+def invitation_send_claim(*, invitation_id: int) -> Invitation | None:
+    """Claim an invitation's one e-mail: the invitation (with its organization and inviter), or
+    None when it is sent already or gone.
+
+    The conditional UPDATE is the claim, so a duplicate task message or a second worker cannot
+    send it twice. It commits before the caller sends: call it outside a transaction.
+    """
+    claimed = Invitation.objects.filter(pk=invitation_id, sent_at__isnull=True).update(
+        sent_at=timezone.now()
+    )
+    if not claimed:
+        return None
+    return Invitation.objects.select_related("organization", "invited_by").get(pk=invitation_id)
+
+
+@transaction.atomic
+def invitation_send_release(*, invitation_id: int) -> None:
+    """Give back a claim whose send failed, so the retry can claim it again."""
+    Invitation.objects.filter(pk=invitation_id).update(sent_at=None)
+
+
+@transaction.atomic
+def invitations_purge_expired() -> int:
+    """Delete the invitations that expired unaccepted; how many."""
+    deleted, _ = Invitation.objects.filter(
+        accepted_at__isnull=True, expires_at__lt=timezone.now()
+    ).delete()
+    return deleted
+
+
+@transaction.atomic
 def api_key_create(
     *, organization: Organization, name: str, scope: str, created_by: User | None
 ) -> tuple[ApiKey, str]:

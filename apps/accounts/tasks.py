@@ -6,10 +6,10 @@ import logging
 
 from celery import shared_task
 from django.core.mail import send_mail
-from django.utils import timezone
 
+from apps.accounts import services
 from apps.accounts.emails import invitation_email_render, verification_email_render
-from apps.accounts.models import Invitation, User
+from apps.accounts.models import User
 from apps.accounts.verification import verification_token_make
 from workers import queues
 from workers.defaults import NEVER_RETRY, task_options
@@ -30,17 +30,12 @@ logger = logging.getLogger(__name__)
 def send_invitation_email(invitation_id: int, token: str) -> bool:
     """E-mail an invitation once. Returns False when there is nothing (more) to send.
 
-    The conditional UPDATE claims the invitation, so a duplicate message or a second worker
-    cannot send it twice; a failed send releases the claim for the retry.
+    The invitation is claimed first, so a duplicate message or a second worker cannot send it
+    twice; a failed send releases the claim for the retry.
     """
-    claimed = Invitation.objects.filter(pk=invitation_id, sent_at__isnull=True).update(
-        sent_at=timezone.now()
-    )
-    if not claimed:
+    invitation = services.invitation_send_claim(invitation_id=invitation_id)
+    if invitation is None:
         return False
-    invitation = Invitation.objects.select_related("organization", "invited_by").get(
-        pk=invitation_id
-    )
     email = invitation_email_render(invitation=invitation, token=token)
     try:
         send_mail(
@@ -50,7 +45,7 @@ def send_invitation_email(invitation_id: int, token: str) -> bool:
             recipient_list=[invitation.email],
         )
     except OSError as exc:
-        Invitation.objects.filter(pk=invitation_id).update(sent_at=None)
+        services.invitation_send_release(invitation_id=invitation_id)
         logger.warning(
             "invitation %s: mail server failed (%s); claim released for a retry",
             invitation_id,
@@ -69,10 +64,7 @@ def send_invitation_email(invitation_id: int, token: str) -> bool:
     )
 )
 def purge_expired_invitations() -> int:
-    deleted, _ = Invitation.objects.filter(
-        accepted_at__isnull=True, expires_at__lt=timezone.now()
-    ).delete()
-    return deleted
+    return services.invitations_purge_expired()
 
 
 @shared_task(

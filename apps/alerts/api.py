@@ -101,6 +101,9 @@ class BudgetViewSet(
             budget=serializer.instance, **serializer.validated_data
         )
 
+    def perform_destroy(self, instance: Budget) -> None:
+        services.budget_delete(budget=instance)
+
 
 class ThresholdRuleViewSet(
     mixins.ListModelMixin,
@@ -136,6 +139,9 @@ class ThresholdRuleViewSet(
             setattr(rule, key, value)
         serializer.instance = services.threshold_rule_save(rule=rule)
 
+    def perform_destroy(self, instance: ThresholdRule) -> None:
+        services.threshold_rule_delete(rule=instance)
+
 
 class AlertRecipientViewSet(
     mixins.ListModelMixin,
@@ -151,9 +157,12 @@ class AlertRecipientViewSet(
     write_roles = MANAGER_ROLES
 
     def perform_create(self, serializer: BaseSerializer[AlertRecipient]) -> None:
-        serializer.instance = AlertRecipient.objects.create(
+        serializer.instance = services.alert_recipient_create(
             organization=self.tenant.organization, **serializer.validated_data
         )
+
+    def perform_destroy(self, instance: AlertRecipient) -> None:
+        services.alert_recipient_delete(recipient=instance)
 
 
 # Each filter's schema states what AlertQuerySerializer accepts (choices, positive ids, RFC 3339

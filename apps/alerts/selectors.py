@@ -28,6 +28,7 @@ from apps.accounts.models import Organization
 from apps.alerts.models import AlertEvent, AlertKind, Budget, BudgetBasis
 from apps.billing.models import BillLine
 from apps.billing.selectors import cost_totals
+from apps.core.timegrid import SECONDS_PER_DAY
 
 #: How many days the forecast's daily spend is averaged over.
 FORECAST_TRAILING_DAYS = 7
@@ -134,7 +135,7 @@ def budget_statuses_of(
         days_left = Decimal(0)
     else:
         seconds_left = (end - window_end).total_seconds()
-        days_left = (Decimal(seconds_left) / 86400).quantize(Decimal("0.0001"))
+        days_left = (Decimal(seconds_left) / SECONDS_PER_DAY).quantize(Decimal("0.0001"))
     return [
         _status(
             budget,

@@ -1,4 +1,5 @@
-"""Writes of the alerts app: budgets, rules, settings, and raising an alert (which notifies)."""
+"""Writes of the alerts app: budgets, rules, recipients, settings, and raising an alert (which
+notifies)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone, translation
 
-from apps.accounts.models import Organization
+from apps.accounts.models import Organization, User
 from apps.alerts.delivery import deliveries_plan
 from apps.alerts.models import (
     AlertDelivery,
     AlertEvent,
+    AlertRecipient,
     AlertSettings,
     Budget,
     Channel,
@@ -91,6 +93,31 @@ def budget_update(*, budget: Budget, **fields: Any) -> Budget:
     return budget
 
 
+@transaction.atomic
+def budget_delete(*, budget: Budget) -> None:
+    budget.delete()
+
+
+@transaction.atomic
+def alert_recipient_create(
+    *,
+    organization: Organization,
+    role: str = "",
+    user: User | None = None,
+    project: Project | None = None,
+) -> AlertRecipient:
+    """Tell every member with ``role``, or one ``user`` (exactly one of the two, see the model's
+    constraint), of one ``project``'s alerts or, without one, of all."""
+    return AlertRecipient.objects.create(
+        organization=organization, role=role, user=user, project=project
+    )
+
+
+@transaction.atomic
+def alert_recipient_delete(*, recipient: AlertRecipient) -> None:
+    recipient.delete()
+
+
 def alert_settings_get(organization: Organization) -> AlertSettings:
     settings, _ = AlertSettings.objects.get_or_create(organization=organization)
     return settings
@@ -137,6 +164,12 @@ def threshold_rule_save(*, rule: ThresholdRule) -> ThresholdRule:
     rule.full_clean()
     rule.save()
     return rule
+
+
+@transaction.atomic
+def threshold_rule_delete(*, rule: ThresholdRule) -> None:
+    # A deleted default stays deleted: threshold_rules_ensure_defaults creates them only once.
+    rule.delete()
 
 
 def alert_event_raise(

@@ -39,13 +39,16 @@ from apps.analysis.fleet_waste import FleetWaste
 from apps.analysis.models import PHASE_DAY_SHAPE, PhaseDay
 from apps.analysis.selectors import PricedInstance, period_labels
 from apps.core.timegrid import (
+    MINUTES_PER_HOUR,
+    ceil_epoch_minute,
     date_to_epoch_day,
     datetime_to_epoch_minute,
+    epoch_day_hour_starts,
+    epoch_minute_to_date,
     epoch_minute_to_datetime,
 )
 
 _PHASES = len(Phase)
-_HOUR = 60
 # Spans closer than this are read with one segment query.
 _WINDOW_GAP_MINUTES = 120
 
@@ -213,7 +216,7 @@ def fleet_waste(
             item.currency, item.billed = money_currency, True
             item.whole += cost
             item.minutes[1:] += np.array([int(k) for k in known], dtype=np.int64)
-            item.minutes[Phase.UNKNOWN] += hours * _HOUR - sum(int(k) for k in known)
+            item.minutes[Phase.UNKNOWN] += hours * MINUTES_PER_HOUR - sum(int(k) for k in known)
             continue
         # Exactly ``pricing._billed``: the last second is inclusive (10:00:00-10:59:59).
         stop = end_at + dt.timedelta(seconds=1) if end_at.second == 59 else end_at
@@ -226,7 +229,7 @@ def fleet_waste(
         else:
             item.partial += Fraction(cost) * Fraction(int(overlap), int(span))
         item.currency, item.billed = money_currency, True
-        item.spans.append((datetime_to_epoch_minute(begin), -(-int(stop.timestamp()) // 60)))
+        item.spans.append((datetime_to_epoch_minute(begin), ceil_epoch_minute(stop)))
     unbilled = [i for i in instances if not state[i.pk].billed]
     _existence_minutes(unbilled, state, first, last)
     _span_minutes(state, first, last)
@@ -298,7 +301,7 @@ def _rollup_days(
         item.currency, item.billed = money_currency, True
         phases = [int(k) for k in known]
         item.minutes[1:] += phases
-        item.minutes[Phase.UNKNOWN] += int(hours) * _HOUR - sum(phases)
+        item.minutes[Phase.UNKNOWN] += int(hours) * MINUTES_PER_HOUR - sum(phases)
     return odd
 
 
@@ -317,7 +320,10 @@ def _existence_minutes(
             b = min(max(datetime_to_epoch_minute(instance.terminated_at), first), last)
         if b <= a:
             continue
-        hours_from, hours_to = -(-a // _HOUR) * _HOUR, (b // _HOUR) * _HOUR
+        hours_from, hours_to = (
+            -(-a // MINUTES_PER_HOUR) * MINUTES_PER_HOUR,
+            (b // MINUTES_PER_HOUR) * MINUTES_PER_HOUR,
+        )
         if hours_to <= hours_from:
             state[instance.pk].spans.append((a, b))
             continue
@@ -331,13 +337,12 @@ def _existence_minutes(
         state[instance_id].minutes[Phase.UNKNOWN] += r[1] - r[0]
     rows = PhaseDay.objects.filter(
         instance_id__in=list(ranges),
-        day__gte=epoch_minute_to_datetime(low).date(),
-        day__lte=epoch_minute_to_datetime(high - 1).date(),
+        day__gte=epoch_minute_to_date(low),
+        day__lte=epoch_minute_to_date(high - 1),
     ).values_list("instance_id", "day", "minutes")
-    hour_offsets = _HOUR * np.arange(PHASE_DAY_SHAPE[0], dtype=np.int64)
     for instance_id, day, raw in rows.iterator(chunk_size=2000):
         a, b = ranges[instance_id]
-        starts = date_to_epoch_day(day) * 1440 + hour_offsets
+        starts = epoch_day_hour_starts(date_to_epoch_day(day))
         inside = (starts >= a) & (starts < b)
         counts = np.frombuffer(bytes(raw), dtype=np.uint8).reshape(PHASE_DAY_SHAPE)
         known = counts[inside, 1:].sum(axis=0).astype(np.int64)

@@ -24,7 +24,7 @@ from apps.analysis.engine.waste import gpu_hours_of_card_minutes
 from apps.analysis.selectors import PricedInstance, period_labels
 from apps.billing.models import BillLine
 from apps.cloud.models import ChargeType, InstancePrice
-from apps.core.timegrid import datetime_to_epoch_minute
+from apps.core.timegrid import ceil_epoch_minute, datetime_to_epoch_minute
 
 COMPUTE_COMPONENTS = ("v_cvm_compute",)
 # Tencent quotes subscriptions per month; amortised over a 30-day month of hours.
@@ -148,7 +148,7 @@ def _billed(ids: Sequence[int], start: dt.datetime, end: dt.datetime) -> dict[in
         else:
             item.partial += Fraction(cost) * Fraction(int(overlap), int(span))
         item.currency = currency
-        item.spans.append((datetime_to_epoch_minute(begin), -(-int(stop.timestamp()) // 60)))
+        item.spans.append((datetime_to_epoch_minute(begin), ceil_epoch_minute(stop)))
     return dict(out)
 
 

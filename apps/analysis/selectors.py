@@ -24,7 +24,13 @@ from apps.analysis.models import (
 )
 from apps.billing.selectors import UnallocatedReason, project_tag_keys, unallocated_reason
 from apps.cloud.models import Instance, Project
-from apps.core.timegrid import date_to_epoch_day, datetime_to_epoch_minute, epoch_minute_to_date
+from apps.core.timegrid import (
+    SECONDS_PER_MINUTE,
+    date_to_epoch_day,
+    datetime_to_epoch_minute,
+    epoch_day_hour_starts,
+    epoch_minute_to_date,
+)
 from apps.metrics.models import InstanceHourRollup
 
 
@@ -308,10 +314,13 @@ def phase_minutes_daily(
     minutes = np.frombuffer(b"".join(bytes(row[2]) for row in fetched), dtype=np.uint8)
     minutes = minutes.reshape(len(fetched), *PHASE_DAY_SHAPE)
     # Epoch minute of each stored hour, and the local day (ordinal) its start falls on.
-    hour_start = day[:, None] * 1440 + 60 * np.arange(PHASE_DAY_SHAPE[0], dtype=np.int64)
+    hour_start = epoch_day_hour_starts(day)
     unique, inverse = np.unique(hour_start, return_inverse=True)
     local = np.array(
-        [dt.datetime.fromtimestamp(m * 60, tz).date().toordinal() for m in unique.tolist()],
+        [
+            dt.datetime.fromtimestamp(m * SECONDS_PER_MINUTE, tz).date().toordinal()
+            for m in unique.tolist()
+        ],
         dtype=np.int64,
     )[inverse.reshape(hour_start.shape)]
     counted = (hour_start >= first) & (hour_start < last) & minutes.any(axis=2)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -20,12 +21,16 @@ SECONDS_PER_MINUTE = 60
 MINUTES_PER_HOUR = 60
 HOURS_PER_DAY = 24
 MINUTES_PER_DAY = MINUTES_PER_HOUR * HOURS_PER_DAY
+SECONDS_PER_HOUR = SECONDS_PER_MINUTE * MINUTES_PER_HOUR
 SECONDS_PER_DAY = SECONDS_PER_MINUTE * MINUTES_PER_DAY
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 EPOCH_DATE = EPOCH.date()
 _EPOCH_ORDINAL = EPOCH_DATE.toordinal()
+_HOUR_OFFSETS = MINUTES_PER_HOUR * np.arange(HOURS_PER_DAY, dtype=np.int64)
 
 TimestampsLike = npt.ArrayLike | Sequence[dt.datetime]
+# An epoch minute (or day) alone or a whole array of them: the integer arithmetic is the same.
+EpochInts = TypeVar("EpochInts", int, np.ndarray)
 
 
 def _require_aware(moment: dt.datetime) -> None:
@@ -52,6 +57,21 @@ def datetime_to_epoch_microseconds(moment: dt.datetime) -> int:
     return (moment - EPOCH) // dt.timedelta(microseconds=1)
 
 
+def ceil_epoch_minute(moment: dt.datetime) -> int:
+    """Epoch minute rounded up: the first minute starting at or after ``moment``.
+
+    The exclusive end, on the grid, of a span ending at ``moment`` (10:00:00 ends at the minute
+    10:00, 10:00:00.5 at 10:01).
+    """
+    _require_aware(moment)
+    return -((EPOCH - moment) // dt.timedelta(minutes=1))
+
+
+def ceil_minute(moment: dt.datetime) -> dt.datetime:
+    """The first minute start (UTC) at or after ``moment``."""
+    return epoch_minute_to_datetime(ceil_epoch_minute(moment))
+
+
 def epoch_minute_to_datetime(epoch_minute: int | np.integer) -> dt.datetime:
     """The aware UTC datetime at which an epoch minute starts."""
     return EPOCH + dt.timedelta(minutes=int(epoch_minute))
@@ -60,6 +80,26 @@ def epoch_minute_to_datetime(epoch_minute: int | np.integer) -> dt.datetime:
 def epoch_minute_to_date(epoch_minute: int | np.integer) -> dt.date:
     """The UTC date an epoch minute falls on."""
     return dt.date.fromordinal(_EPOCH_ORDINAL + int(epoch_minute) // MINUTES_PER_DAY)
+
+
+def epoch_minute_to_epoch_day(epoch_minute: EpochInts) -> EpochInts:
+    """The epoch day (UTC) of an epoch minute, or of each of an array of them."""
+    return epoch_minute // MINUTES_PER_DAY
+
+
+def hour_of_day(epoch_minute: EpochInts) -> EpochInts:
+    """The UTC hour (0-23) an epoch minute falls in, or of each of an array of them."""
+    return epoch_minute % MINUTES_PER_DAY // MINUTES_PER_HOUR
+
+
+def epoch_day_hour_starts(epoch_days: int | np.ndarray) -> np.ndarray:
+    """Epoch minutes (int64) at which the 24 UTC hours of each epoch day start.
+
+    Shape ``(24,)`` for one day, ``(days, 24)`` for an array of days: the layout of a day's
+    per-hour rows (``PhaseDay``).
+    """
+    days = np.asarray(epoch_days, dtype=np.int64)
+    return days[..., None] * MINUTES_PER_DAY + _HOUR_OFFSETS
 
 
 def epoch_day_to_date(epoch_day: int | np.integer) -> dt.date:

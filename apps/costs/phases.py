@@ -22,10 +22,16 @@ import numpy as np
 
 from apps.analysis.engine import Phase
 from apps.analysis.models import PHASE_DAY_SHAPE, PhaseDay
-from apps.core.timegrid import date_to_epoch_day, datetime_to_epoch_minute
+from apps.core.timegrid import (
+    MINUTES_PER_HOUR,
+    date_to_epoch_day,
+    datetime_to_epoch_minute,
+    epoch_day_to_date,
+    epoch_minute_to_epoch_day,
+    hour_of_day,
+)
 
 UNIT = Decimal("1e-8")
-MINUTES_PER_HOUR = 60
 _PHASES = len(Phase)
 # units x minutes must fit an int64: a line-hour of up to ~1.5e9 yuan.
 _MAX_UNITS = np.iinfo(np.int64).max // MINUTES_PER_HOUR
@@ -53,12 +59,12 @@ def hour_weights(
     if not known:
         return weights
     minutes = np.array([datetime_to_epoch_minute(hours[i]) for i in known], dtype=np.int64)
-    days = minutes // 1440
+    days = epoch_minute_to_epoch_day(minutes)
     rows = PhaseDay.objects.filter(
         organization_id=organization_id,
         instance_id__in={instance_ids[i] for i in known},
-        day__gte=dt.date(1970, 1, 1) + dt.timedelta(days=int(days.min())),
-        day__lte=dt.date(1970, 1, 1) + dt.timedelta(days=int(days.max())),
+        day__gte=epoch_day_to_date(days.min()),
+        day__lte=epoch_day_to_date(days.max()),
     ).values_list("instance_id", "day", "minutes")
     stored = {
         (instance_id, date_to_epoch_day(day)): np.frombuffer(bytes(raw), dtype=np.uint8).reshape(
@@ -70,7 +76,7 @@ def hour_weights(
         day_minutes = stored.get((int(instance_ids[index] or 0), int(days[position])))
         if day_minutes is None:
             continue
-        row = day_minutes[(minutes[position] % 1440) // 60].astype(np.int64)
+        row = day_minutes[hour_of_day(int(minutes[position]))].astype(np.int64)
         labelled = int(row[1:].sum())
         weights[index, 1:] = row[1:]
         weights[index, Phase.UNKNOWN] = MINUTES_PER_HOUR - labelled

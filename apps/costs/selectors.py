@@ -232,6 +232,25 @@ def _names_by_id(
     return out
 
 
+def usage_group_labels(
+    organization: Organization, scope: str, keys: list[int | None]
+) -> tuple[dict[int, str], dict[int, str]]:
+    """The organization's project slugs by id, and the names of a utilization report's group
+    ``keys`` by id: projects' at the ``project`` scope, instances' at ``instance``, none else."""
+    slugs = dict(Project.objects.for_organization(organization).values_list("id", "slug"))
+    names: dict[int, str] = {}
+    if scope == "project":
+        names = dict(Project.objects.for_organization(organization).values_list("id", "name"))
+    elif scope == "instance":
+        ids = [key for key in keys if key is not None]
+        names = dict(
+            Instance.objects.for_organization(organization)
+            .filter(pk__in=ids)
+            .values_list("id", "name")
+        )
+    return slugs, names
+
+
 def _blank_none(value: Any) -> str | None:
     # As ``dimensions``: a blank column is no value.
     return None if value is None or value == "" else str(value)

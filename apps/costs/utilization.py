@@ -35,6 +35,12 @@ from apps.analysis.engine import Phase
 from apps.analysis.pricing import InstanceWaste, PhaseFigures
 from apps.analysis.selectors import gpu_instances_in_period
 from apps.cloud.models import Instance
+from apps.core.timegrid import (
+    MINUTES_PER_HOUR,
+    SECONDS_PER_DAY,
+    SECONDS_PER_HOUR,
+    SECONDS_PER_MINUTE,
+)
 from apps.metrics.constants import Metric
 from apps.metrics.models import InstanceDayRollup, InstanceHourRollup
 from apps.metrics.selectors import metrics_read_many
@@ -197,13 +203,17 @@ def resolution_for(start: dt.datetime, end: dt.datetime) -> str:
     minutes = (end - start) // dt.timedelta(minutes=1)
     if minutes <= MAX_POINTS:
         return "minute"
-    if minutes / 60 <= MAX_POINTS:
+    if minutes / MINUTES_PER_HOUR <= MAX_POINTS:
         return "hour"
     return "day"
 
 
 def point_count(start: dt.datetime, end: dt.datetime, resolution: str) -> int:
-    step = {"minute": 60, "hour": 3600, "day": 86400}[resolution]
+    step = {
+        "minute": SECONDS_PER_MINUTE,
+        "hour": SECONDS_PER_HOUR,
+        "day": SECONDS_PER_DAY,
+    }[resolution]
     return -(-int((end - start).total_seconds()) // step)
 
 

@@ -22,9 +22,9 @@ from apps.analysis.serializers import PeriodQuerySerializer
 from apps.api.conditional import ConditionalGetMixin
 from apps.api.serializers import StrictSerializer
 from apps.api.views import OrganizationAPIView
-from apps.cloud.models import Instance, Project
+from apps.cloud.models import Instance
 from apps.core.timegrid import floor_hour
-from apps.costs import utilization
+from apps.costs import selectors, utilization
 from apps.costs.serializers import project_id_of
 
 MAX_UTILIZATION_DAYS = 93
@@ -132,7 +132,6 @@ class UtilizationView(ConditionalGetMixin, OrganizationAPIView):
         )
         query.is_valid(raise_exception=True)
         params = query.validated_data
-        projects = dict(Project.objects.for_organization(organization).values_list("id", "slug"))
         project_id = project_id_of(organization, params.get("project"))
         scope = params.get("scope", "fleet")
         start = dt.datetime.combine(params["start"], dt.time(), tzinfo=tz)
@@ -140,16 +139,7 @@ class UtilizationView(ConditionalGetMixin, OrganizationAPIView):
         total, groups = utilization.usage(
             organization=organization, scope=scope, start=start, end=end, project_id=project_id
         )
-        names = {}
-        if scope == "project":
-            names = dict(Project.objects.for_organization(organization).values_list("id", "name"))
-        elif scope == "instance":
-            ids = [g.key for g in groups if g.key is not None]
-            names = dict(
-                Instance.objects.for_organization(organization)
-                .filter(pk__in=ids)
-                .values_list("id", "name")
-            )
+        projects, names = selectors.usage_group_labels(organization, scope, [g.key for g in groups])
 
         def group_json(item: utilization.Usage) -> dict[str, Any]:
             if scope == "project":

@@ -86,6 +86,9 @@ class DigestSubscriptionViewSet(
     def perform_update(self, serializer: BaseSerializer[DigestSubscription]) -> None:
         self._save(serializer)
 
+    def perform_destroy(self, instance: DigestSubscription) -> None:
+        services.subscription_delete(subscription=instance)
+
     @extend_schema(responses=DigestPreviewSerializer, parameters=[])
     @action(detail=True, methods=["get"])
     def preview(self, request: Request, pk: str | None = None) -> Response:

@@ -92,6 +92,11 @@ def subscription_save(
     return subscription
 
 
+@transaction.atomic
+def subscription_delete(*, subscription: DigestSubscription) -> None:
+    subscription.delete()
+
+
 def subscription_unsubscribe(*, subscription_id: int, now: dt.datetime | None = None) -> bool:
     """Turn a digest off (the one-click link). True if it was on."""
     return bool(

@@ -26,7 +26,7 @@ from django.db.models import Q
 
 from apps.cloud.models import CloudAccount, Instance
 from apps.cloud.providers.tencent.client import TencentClient
-from apps.core.timegrid import floor_minute
+from apps.core.timegrid import ceil_minute, floor_minute
 from apps.metrics.constants import Metric
 from apps.metrics.services import MetricSeries, metrics_write_bulk
 
@@ -101,7 +101,7 @@ def _instance_window(
     start = horizon if watermark is None else max(horizon, floor_minute(watermark) - REFETCH)
     stop = end
     if instance.terminated_at is not None:
-        stop = min(end, _ceil_minute(instance.terminated_at))
+        stop = min(end, ceil_minute(instance.terminated_at))
         if watermark is None and instance.launched_at is not None:
             start = max(start, floor_minute(instance.launched_at))
     # A caught-up instance has nothing new (a live one: re-reading only its last minutes is
@@ -109,11 +109,6 @@ def _instance_window(
     if watermark is not None and watermark >= stop:
         return None
     return (start, stop) if start < stop else None
-
-
-def _ceil_minute(moment: datetime) -> datetime:
-    floored = floor_minute(moment)
-    return floored if floored == moment else floored + timedelta(minutes=1)
 
 
 def sync_metrics(

@@ -20,7 +20,13 @@ from apps.accounts.models import Organization
 from apps.analysis.models import PHASE_DAY_SHAPE, PHASE_KEYS, InstanceProfile, PhaseDay
 from apps.billing.selectors import billed_compute
 from apps.cloud.models import ChargeType, Instance, InstancePrice, InstanceType
-from apps.core.timegrid import floor_hour
+from apps.core.timegrid import (
+    MINUTES_PER_HOUR,
+    date_to_epoch_day,
+    datetime_to_epoch_minute,
+    epoch_day_hour_starts,
+    floor_hour,
+)
 from apps.metrics.models import InstanceHourRollup
 from apps.recommendations.models import RecommendationSettings
 from apps.recommendations.rules import (
@@ -170,9 +176,9 @@ def _hourly_arrays(
     rows = InstanceHourRollup.objects.filter(
         instance_id__in=ids, hour_start__gte=start, hour_start__lt=end
     ).values_list("instance_id", "hour_start", *_HOURLY_COLUMNS)
-    first = start.timestamp()
+    first = datetime_to_epoch_minute(start)
     for instance_id, hour_start, *values in rows.iterator(chunk_size=10000):
-        column = int((hour_start.timestamp() - first) // 3600)
+        column = (datetime_to_epoch_minute(hour_start) - first) // MINUTES_PER_HOUR
         row = row_of[instance_id]
         for name, value in zip(_HOURLY_COLUMNS, values, strict=True):
             if value is not None:
@@ -222,11 +228,10 @@ def _phase_minutes(
         return {}
     minutes = np.frombuffer(b"".join(bytes(row[2]) for row in rows), dtype=np.uint8)
     minutes = minutes.reshape(len(rows), *PHASE_DAY_SHAPE).astype(np.int64)
-    day_start = np.array(
-        [dt.datetime.combine(row[1], dt.time(), tzinfo=dt.UTC).timestamp() for row in rows]
+    hour_start = epoch_day_hour_starts(np.array([date_to_epoch_day(row[1]) for row in rows]))
+    inside = (hour_start >= datetime_to_epoch_minute(start)) & (
+        hour_start < datetime_to_epoch_minute(end)
     )
-    hour_start = day_start[:, None] + 3600 * np.arange(PHASE_DAY_SHAPE[0])
-    inside = (hour_start >= start.timestamp()) & (hour_start < end.timestamp())
     sums = (minutes * inside[:, :, None]).sum(axis=1)
     out: dict[int, np.ndarray] = {}
     for (instance_id, _day, _raw), counts in zip(rows, sums, strict=True):

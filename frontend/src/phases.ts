@@ -1,4 +1,4 @@
-import type { Phase } from './api/untypedEndpoints';
+import type { Phase } from './api/types';
 import { i18n, translatedLabels } from './i18n';
 
 /** Display order: productive work first, then the two kinds of waste, then missing data. */

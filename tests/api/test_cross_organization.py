@@ -5,12 +5,15 @@ Alice owns Acme; Bob owns Globex, which holds one row of every organization-scop
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from django.urls import resolve
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
 from rest_framework.test import APIClient
 
 from apps.accounts.models import ApiKey, Organization, User
-from apps.cloud.models import ProjectTagKey
+from apps.cloud.models import CloudAccount, Instance, ProjectTagKey
 from apps.core.models import OrganizationQuerySet
 from tests.api.cross_organization import (
     PROBES,
@@ -111,3 +114,46 @@ def test_it_reports_every_route_that_reads_through_for_organization_when_it_stop
 
 def test_it_tries_every_probe_against_an_object_globex_has(world: GlobexWorld) -> None:
     assert {probe.target for probe in PROBES.values()} <= set(world.objects)
+
+
+def _scraped_labels(client: APIClient) -> list[dict[str, str]]:
+    response = client.get("/metrics")
+    assert response.status_code == 200, response.content
+    return [
+        dict(sample.labels)
+        for family in text_string_to_metric_families(response.content.decode())
+        for sample in family.samples
+    ]
+
+
+def test_its_metrics_scrape_never_shows_another_organizations_series(
+    acme: Organization,
+    world: GlobexWorld,
+    key_client: Callable[..., tuple[APIClient, ApiKey]],
+) -> None:
+    """/metrics (Prometheus' scrape, by API key) is a plain APIView left out of the schema, so
+    the generated probes above never reach it: probed here by hand, on ids and labels."""
+    account = CloudAccount.objects.create(
+        organization=acme, name="Acme Tencent", secret_id="AKIDacme", secret_key_encrypted="x",
+        regions=["ap-shanghai"],
+    )  # fmt: skip
+    Instance.objects.create(
+        organization=acme, account=account, provider_id="ins-acme01", name="acme-train",
+        region="ap-shanghai", instance_type="GN7.2XLARGE32", gpu_model="T4", gpu_count=1,
+    )  # fmt: skip
+    globex_instance = world["instance"]
+    globex_values = {
+        globex_instance.provider_id,
+        globex_instance.name,
+        world["project"].name,
+        world["project"].slug,
+        world["budget"].name,
+    }
+
+    # Globex's own key sees its series: the check on Acme's scrape below can fail.
+    globex_labels = _scraped_labels(key_client(world.organization)[0])
+    assert globex_instance.provider_id in {ls.get("instance_id") for ls in globex_labels}
+
+    acme_labels = _scraped_labels(key_client(acme)[0])
+    assert {ls["instance_id"] for ls in acme_labels if "instance_id" in ls} == {"ins-acme01"}
+    assert [ls for ls in acme_labels if globex_values & set(ls.values())] == []

@@ -38,6 +38,8 @@ def test_it_floors_moments_before_the_epoch_down_not_towards_zero() -> None:
         timegrid.floor_minute,
         timegrid.floor_hour,
         timegrid.floor_day,
+        timegrid.ceil_epoch_minute,
+        timegrid.ceil_minute,
     ],
 )
 def test_it_refuses_a_naive_datetime_instead_of_guessing_its_zone(convert) -> None:
@@ -56,6 +58,48 @@ def test_it_maps_epoch_minutes_days_and_dates_both_ways() -> None:
     start = timegrid.epoch_minute_to_datetime(epoch_day * timegrid.MINUTES_PER_DAY)
     assert start == dt.datetime(2026, 10, 26, tzinfo=dt.UTC)
     assert timegrid.datetime_to_epoch_microseconds(start) == int(start.timestamp()) * 1_000_000
+
+
+def test_it_rounds_up_to_the_next_minute_only_when_off_the_grid() -> None:
+    on_grid = dt.datetime(2026, 3, 1, 10, 0, tzinfo=dt.UTC)
+    minute = timegrid.datetime_to_epoch_minute(on_grid)
+    assert timegrid.ceil_epoch_minute(on_grid) == minute
+    assert timegrid.ceil_epoch_minute(on_grid + dt.timedelta(microseconds=1)) == minute + 1
+    assert timegrid.ceil_epoch_minute(on_grid + dt.timedelta(seconds=59)) == minute + 1
+    assert timegrid.ceil_minute(on_grid + dt.timedelta(seconds=1)) == on_grid + dt.timedelta(
+        minutes=1
+    )
+    # Before the epoch too: up is towards the future, not towards zero.
+    assert timegrid.ceil_epoch_minute(dt.datetime(1969, 12, 31, 23, 59, 30, tzinfo=dt.UTC)) == 0
+    assert timegrid.ceil_minute(on_grid.astimezone(KOLKATA)) == on_grid
+
+
+def test_it_splits_epoch_minutes_into_days_and_hours_alone_or_as_arrays() -> None:
+    epoch_day = timegrid.date_to_epoch_day(dt.date(2026, 10, 26))
+    start = epoch_day * timegrid.MINUTES_PER_DAY
+    assert timegrid.epoch_minute_to_epoch_day(start - 1) == epoch_day - 1
+    assert timegrid.epoch_minute_to_epoch_day(start) == epoch_day
+    assert timegrid.hour_of_day(start + 13 * 60 + 59) == 13
+    assert timegrid.hour_of_day(start - 1) == 23
+    minutes = np.array([start - 1, start, start + 1439], dtype=np.int64)
+    assert timegrid.epoch_minute_to_epoch_day(minutes).tolist() == [
+        epoch_day - 1,
+        epoch_day,
+        epoch_day,
+    ]
+    assert timegrid.hour_of_day(minutes).tolist() == [23, 0, 23]
+
+
+def test_it_lays_out_the_hour_starts_of_epoch_days() -> None:
+    epoch_day = timegrid.date_to_epoch_day(dt.date(2026, 10, 26))
+    one = timegrid.epoch_day_hour_starts(epoch_day)
+    assert one.shape == (24,)
+    assert [timegrid.epoch_minute_to_datetime(m).hour for m in one] == list(range(24))
+    assert {timegrid.epoch_minute_to_date(m) for m in one} == {dt.date(2026, 10, 26)}
+    many = timegrid.epoch_day_hour_starts(np.array([epoch_day, epoch_day + 1]))
+    assert many.shape == (2, 24)
+    assert many[1, 0] == many[0, 23] + 60
+    assert (many[0] == one).all()
 
 
 def test_it_gives_the_same_epoch_minutes_for_datetimes_datetime64_and_unix_seconds() -> None:

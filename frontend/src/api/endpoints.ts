@@ -49,8 +49,10 @@ import type {
   Timeseries,
   InstanceUsagePage,
   ProjectUsageList,
+  AnalysisSummary,
+  InstancePhases,
+  InstanceProfile,
 } from './types';
-import type { AnalysisSummary, InstancePhases, InstanceProfile } from './untypedEndpoints';
 import type { DateRange } from '../dateRange';
 
 export interface PageQuery {

@@ -1,7 +1,6 @@
 /**
  * Friendly names for the API's types. Every shape comes from `schema.gen.ts`, which `make types` generates
- * from the Django API's OpenAPI schema; nothing here describes a payload by hand. The four endpoints whose
- * schema is still a bare object have their response types in `untypedEndpoints.ts`.
+ * from the Django API's OpenAPI schema; nothing here describes a payload by hand.
  */
 import type { components, operations } from './schema.gen';
 
@@ -90,11 +89,36 @@ export type Instance = Omit<AsRendered<Schemas['Instance']>, 'project'> & { proj
  */
 export type InstanceFilters = { [Name in Exclude<keyof QueryOf<'v1_instances_list'>, 'page' | 'page_size'>]?: string };
 
-/* ---------- utilization analysis (the query side; the responses are in untypedEndpoints.ts) ---------- */
+/* ---------- utilization analysis: phases, profiles, waste ---------- */
 
 export type SummaryGroupBy = NonNullable<QueryOf<'v1_analysis_summary_retrieve'>['group_by']>;
 /** A period of the analysis endpoints: ISO dates or date-times, the end exclusive. */
 export type Period = QueryOf<'v1_instances_phases_retrieve'>;
+
+export type Phase = Schemas['PhaseEnum'];
+/** Where an instance's money comes from: its bills, the list price (an estimate), or nowhere. */
+export type CostSource = Schemas['CostSourceEnum'];
+/** Minutes, GPU-hours and money (decimal strings; the money null when unpriced) of one phase. */
+export type PhaseFigures = AsRendered<Schemas['PhaseFigures']>;
+/** `GET /instances/{id}/phases`: one instance's phase segments and per-phase money over a period. */
+export type InstancePhases = AsRendered<Schemas['InstancePhases']>;
+export type PhaseSegment = AsRendered<Schemas['Segment']>;
+/** `GET /instances/{id}/profile`: the hour-of-week utilization profile and its off-window. */
+export type InstanceProfile = AsRendered<Schemas['InstanceProfile']>;
+export type OffWindow = AsRendered<Schemas['OffWindow']>;
+export type OffWindowRun = AsRendered<Schemas['OffWindowRun']>;
+/** 7 rows (Monday first) x 24 hours. */
+export type WeekGrid = NonNullable<InstanceProfile['median_pct']>;
+export type WasteTotals = AsRendered<Schemas['WasteTotals']>;
+/** Why spend has no project: no project tag, the tag with an empty value, a value no project takes. */
+export type UnallocatedReason = Schemas['ReasonEnum'];
+export type UnallocatedReasonWaste = AsRendered<Schemas['UnallocatedReasonWaste']>;
+export type ProjectWaste = AsRendered<Schemas['ProjectWaste']>;
+/**
+ * `GET /analysis/summary`. `groups` comes only with group_by=project: it stays optional (the API leaves it
+ * out, which AsRendered's rule about defaulted fields does not cover).
+ */
+export type AnalysisSummary = Omit<AsRendered<Schemas['AnalysisSummary']>, 'groups'> & { groups?: ProjectWaste[] };
 
 /* ---------- costs and utilization ---------- */
 

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
-import type { CostSource, Phase } from '../api/untypedEndpoints';
+import type { CostSource, Phase } from '../api/types';
 import { PHASE_COLORS, PHASE_DESCRIPTIONS, PHASE_LABELS, PHASES } from '../phases';
 
 /** A figure with its label, e.g. total cost or idle money. `tone="waste"` marks money spent on nothing. */

@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next';
-import type { OffWindow, WeekGrid } from '../api/untypedEndpoints';
+import type { OffWindow, WeekGrid } from '../api/types';
 
 /** Monday first; the keys of the catalog's short weekday names. */
 export const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
@@ -19,7 +19,7 @@ export function heatColor(pct: number): string {
 }
 
 /** The hour-of-week cells (weekday * 24 + hour) inside the off window's runs; a run's end hour is exclusive. */
-export function offWindowCells(offWindow: OffWindow | null | undefined): Set<number> {
+export function offWindowCells(offWindow: Pick<OffWindow, 'runs'> | null | undefined): Set<number> {
   const cells = new Set<number>();
   for (const run of offWindow?.runs ?? []) {
     const first = run.start_weekday * 24 + run.start_hour;

@@ -3,9 +3,7 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { renderAppAt } from './render';
 import { emptyPage, makeMe, mockApi, type MockResponse } from './mockApi';
-import type { Instance } from '../api/types';
-import type { InstancePhases, InstanceProfile, WeekGrid } from '../api/untypedEndpoints';
-import type { CostReport, Timeseries } from '../api/types';
+import type { Instance, InstancePhases, InstanceProfile, WeekGrid, CostReport, Timeseries } from '../api/types';
 import type { ChartOption } from '../components/Chart';
 
 // The ECharts canvas cannot be drawn in happy-dom: record what each chart is given instead.
@@ -87,13 +85,14 @@ function phases(overrides: Partial<InstancePhases> = {}): InstancePhases {
       evaluation: { minutes: 30, gpu_hours: '0.5000', cost: '1.46' },
       training: { minutes: 135, gpu_hours: '2.2500', cost: '19.54' },
     },
+    evidence: { full_evidence_minutes: 0, unseparated_phases: [] },
     segments: [
-      { phase: 'unknown', start_at: '2026-10-26T08:00:00Z', end_at: '2026-10-26T08:20:00Z', minutes: 20, mean_gpu_util_pct: null },
-      { phase: 'training', start_at: '2026-10-26T08:20:00Z', end_at: '2026-10-26T09:35:00Z', minutes: 75, mean_gpu_util_pct: 75.8 },
-      { phase: 'evaluation', start_at: '2026-10-26T09:35:00Z', end_at: '2026-10-26T10:05:00Z', minutes: 30, mean_gpu_util_pct: 48.2 },
-      { phase: 'data_processing', start_at: '2026-10-26T10:05:00Z', end_at: '2026-10-26T10:45:00Z', minutes: 40, mean_gpu_util_pct: 9.1 },
-      { phase: 'training', start_at: '2026-10-26T10:45:00Z', end_at: '2026-10-26T11:45:00Z', minutes: 60, mean_gpu_util_pct: 80.2 },
-      { phase: 'idle', start_at: '2026-10-26T11:45:00Z', end_at: '2026-10-26T12:45:00Z', minutes: 60, mean_gpu_util_pct: 0.4 },
+      { phase: 'unknown', start_at: '2026-10-26T08:00:00Z', end_at: '2026-10-26T08:20:00Z', minutes: 20, mean_gpu_util_pct: null, missing_metrics: [], unseparated_phases: [] },
+      { phase: 'training', start_at: '2026-10-26T08:20:00Z', end_at: '2026-10-26T09:35:00Z', minutes: 75, mean_gpu_util_pct: 75.8, missing_metrics: [], unseparated_phases: [] },
+      { phase: 'evaluation', start_at: '2026-10-26T09:35:00Z', end_at: '2026-10-26T10:05:00Z', minutes: 30, mean_gpu_util_pct: 48.2, missing_metrics: [], unseparated_phases: [] },
+      { phase: 'data_processing', start_at: '2026-10-26T10:05:00Z', end_at: '2026-10-26T10:45:00Z', minutes: 40, mean_gpu_util_pct: 9.1, missing_metrics: [], unseparated_phases: [] },
+      { phase: 'training', start_at: '2026-10-26T10:45:00Z', end_at: '2026-10-26T11:45:00Z', minutes: 60, mean_gpu_util_pct: 80.2, missing_metrics: [], unseparated_phases: [] },
+      { phase: 'idle', start_at: '2026-10-26T11:45:00Z', end_at: '2026-10-26T12:45:00Z', minutes: 60, mean_gpu_util_pct: 0.4, missing_metrics: [], unseparated_phases: [] },
     ],
     ...overrides,
   };
@@ -120,9 +119,11 @@ const OFF_WINDOW = {
     { start_weekday: 4, start_hour: 19, end_weekday: 0, end_hour: 9, hours: 62, label: 'Fri 19:00-Mon 09:00' },
   ],
   weekly_hours: 118,
+  longest_run_hours: 62,
   supporting_weeks: 2,
   observed_weeks: 2,
   p95_max_pct: 15.0,
+  text: 'Fri 19:00-Mon 09:00 and weeknights 19:00-09:00',
   description: 'Off window Fri 19:00-Mon 09:00 and weeknights 19:00-09:00 (118 h/week, Asia/Shanghai)',
 };
 
@@ -138,6 +139,7 @@ function profile(overrides: Partial<InstanceProfile> = {}): InstanceProfile {
     p95_pct: grid(),
     coverage: Array.from({ length: 7 }, () => Array.from({ length: 24 }, () => 1)),
     off_window: OFF_WINDOW,
+    low_around_the_clock: null,
     ...overrides,
   };
 }
@@ -153,6 +155,7 @@ const NOT_ANALYSED: InstanceProfile = {
   p95_pct: null,
   coverage: null,
   off_window: null,
+  low_around_the_clock: null,
 };
 
 /** Hourly points over the phases' day: busy while training, quiet when idle; the 11:00 hour missing. */
@@ -475,10 +478,12 @@ describe('instance detail page', () => {
       end_at: new Date(Date.parse('2026-10-21T00:00:00Z') + (i + 1) * 600_000).toISOString(),
       minutes: 10,
       mean_gpu_util_pct: null,
+      missing_metrics: [],
+      unseparated_phases: [],
     }));
     const merged = [
-      { phase: 'evaluation' as const, start_at: '2026-10-26T08:00:00Z', end_at: '2026-10-26T09:00:00Z', minutes: 60, mean_gpu_util_pct: 50 },
-      { phase: 'evaluation' as const, start_at: '2026-10-26T09:00:00Z', end_at: '2026-10-26T10:00:00Z', minutes: 60, mean_gpu_util_pct: 50 },
+      { phase: 'evaluation' as const, start_at: '2026-10-26T08:00:00Z', end_at: '2026-10-26T09:00:00Z', minutes: 60, mean_gpu_util_pct: 50, missing_metrics: [], unseparated_phases: [] },
+      { phase: 'evaluation' as const, start_at: '2026-10-26T09:00:00Z', end_at: '2026-10-26T10:00:00Z', minutes: 60, mean_gpu_util_pct: 50, missing_metrics: [], unseparated_phases: [] },
     ];
     mockApi(routes({ 'GET /api/v1/instances/1/phases': { body: phases({ segments: [...many, ...merged] }) } }));
     renderAppAt('/instances/1');

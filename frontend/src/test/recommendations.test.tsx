@@ -3,8 +3,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { renderAppAt } from './render';
 import { ACME, CSRF, makeMe, mockApi, type MockResponse, type RecordedCall } from './mockApi';
-import type { Recommendation, RecommendationDetail, RecommendationStatus, RecommendationTotal } from '../api/types';
-import type { InstancePhases, InstanceProfile } from '../api/untypedEndpoints';
+import type { Recommendation, RecommendationDetail, RecommendationStatus, RecommendationTotal, InstancePhases, InstanceProfile } from '../api/types';
 import type { ChartOption } from '../components/Chart';
 import { sumDecimals } from '../money';
 import { startOfDayIn } from '../pages/recommendations/labels';
@@ -139,6 +138,7 @@ const PROFILE: InstanceProfile = {
   p95_pct: Array.from({ length: 7 }, (_, d) => Array.from({ length: 24 }, (_, h) => (d < 5 && h >= 9 && h < 19 ? 80 : 5))),
   coverage: null,
   off_window: null,
+  low_around_the_clock: null,
 };
 
 /** Two days in Asia/Shanghai (UTC+8): an idle stretch across local midnight, then training. */
@@ -152,10 +152,11 @@ const PHASES: InstancePhases = {
   idle_cost: '40.00',
   data_bound_cost: '0.00',
   totals: {},
+  evidence: { full_evidence_minutes: 0, unseparated_phases: [] },
   segments: [
     // 26 Oct 22:00 - 27 Oct 03:30 local: 2 h on the 26th, 3.5 h on the 27th.
-    { phase: 'idle', start_at: '2026-10-26T14:00:00Z', end_at: '2026-10-26T19:30:00Z', minutes: 330, mean_gpu_util_pct: 0.2 },
-    { phase: 'training', start_at: '2026-10-26T19:30:00Z', end_at: '2026-10-26T21:00:00Z', minutes: 90, mean_gpu_util_pct: 80 },
+    { phase: 'idle', start_at: '2026-10-26T14:00:00Z', end_at: '2026-10-26T19:30:00Z', minutes: 330, mean_gpu_util_pct: 0.2, missing_metrics: [], unseparated_phases: [] },
+    { phase: 'training', start_at: '2026-10-26T19:30:00Z', end_at: '2026-10-26T21:00:00Z', minutes: 90, mean_gpu_util_pct: 80, missing_metrics: [], unseparated_phases: [] },
   ],
 };
 

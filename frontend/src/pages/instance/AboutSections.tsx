@@ -1,8 +1,7 @@
 import { Trans, useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { INSTANCE_STATE_LABELS } from '../../api/cloudChoices';
-import type { Instance, Page, Recommendation } from '../../api/types';
-import type { InstanceProfile } from '../../api/untypedEndpoints';
+import type { Instance, Page, Recommendation, InstanceProfile } from '../../api/types';
 import { EmptyState, ErrorBanner } from '../../components/ui';
 import { formatDateTime, formatRelative } from '../../format';
 import type { ApiData } from '../../hooks';

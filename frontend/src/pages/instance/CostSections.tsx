@@ -1,12 +1,11 @@
 import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { InstancePhases } from '../../api/untypedEndpoints';
+import type { InstancePhases, CostReport } from '../../api/types';
 import { CostSourceNote, PhaseSwatch, StatCard } from '../../components/analysis';
 import { EmptyState, ErrorBanner } from '../../components/ui';
 import type { ApiData } from '../../hooks';
 import { formatDecimal, formatMoney, formatPercent, ratio, sumDecimals } from '../../money';
 import { formatMinutes, PHASE_LABELS, PHASES } from '../../phases';
-import type { CostReport } from '../../api/types';
 import { ChartSkeleton } from './ChartSkeleton';
 
 const DailyCostChart = lazy(() => import('./InstanceCharts').then((m) => ({ default: m.DailyCostChart })));

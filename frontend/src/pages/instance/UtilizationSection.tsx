@@ -1,15 +1,13 @@
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { cloudAccountsApi } from '../../api/endpoints';
-import type { CloudAccount, Page } from '../../api/types';
-import type { InstancePhases } from '../../api/untypedEndpoints';
+import type { CloudAccount, Page, InstancePhases, Timeseries } from '../../api/types';
 import { PhaseLegend } from '../../components/analysis';
 import { EmptyState, ErrorBanner } from '../../components/ui';
 import { queryKeys } from '../../data/keys';
 import { formatDateTime, formatRelative } from '../../format';
 import { useApiData, type ApiData } from '../../hooks';
 import { instancesApi } from '../../api/endpoints';
-import type { Timeseries } from '../../api/types';
 import { ChartSkeleton } from './ChartSkeleton';
 import { detailWindow, phaseBands, withDetail, zoomWindow, type TimeWindow } from './timeseriesOption';
 

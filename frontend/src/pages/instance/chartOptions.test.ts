@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { i18n } from '../../i18n';
-import type { Phase } from '../../api/untypedEndpoints';
+import type { Phase } from '../../api/types';
 import { PHASE_COLORS, PHASE_LABELS, PHASES } from '../../phases';
 import {
   capPhaseBands,

@@ -3,7 +3,7 @@
  * (`/costs?granularity=day&group_by=phase&instance=ins-…`), one bar otherwise. Pure.
  */
 import type { ChartOption } from '../../components/Chart';
-import type { Phase } from '../../api/untypedEndpoints';
+import type { Phase } from '../../api/types';
 import type { Translate } from './offWindowWords';
 
 /** The part of a cost report the chart reads (`CostReport` of the schema). */

@@ -4,7 +4,7 @@
  * merged phase period). Pure: the API's answers go in, an ECharts option comes out.
  */
 import type { ChartOption } from '../../components/Chart';
-import type { Phase } from '../../api/untypedEndpoints';
+import type { Phase } from '../../api/types';
 import type { Translate } from './offWindowWords';
 
 /**

@@ -1,9 +1,8 @@
 /** GPU-hours and money per phase (from /api/v1/utilization), with the waste in money. */
 import type { ChartOption } from '../../components/Chart';
-import type { Phase } from '../../api/untypedEndpoints';
+import type { Phase, Usage } from '../../api/types';
 import { formatDecimal, formatMoney, sumDecimals } from '../../money';
 import { PHASE_COLORS, PHASE_LABELS, PHASES } from '../../phases';
-import type { Usage } from '../../api/types';
 
 /** Money on GPUs that did no useful work: idle, or waiting for data. */
 export const WASTE_PHASES: Phase[] = ['idle', 'data_processing'];

@@ -1,8 +1,7 @@
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { instancesApi } from '../../api/endpoints';
-import type { RecommendationDetail } from '../../api/types';
-import type { InstancePhases, InstanceProfile } from '../../api/untypedEndpoints';
+import type { RecommendationDetail, InstancePhases, InstanceProfile } from '../../api/types';
 import { Chart } from '../../components/Chart';
 import { PhaseLegend } from '../../components/analysis';
 import { ErrorBanner, Spinner } from '../../components/ui';

@@ -8,8 +8,7 @@
  *   summed from the phase segments the instance page draws.
  */
 import type { ChartOption } from '../../components/Chart';
-import type { OffWindow, Phase, PhaseSegment, WeekGrid } from '../../api/untypedEndpoints';
-import type { RecommendationWindow } from '../../api/types';
+import type { Phase, PhaseSegment, WeekGrid, RecommendationWindow } from '../../api/types';
 import { i18n } from '../../i18n';
 import { PHASE_COLORS, PHASE_LABELS, PHASES } from '../../phases';
 import { offWindowCells, WEEKDAYS } from '../HourOfWeekHeatmap';
@@ -21,15 +20,7 @@ const QUARTER_HOUR = 15 * 60_000;
 /** The hour-of-week cells (weekday * 24 + hour) the recommendation's window covers. */
 export function windowCells(window: RecommendationWindow | null | undefined): Set<number> {
   if (!window) return new Set();
-  const asOffWindow: OffWindow = {
-    runs: window.runs,
-    weekly_hours: window.weekly_hours ?? 0,
-    supporting_weeks: 0,
-    observed_weeks: 0,
-    p95_max_pct: 0,
-    description: '',
-  };
-  return offWindowCells(asOffWindow);
+  return offWindowCells({ runs: window.runs });
 }
 
 export interface HourOfWeekInput {
