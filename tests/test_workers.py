@@ -40,11 +40,13 @@ STATED_RETRIES: dict[str, tuple[type[BaseException], ...]] = {
     "metrics.rebuild_rollups": (OperationalError,),
     "digests.claim_due": NEVER_RETRY,
     "digests.send_digest": (TransientDeliveryError,),
+    "digests.sweep_undelivered": NEVER_RETRY,
     "alerts.evaluate": (OperationalError,),
     "alerts.evaluate_thresholds_all": NEVER_RETRY,
     "alerts.evaluate_costs_all": NEVER_RETRY,
     "alerts.send_alert_email": (OSError,),
     "alerts.send_alert_webhook": (OSError,),
+    "alerts.sweep_undelivered": NEVER_RETRY,
 }
 
 

@@ -35,6 +35,10 @@ BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     # Claims the digests due now (each subscriber's local send time); the conditional UPDATE
     # of next_send_at makes a doubled tick harmless.
     "digests.claim-due": every(timedelta(minutes=2), "digests.claim_due"),
+    # Mail the send tasks' own retries (minutes) could not deliver: queued again for a day, so
+    # an SMTP outage of hours loses nothing; a conditional UPDATE per row queues each once.
+    "digests.sweep-undelivered": every(timedelta(minutes=15), "digests.sweep_undelivered"),
+    "alerts.sweep-undelivered": every(timedelta(minutes=15), "alerts.sweep_undelivered"),
     # Metric thresholds follow the metrics sync (every 5 min); budgets and anomalies the bills
     # (hourly). Each alert is made once by a constraint, so a duplicate tick raises nothing.
     "alerts.evaluate-thresholds": every(timedelta(minutes=5), "alerts.evaluate_thresholds_all"),

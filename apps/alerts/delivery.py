@@ -123,7 +123,8 @@ def alert_email_render(event: AlertEvent, language: str = "en") -> RenderedAlert
             "severity": severity_label(event.severity),
             "organization_name": event.organization.name,
             "evidence": sorted((event.evidence or {}).items()),
-            "link": f"{settings.PUBLIC_URL}/alerts?id={event.pk}",
+            # The alert history is shown on the alerts settings tab (there is no /alerts page).
+            "link": f"{settings.PUBLIC_URL}/settings/alerts",
         }
         subject = render_to_string("alerts/email/alert_subject.txt", context)
         text = render_to_string("alerts/email/alert_body.txt", context)

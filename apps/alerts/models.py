@@ -244,6 +244,9 @@ class AlertDelivery(TimestampedModel):
     )
     attempts = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
+    # Failed only because the server stayed unreachable through the task's retries: the sweep
+    # (``services.deliveries_sweep``) sends it again. A permanent refusal is never set.
+    retryable = models.BooleanField(default=False)
     message_id = models.CharField(max_length=300, blank=True)
     sent_at = models.DateTimeField(null=True, blank=True)
 

@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone, translation
 
 from apps.accounts.models import Organization, User
@@ -21,12 +22,21 @@ from apps.alerts.models import (
     Budget,
     Channel,
     Comparison,
+    DeliveryStatus,
     ThresholdRule,
 )
 from apps.alerts.wording import event_wording
 from apps.cloud.models import Project
 from apps.core.crypto import encrypt_str
 from apps.metrics.constants import Metric
+
+# The sweep sends again what a delivery task's retries (a few minutes) could not, for a day
+# after the alert was raised; an alert older than that is news nobody needs any more.
+SWEEP_WINDOW = dt.timedelta(days=1)
+# A pending delivery untouched this long has no task any more (the broker lost it): longer than
+# the longest wait between two retries (10 minutes), so a live retry is never doubled.
+SWEEP_IDLE = dt.timedelta(minutes=30)
+GAVE_UP = "Not sent within a day of the alert."
 
 #: The rules every organization starts with (DOMAIN.md: thresholds in common use).
 DEFAULT_RULES: tuple[dict[str, Any], ...] = (
@@ -199,3 +209,36 @@ def _enqueue(delivery_ids: list[int]) -> None:
             send_alert_email.delay(delivery.pk)
         else:
             send_alert_webhook.delay(delivery.pk)
+
+
+def _unsent(now: dt.datetime) -> Q:
+    """Deliveries no task will send: pending with no task (idle), or failed only because the
+    server stayed unreachable. Sent ones and permanent failures never match."""
+    return Q(status=DeliveryStatus.PENDING, updated_at__lt=now - SWEEP_IDLE) | Q(
+        status=DeliveryStatus.FAILED, retryable=True
+    )
+
+
+def deliveries_sweep(*, now: dt.datetime) -> list[int]:
+    """Queue again every delivery of the last ``SWEEP_WINDOW`` that no task will send; returns
+    their ids. Older ones still unsent are recorded as failed for good.
+
+    Each is taken back to pending by a conditional UPDATE (two sweeps at once queue it once);
+    a delivery is sent under a row lock and only while pending, so never twice.
+    """
+    recent = Q(created_at__gte=now - SWEEP_WINDOW)
+    expired = AlertDelivery.objects.filter(_unsent(now) & ~recent)
+    expired.filter(error="").update(error=GAVE_UP)
+    expired.update(status=DeliveryStatus.FAILED, retryable=False, updated_at=now)
+    requeued = []
+    for delivery_id in AlertDelivery.objects.filter(_unsent(now) & recent).values_list(
+        "pk", flat=True
+    ):
+        taken = AlertDelivery.objects.filter(_unsent(now) & recent, pk=delivery_id).update(
+            status=DeliveryStatus.PENDING, retryable=False, updated_at=now
+        )
+        if taken:
+            requeued.append(delivery_id)
+    if requeued:
+        transaction.on_commit(functools.partial(_enqueue, requeued))
+    return requeued

@@ -9,7 +9,9 @@ Deliveries go out on the ``email`` queue, one task per delivery row. A transient
 mail server down, busy (4xx), the connection dropped; the webhook unreachable, 5xx, 408 or
 429) is retried with backoff (workers/defaults.py); a permanent one (an address the server
 refuses with 5xx, a webhook answering 4xx) is recorded as failed at once, and so is the last
-transient failure once the retries are spent: nothing is dropped silently.
+transient failure once the retries are spent (a few minutes), marked ``retryable``: the
+quarter-hourly sweep (``services.deliveries_sweep``) queues it again for a day, so an outage of
+hours loses nothing.
 """
 
 from __future__ import annotations
@@ -100,9 +102,14 @@ def evaluate_costs_all() -> int:
 
 
 def smtp_failure_is_permanent(exc: BaseException) -> bool:
-    """A refused recipient, or any 5xx answer: sending the same message again cannot help."""
+    """A recipient refused with 5xx, or any 5xx answer: sending again cannot help.
+
+    A recipient refused with 4xx only (greylisting, a full mailbox, the server busy) is
+    transient: the same message is accepted later.
+    """
     if isinstance(exc, smtplib.SMTPRecipientsRefused):
-        return True
+        codes = [code for code, _ in exc.recipients.values()]
+        return any(code >= 500 for code in codes) or not codes
     return isinstance(exc, smtplib.SMTPResponseException) and 500 <= exc.smtp_code < 600
 
 
@@ -133,12 +140,15 @@ def _deliver(
         except (OSError, WebhookRejected) as exc:
             delivery.error = f"{type(exc).__name__}: {exc}"[:2000]
             final = task.request.retries >= task.max_retries
-            if is_permanent(exc) or not isinstance(exc, OSError) or final:
-                delivery.status = DeliveryStatus.FAILED
-                logger.warning("alert delivery %s failed for good: %s", delivery_id, delivery.error)
-            else:
+            transient = isinstance(exc, OSError) and not is_permanent(exc)
+            if isinstance(exc, OSError) and transient and not final:
                 failure = exc
                 logger.info("alert delivery %s: transient failure, retrying: %s", delivery_id, exc)
+            else:
+                delivery.status = DeliveryStatus.FAILED
+                # Out of retries but not refused: the sweep tries again later.
+                delivery.retryable = transient
+                logger.warning("alert delivery %s failed for good: %s", delivery_id, delivery.error)
         else:
             delivery.status = DeliveryStatus.SENT
             delivery.sent_at = timezone.now()
@@ -148,6 +158,21 @@ def _deliver(
     if failure is not None:
         raise failure
     return delivery.status == DeliveryStatus.SENT
+
+
+@shared_task(
+    **task_options(
+        name="alerts.sweep_undelivered",
+        queue=queues.DEFAULT,
+        # A sweep: the next beat tick finds whatever this one could not queue.
+        retry_on=NEVER_RETRY,
+    )
+)
+def sweep_undelivered() -> int:
+    """Queue again the alert deliveries no task will send (lost, or out of retries)."""
+    from apps.alerts.services import deliveries_sweep
+
+    return len(deliveries_sweep(now=timezone.now()))
 
 
 @shared_task(

@@ -11,13 +11,16 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from django.conf import settings
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
-from django.utils import timezone
+from django.template.loader import render_to_string
+from django.utils import timezone, translation
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, permissions
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
+from rest_framework.renderers import JSONRenderer, StaticHTMLRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
@@ -25,7 +28,7 @@ from rest_framework.views import APIView
 
 from apps.accounts.roles import MANAGER_ROLES, Role
 from apps.api.permissions import IsOrganizationMember, IsSignedInPerson
-from apps.api.schema import ErrorSerializer
+from apps.api.schema import ApiAutoSchema, ErrorSerializer
 from apps.api.tenancy import session_user
 from apps.api.viewsets import OrganizationScopedViewSet
 from apps.digests import schedule, selectors, services
@@ -160,15 +163,28 @@ _TOKEN_NOT_FOUND = OpenApiResponse(
 )
 
 
+class _JsonOnlySchema(ApiAutoSchema):
+    """The unsubscribe page is for people: the API's documented answer stays the JSON."""
+
+    def map_renderers(self, attribute: str) -> list[Any]:
+        return [found for found in super().map_renderers(attribute) if "html" not in found]
+
+
 class UnsubscribeView(APIView):
     """One-click unsubscribe (RFC 8058): a POST with the signed token, no session needed.
 
     A GET only says which digest the link is for (link scanners fetch links; they must not
-    unsubscribe anybody).
+    unsubscribe anybody). The same URL is the "Unsubscribe" link in the digest's body, so a
+    browser (which asks for text/html) gets a small page in the subscriber's language: a
+    confirm button that POSTs the token here, then the result. A mail client's one-click POST
+    and the API's callers still get JSON.
     """
 
     permission_classes = [permissions.AllowAny]
     authentication_classes: list[type] = []
+    # Content negotiation picks the page for a browser's Accept (text/html), JSON otherwise.
+    renderer_classes = [JSONRenderer, StaticHTMLRenderer]
+    schema = _JsonOnlySchema()
 
     def _subscription(self, request: Request) -> DigestSubscription:
         token = request.query_params.get("token", "").strip()
@@ -176,7 +192,28 @@ class UnsubscribeView(APIView):
             raise ValidationError({"token": ["The unsubscribe link's token is required."]})
         subscription_id = unsubscribe_token_read(token)
         # A token that is not ours and one of a deleted subscription look alike: not found.
-        return get_object_or_404(DigestSubscription, pk=subscription_id or 0)
+        return get_object_or_404(
+            DigestSubscription.objects.select_related("organization", "user"),
+            pk=subscription_id or 0,
+        )
+
+    def _answer(
+        self, request: Request, subscription: DigestSubscription, *, unsubscribed: bool
+    ) -> Response:
+        if request.accepted_renderer.format != "html":
+            return Response({"unsubscribed": unsubscribed})
+        with translation.override(subscription.user.language):
+            page = render_to_string(
+                "digests/unsubscribe.html",
+                {
+                    "unsubscribed": unsubscribed,
+                    "organization_name": subscription.organization.name,
+                    "email": subscription.user.email,
+                    "action": request.get_full_path(),
+                    "reports_url": f"{settings.PUBLIC_URL}/reports",
+                },
+            )
+        return Response(page)
 
     @extend_schema(
         parameters=[_TOKEN],
@@ -185,7 +222,7 @@ class UnsubscribeView(APIView):
     )
     def get(self, request: Request) -> Response:
         subscription = self._subscription(request)
-        return Response({"unsubscribed": not subscription.is_active})
+        return self._answer(request, subscription, unsubscribed=not subscription.is_active)
 
     @extend_schema(
         parameters=[_TOKEN],
@@ -196,4 +233,4 @@ class UnsubscribeView(APIView):
     def post(self, request: Request) -> Response:
         subscription = self._subscription(request)
         services.subscription_unsubscribe(subscription_id=subscription.pk)
-        return Response({"unsubscribed": True})
+        return self._answer(request, subscription, unsubscribed=True)

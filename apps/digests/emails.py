@@ -140,7 +140,8 @@ def digest_context(
             {
                 "title": row.title,
                 "saving": money(row.monthly_saving, row.currency),
-                "link": f"{base}/recommendations?id={row.id}",
+                # The detail page; the list takes no id parameter.
+                "link": f"{base}/recommendations/{row.id}",
             }
             for row in figures.recommendations
         ],
@@ -165,7 +166,8 @@ def digest_context(
         "spend_cid": SPEND_CID,
         "heatmap_cid": HEATMAP_CID,
         "dashboard_url": f"{base}/",
-        "settings_url": f"{base}/settings/digests",
+        # Digest subscriptions are kept on the Reports page (there is no settings tab for them).
+        "settings_url": f"{base}/reports",
         "unsubscribe_url": unsubscribe_url(subscription.pk),
     }
 

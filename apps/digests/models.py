@@ -103,6 +103,9 @@ class DigestDelivery(OrganizationScopedModel):
     sent_at = models.DateTimeField(null=True, blank=True)
     message_id = models.CharField(max_length=255, blank=True)
     error = models.TextField(blank=True)
+    # Failed only because the mail server stayed down or busy through the task's retries: the
+    # sweep (``services.deliveries_sweep``) sends it again. A permanent refusal is never set.
+    retryable = models.BooleanField(default=False)
     # Where the time of the last attempt went (queries, charts, templates, SMTP), in ms.
     timings_ms = models.JSONField(default=dict, blank=True)
 

@@ -5,7 +5,9 @@ timezone, so "Monday 09:00" is 09:00 on the subscriber's Monday whatever UTC say
 change moves the UTC moment, not the local one).
 
 - daily: each day at ``send_time``; covers the previous local day. Workdays only: a weekend or
-  holiday has no digest (the next workday's digest covers its own previous day).
+  holiday has no digest, and the next workday's covers every day since the previous workday's
+  (Monday's covers Friday to Sunday, the day after a holiday covers the holiday too), so no
+  day goes unreported.
 - weekly: on ``weekday`` at ``send_time``; covers the 7 local days before that day. Workdays
   only: a weekend or holiday postpones it to the next workday, still covering the same week.
 - monthly: on ``day_of_month`` at ``send_time``; covers the previous calendar month, postponed
@@ -111,7 +113,7 @@ def _occurrence_of(schedule: Schedule, nominal: dt.date) -> Occurrence | None:
         else:
             return None
     if schedule.frequency == DAILY:
-        first = nominal - dt.timedelta(days=1)
+        first = _previous_daily_send(schedule, nominal)
     elif schedule.frequency == WEEKLY:
         first = nominal - dt.timedelta(days=7)
     else:
@@ -126,6 +128,20 @@ def _occurrence_of(schedule: Schedule, nominal: dt.date) -> Occurrence | None:
         period_end=_midnight(last, tz),
         timezone=schedule.timezone,
     )
+
+
+def _previous_daily_send(schedule: Schedule, day: dt.date) -> dt.date:
+    """The day of the daily digest before ``day``'s: where ``day``'s period starts (the end of
+    that digest's period). Every day's, or the previous workday's for workdays only."""
+    previous = day - dt.timedelta(days=1)
+    if not schedule.workdays_only:
+        return previous
+    for _ in range(_MAX_POSTPONE_DAYS):
+        if is_workday(previous, schedule.holidays):
+            return previous
+        previous -= dt.timedelta(days=1)
+    # Two weeks without a workday: a wrong holiday list; cover those two weeks, not more.
+    return previous
 
 
 def next_occurrence(schedule: Schedule, *, after: dt.datetime) -> Occurrence:

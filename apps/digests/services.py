@@ -37,6 +37,14 @@ logger = logging.getLogger(__name__)
 
 # A worker that took a delivery and died leaves it "sending"; after this another may take it.
 DELIVERY_LEASE = dt.timedelta(minutes=10)
+# The sweep sends again what the task's own retries (about 20 minutes) could not, for this
+# long after the digest was due: a mail server down for hours loses no digest; one a day old
+# is recorded as failed instead (yesterday's figures are in today's digest anyway).
+SWEEP_WINDOW = dt.timedelta(days=1)
+# A pending delivery untouched this long has no task any more (the broker lost it): longer
+# than the longest wait between two retries (10 minutes), so a live retry is never doubled.
+SWEEP_IDLE = dt.timedelta(minutes=30)
+GAVE_UP = "Not sent within a day of being due."
 CLAIM_BATCH = 100
 MAX_CLAIM_BATCHES = 200
 
@@ -220,7 +228,7 @@ def delivery_claim(*, delivery_id: int, now: dt.datetime) -> bool:
             Q(status=DeliveryStatus.PENDING)
             | Q(status=DeliveryStatus.SENDING, claimed_at__lt=stale)
         )
-        .update(status=DeliveryStatus.SENDING, claimed_at=now)
+        .update(status=DeliveryStatus.SENDING, claimed_at=now, updated_at=now)
     )
 
 
@@ -300,7 +308,9 @@ def delivery_send(*, delivery_id: int, final_attempt: bool) -> SendOutcome | Non
     if not _still_a_member(subscription):
         # Someone who left the organization must not receive its figures any more.
         DigestDelivery.objects.filter(pk=delivery_id).update(
-            status=DeliveryStatus.FAILED, error="The recipient is no longer a member."
+            status=DeliveryStatus.FAILED,
+            error="The recipient is no longer a member.",
+            updated_at=timezone.now(),
         )
         subscription_unsubscribe(subscription_id=subscription.pk)
         return SendOutcome(status=DeliveryStatus.FAILED, error="not a member")
@@ -319,17 +329,25 @@ def delivery_send(*, delivery_id: int, final_attempt: bool) -> SendOutcome | Non
             _send(message)
     except (OSError, smtplib.SMTPException) as exc:
         error = f"{type(exc).__name__}: {exc}"
-        if is_permanent(exc) or final_attempt:
+        permanent = is_permanent(exc)
+        if permanent or final_attempt:
             DigestDelivery.objects.filter(pk=delivery_id).update(
                 status=DeliveryStatus.FAILED,
                 attempts=attempts,
                 error=error,
                 timings_ms=stopwatch.ms,
+                # Out of retries but not refused: the sweep tries again later.
+                retryable=not permanent,
+                updated_at=timezone.now(),
             )
             logger.warning("digest delivery %s failed for good: %s", delivery_id, error)
             return SendOutcome(status=DeliveryStatus.FAILED, error=error)
         DigestDelivery.objects.filter(pk=delivery_id).update(
-            status=DeliveryStatus.PENDING, attempts=attempts, error=error, claimed_at=None
+            status=DeliveryStatus.PENDING,
+            attempts=attempts,
+            error=error,
+            claimed_at=None,
+            updated_at=timezone.now(),
         )
         logger.info("digest delivery %s: mail server failed (%s); retrying", delivery_id, error)
         raise TransientDeliveryError(error) from exc
@@ -340,8 +358,51 @@ def delivery_send(*, delivery_id: int, final_attempt: bool) -> SendOutcome | Non
         message_id=message_id,
         error="",
         timings_ms=stopwatch.ms,
+        updated_at=timezone.now(),
     )
     return SendOutcome(status=DeliveryStatus.SENT, message_id=message_id)
+
+
+def _unsent(now: dt.datetime) -> Q:
+    """Deliveries no task will send: pending with no task (idle), "sending" past the lease
+    (the worker died), or failed only because the mail server stayed down. Sent ones and
+    permanent failures never match."""
+    return (
+        Q(status=DeliveryStatus.PENDING, updated_at__lt=now - SWEEP_IDLE)
+        | Q(status=DeliveryStatus.SENDING, claimed_at__lt=now - DELIVERY_LEASE)
+        | Q(status=DeliveryStatus.FAILED, retryable=True)
+    )
+
+
+def deliveries_sweep(*, now: dt.datetime) -> list[int]:
+    """Queue again every delivery due within ``SWEEP_WINDOW`` that no task will send; returns
+    their ids. Older ones still unsent are recorded as failed for good.
+
+    Each is taken back to pending by a conditional UPDATE, so two sweeps at once queue it
+    once; and sending claims it conditionally too, so a digest is never sent twice.
+    """
+    recent = Q(scheduled_for__gte=now - SWEEP_WINDOW)
+    expired = DigestDelivery.objects.filter(_unsent(now) & ~recent)
+    expired.filter(error="").update(error=GAVE_UP)
+    expired.update(status=DeliveryStatus.FAILED, retryable=False, updated_at=now)
+    requeued = []
+    for delivery_id in DigestDelivery.objects.filter(_unsent(now) & recent).values_list(
+        "pk", flat=True
+    ):
+        taken = DigestDelivery.objects.filter(_unsent(now) & recent, pk=delivery_id).update(
+            status=DeliveryStatus.PENDING, claimed_at=None, retryable=False, updated_at=now
+        )
+        if taken:
+            requeued.append(delivery_id)
+    if requeued:
+        from apps.digests.tasks import send_digest
+
+        def queue() -> None:
+            for delivery_id in requeued:
+                send_digest.delay(delivery_id)
+
+        transaction.on_commit(queue)
+    return requeued
 
 
 def digest_send_latest(*, subscription: DigestSubscription, now: dt.datetime) -> int | None:

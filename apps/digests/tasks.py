@@ -12,8 +12,10 @@ from apps.digests.services import TransientDeliveryError
 from workers import queues
 from workers.defaults import NEVER_RETRY, task_options
 
-# SMTP down "for a while": 5 s doubled per retry with full jitter, capped at 10 min, 8 times,
-# is up to about 40 minutes of outage before a digest is recorded as failed.
+# SMTP down "for a while": 8 retries after 5 s doubled per retry, capped at 10 min, with full
+# jitter (a random wait up to that), wait at most 5+10+...+320+600 s, about 20 minutes (10 on
+# average) before a digest is recorded as failed. A longer outage is the sweep's: it queues
+# such a digest again every quarter of an hour for a day (``services.deliveries_sweep``).
 SEND_MAX_RETRIES = 8
 
 
@@ -35,6 +37,19 @@ def claim_due(now_iso: str | None = None) -> int:
     if timezone.is_naive(now):
         now = now.replace(tzinfo=dt.UTC)
     return len(services.subscriptions_claim_due(now=now))
+
+
+@shared_task(
+    **task_options(
+        name="digests.sweep_undelivered",
+        queue=queues.DEFAULT,
+        # A sweep: the next beat tick finds whatever this one could not queue.
+        retry_on=NEVER_RETRY,
+    )
+)
+def sweep_undelivered() -> int:
+    """Queue again the digests that no task will send (lost, stuck, or out of retries)."""
+    return len(services.deliveries_sweep(now=timezone.now()))
 
 
 @shared_task(

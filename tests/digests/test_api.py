@@ -131,6 +131,56 @@ def test_it_unsubscribes_with_one_post_and_no_session(alice_client: APIClient) -
     assert anonymous.post(f"/api/v1/digests/unsubscribe?token={forged}").status_code == 404
 
 
+# What a browser sends when a person clicks the link in the digest's body.
+BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+
+
+@pytest.mark.parametrize(
+    ("language", "question", "done"),
+    [
+        (
+            "en",
+            "Stop sending the GPU cost digest of Acme to alice@acme.test?",
+            "You are unsubscribed",
+        ),
+        ("zh-hans", "不再向 alice@acme.test 发送 Acme 的 GPU 成本摘要？", "已退订"),
+    ],
+)
+def test_it_asks_a_browser_to_confirm_on_a_page_and_unsubscribes_on_its_button(
+    alice_client: APIClient, alice: User, language: str, question: str, done: str
+) -> None:
+    alice.language = language
+    alice.save(update_fields=["language"])
+    created = alice_client.post(URL, {}, format="json").json()
+    url = f"/api/v1/digests/unsubscribe?token={unsubscribe_token_make(created['id'])}"
+    browser = APIClient(enforce_csrf_checks=True)
+
+    page = browser.get(url, HTTP_ACCEPT=BROWSER_ACCEPT)
+
+    assert page.status_code == 200
+    assert page["Content-Type"].startswith("text/html")
+    html = page.content.decode()
+    assert question in html
+    # The button POSTs the token back to this same URL (the one-click endpoint).
+    assert f'<form method="post" action="{url}">' in html
+    assert DigestSubscription.objects.get(pk=created["id"]).is_active
+
+    result = browser.post(
+        url,
+        "List-Unsubscribe=One-Click",
+        content_type="application/x-www-form-urlencoded",
+        HTTP_ACCEPT=BROWSER_ACCEPT,
+    )
+
+    assert result.status_code == 200
+    assert result["Content-Type"].startswith("text/html")
+    assert done in result.content.decode()
+    assert "<form" not in result.content.decode()
+    assert not DigestSubscription.objects.get(pk=created["id"]).is_active
+    # Opened again later, the page says so rather than offering the button.
+    assert done in browser.get(url, HTTP_ACCEPT=BROWSER_ACCEPT).content.decode()
+
+
 @pytest.mark.parametrize("method", ["get", "post"])
 @pytest.mark.parametrize("query", ["", "?token=", "?token=%20"])
 def test_it_answers_an_unsubscribe_link_without_its_token_with_400(method: str, query: str) -> None:

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from apps.accounts.models import Membership, Organization, User
 from apps.digests import services
-from apps.digests.models import DeliveryStatus, DigestDelivery, DigestSubscription
+from apps.digests.models import DeliveryStatus, DigestDelivery, DigestSubscription, Holiday
 from tests.digests.world import SHANGHAI, World, build_world, hand_spend, make_user
 from tests.integration.conftest import Inbox, running_smtp_server
 
@@ -254,3 +254,32 @@ def test_it_sends_the_latest_digest_on_demand_once_per_period(
     delivery = DigestDelivery.objects.get()
     assert delivery.status == DeliveryStatus.SENT
     assert delivery.period_end <= dt.datetime.now(dt.UTC)
+
+
+def test_it_claims_a_workdays_only_daily_digest_covering_every_day_once(
+    world: World, charlie: User, django_capture_on_commit_callbacks: Any
+) -> None:
+    services.holiday_save(
+        holiday=Holiday(organization=world.organization, date=dt.date(2026, 12, 2)),
+        now=MONDAY_NINE - dt.timedelta(days=4),
+    )
+    subscribe(world.organization, charlie, frequency="daily")
+    # The beat's ticks from Friday to the next Monday, at 09:00 and again a minute later.
+    for offset in range(11):
+        nine = dt.datetime(2026, 11, 27, 9, tzinfo=SHANGHAI) + dt.timedelta(days=offset)
+        for tick in (nine, nine + dt.timedelta(minutes=1)):
+            with django_capture_on_commit_callbacks(execute=False):
+                services.subscriptions_claim_due(now=tick)
+    periods = [
+        (d.period_start.astimezone(SHANGHAI).date(), d.period_end.astimezone(SHANGHAI).date())
+        for d in DigestDelivery.objects.order_by("period_start")
+    ]
+    day = dt.date
+    # Subscribed on Friday at 09:00 (``subscribe``): the first digest is Monday's.
+    assert periods == [
+        (day(2026, 11, 27), day(2026, 11, 30)),  # Monday: Friday to Sunday
+        (day(2026, 11, 30), day(2026, 12, 1)),
+        (day(2026, 12, 1), day(2026, 12, 3)),  # after the holiday: Tuesday and Wednesday
+        (day(2026, 12, 3), day(2026, 12, 4)),
+        (day(2026, 12, 4), day(2026, 12, 7)),
+    ]

@@ -92,3 +92,32 @@ def test_it_sends_only_the_newest_missed_digest_after_an_outage() -> None:
     assert due is not None
     assert due.send_at == dt.datetime(2026, 11, 23, 9, tzinfo=dt.UTC)
     assert latest_due(plan, since=since, now=since - dt.timedelta(seconds=1)) is None
+
+
+def test_it_reports_every_day_in_a_workdays_only_daily_digest_weekends_and_holidays_too() -> None:
+    holidays = {dt.date(2026, 12, 2)}  # a Wednesday
+    plan = Schedule(frequency="daily", send_time=NINE, timezone="Asia/Shanghai", holidays=holidays)
+    cursor = local(SHANGHAI, 2026, 11, 26, 10)  # Thursday, after 09:00
+    periods = {}
+    for _ in range(6):
+        occurrence = next_occurrence(plan, after=cursor)
+        periods[occurrence.send_at.astimezone(SHANGHAI).date()] = (
+            occurrence.period_start,
+            occurrence.period_end,
+        )
+        cursor = occurrence.send_at
+    assert periods == {
+        dt.date(2026, 11, 27): (local(SHANGHAI, 2026, 11, 26), local(SHANGHAI, 2026, 11, 27)),
+        # Monday: Friday, Saturday and Sunday.
+        dt.date(2026, 11, 30): (local(SHANGHAI, 2026, 11, 27), local(SHANGHAI, 2026, 11, 30)),
+        dt.date(2026, 12, 1): (local(SHANGHAI, 2026, 11, 30), local(SHANGHAI, 2026, 12, 1)),
+        # Thursday after the Wednesday holiday: Tuesday and the holiday.
+        dt.date(2026, 12, 3): (local(SHANGHAI, 2026, 12, 1), local(SHANGHAI, 2026, 12, 3)),
+        dt.date(2026, 12, 4): (local(SHANGHAI, 2026, 12, 3), local(SHANGHAI, 2026, 12, 4)),
+        dt.date(2026, 12, 7): (local(SHANGHAI, 2026, 12, 4), local(SHANGHAI, 2026, 12, 7)),
+    }
+    # Compared with as many days before it: Monday's three days with Tuesday to Thursday.
+    monday = next_occurrence(plan, after=local(SHANGHAI, 2026, 11, 28))
+    assert monday.previous_periods(1) == [
+        (local(SHANGHAI, 2026, 11, 24), local(SHANGHAI, 2026, 11, 27))
+    ]

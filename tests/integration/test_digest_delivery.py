@@ -121,17 +121,20 @@ def test_it_sends_each_subscriber_one_digest_at_their_local_time_through_a_week(
     assert [(at.day, at.hour) for at in dana_days] == [(30, 9), (1, 9), (3, 9), (4, 9)]
     assert DigestDelivery.objects.count() == 6
 
-    # Every message: multipart with text, HTML and PNG parts the HTML references by cid.
+    # Every message: multipart with text, HTML and PNG parts the HTML references by cid; each
+    # chart under 100 KB, and each image described for a reader who does not see it.
     for message in inbox.messages:
         assert message.get_content_type() == "multipart/related"
         html = body(message, "text/html")
-        cids = [
-            p["Content-ID"].strip("<>")
-            for p in message.walk()
-            if p.get_content_type() == "image/png"
-        ]
+        pngs = [p for p in message.walk() if p.get_content_type() == "image/png"]
+        cids = [p["Content-ID"].strip("<>") for p in pngs]
         assert len(cids) == 2
         assert all(f"cid:{cid}" in html for cid in cids)
+        sizes = [len(p.get_payload(decode=True)) for p in pngs]
+        assert all(0 < size < 100 * 1024 for size in sizes), sizes
+        images = re.findall(r"<img\b[^>]*>", html)
+        assert len(images) == 2
+        assert all(re.search(r'\balt="[^"]*\S[^"]*"', image) for image in images), images
         assert body(message, "text/plain")
 
     # The figures equal the API's (and the bills, recomputed by hand) for each one's period.
@@ -153,6 +156,13 @@ def test_it_sends_each_subscriber_one_digest_at_their_local_time_through_a_week(
         assert f'data-figure="gpu-cost">{cost:,.2f} CNY<' in html
         wasted = Decimal(totals["wasted_cost"])
         assert f'data-figure="wasted-cost">{wasted:,.2f} CNY<' in html
+
+    # The Shanghai subscriber's spend is the Costs API's total for the same local dates (the
+    # organization's timezone is Shanghai too; the API's end date is inclusive).
+    (message,) = by_recipient["li@acme.test"]
+    costs = client.get("/api/v1/costs", {"start": "2026-11-23", "end": "2026-11-29"}).json()
+    assert costs["timezone"] == "Asia/Shanghai"
+    assert spend_figure(body(message, "text/html")) == Decimal(costs["total"])
     assert "每周 GPU 成本摘要" in body(by_recipient["li@acme.test"][0], "text/plain")
 
 

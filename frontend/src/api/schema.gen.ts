@@ -542,7 +542,10 @@ export interface paths {
          * @description One-click unsubscribe (RFC 8058): a POST with the signed token, no session needed.
          *
          *     A GET only says which digest the link is for (link scanners fetch links; they must not
-         *     unsubscribe anybody).
+         *     unsubscribe anybody). The same URL is the "Unsubscribe" link in the digest's body, so a
+         *     browser (which asks for text/html) gets a small page in the subscriber's language: a
+         *     confirm button that POSTs the token here, then the result. A mail client's one-click POST
+         *     and the API's callers still get JSON.
          */
         get: operations["v1_digests_unsubscribe_retrieve"];
         put?: never;
@@ -550,7 +553,10 @@ export interface paths {
          * @description One-click unsubscribe (RFC 8058): a POST with the signed token, no session needed.
          *
          *     A GET only says which digest the link is for (link scanners fetch links; they must not
-         *     unsubscribe anybody).
+         *     unsubscribe anybody). The same URL is the "Unsubscribe" link in the digest's body, so a
+         *     browser (which asks for text/html) gets a small page in the subscriber's language: a
+         *     confirm button that POSTs the token here, then the result. A mail client's one-click POST
+         *     and the API's callers still get JSON.
          */
         post: operations["v1_digests_unsubscribe_create"];
         delete?: never;

@@ -90,6 +90,35 @@ describe('reports: digest subscriptions', () => {
     expect(screen.getByText(/Subscribed\./)).toBeTruthy();
   });
 
+  it("says why a subscription's last digest failed, and nothing for one that was sent", async () => {
+    const delivery = (status: 'sent' | 'failed', error: string) => ({
+      id: status === 'sent' ? 7 : 8,
+      period_start: '2026-11-22T16:00:00Z',
+      period_end: '2026-11-29T16:00:00Z',
+      scheduled_for: '2026-11-30T01:00:00Z',
+      recipient: 'alice@acme.test',
+      status,
+      attempts: status === 'sent' ? 1 : 9,
+      sent_at: status === 'sent' ? '2026-11-30T01:00:03Z' : null,
+      message_id: status === 'sent' ? '<digest.1@acme.test>' : '',
+      error,
+    });
+    const refused = "SMTPRecipientsRefused: {'alice@acme.test': (550, b'5.1.1 No such user here')}";
+    mockApi({
+      'GET /api/v1/me': { body: makeMe() },
+      ...reportsRoutes(() => [
+        subscription({ id: 21, last_delivery: delivery('failed', refused) }),
+        subscription({ id: 22, weekday: 2, last_delivery: delivery('sent', '') }),
+      ]),
+    });
+    renderAppAt('/reports');
+
+    const failed = (await screen.findByText('Monday at 09:00')).closest('tr')!;
+    expect(within(failed).getByText(`The last digest could not be sent: ${refused}`)).toBeTruthy();
+    const sent = screen.getByText('Wednesday at 09:00').closest('tr')!;
+    expect(within(sent).queryByText(/could not be sent/)).toBeNull();
+  });
+
   it('shows an API field error next to its field', async () => {
     mockApi({
       'GET /api/v1/me': { body: makeMe() },
