@@ -54,12 +54,14 @@ def test_its_sums_are_the_sums_of_the_instances_figures() -> None:
     body = waste_totals_json(fleet, "CNY")
     for phase in Phase:
         key = phase.name.lower()
-        cost = sum(i.by_phase[phase].cost for i in ITEMS)
+        cost = sum((i.by_phase[phase].cost for i in ITEMS), Decimal(0))
         hours = sum(i.by_phase[phase].gpu_hours for i in ITEMS)
         assert body["phases"][key]["cost"] == money(cost)
         assert body["phases"][key]["gpu_hours"] == str(hours)
         assert body["phases"][key]["minutes"] == sum(i.by_phase[phase].minutes for i in ITEMS)
-    assert body["cost"] == money(sum(i.total_cost for i in ITEMS))  # 123.46 + 7.01 - 3.33 + 0.01
+    assert body["cost"] == money(
+        sum((i.total_cost for i in ITEMS), Decimal(0))
+    )  # 123.46 + 7.01 - 3.33 + 0.01
     assert body["cost"] == "127.15"
     assert body["instance_count"] == 4
 
