@@ -116,7 +116,11 @@ class Realised:
 
 def realised_saving(recommendation: Recommendation, *, now: dt.datetime) -> Realised | None:
     """From the target instance's bills (every component): None unless accepted."""
-    if recommendation.accepted_at is None or recommendation.instance_id is None:
+    if (
+        recommendation.status != Status.ACCEPTED
+        or recommendation.accepted_at is None
+        or recommendation.instance_id is None
+    ):
         return None
     accepted = recommendation.accepted_at
     lines = BillLine.objects.filter(

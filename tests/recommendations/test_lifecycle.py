@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from apps.accounts.models import Organization, User
 from apps.recommendations import services
 from apps.recommendations.models import Recommendation, RecommendationEvent, Status
-from apps.recommendations.selectors import realised_saving
+from apps.recommendations.selectors import realised_saving, recommendations_list
 from tests.recommendations.factories import AS_OF, END, bill_hours, make_instance, set_usage
 
 pytestmark = pytest.mark.django_db
@@ -127,3 +127,51 @@ def test_it_keeps_history_of_every_decision(acme, idle_box, alice) -> None:
     assert list(
         RecommendationEvent.objects.filter(recommendation=row).values_list("to_status", flat=True)
     ) == ["open", "accepted", "open"]
+
+
+def test_an_accepted_recommendation_stays_accepted_and_measured_when_its_finding_goes(
+    acme, idle_box, alice
+) -> None:
+    """Following the advice makes the finding disappear: that must not end the measurement."""
+    _run(acme)
+    services.recommendation_accept(recommendation=_only(acme), actor=alice, now=AS_OF)
+    set_usage(idle_box, gpu_util_p95=80.0)  # the finding is gone
+    later = AS_OF + dt.timedelta(days=1)
+    first = _run(acme, later)
+    assert (first.resolved, first.gone_accepted) == (0, 1)
+    assert _run(acme, later + dt.timedelta(hours=1)).gone_accepted == 0  # noted once
+    row = _only(acme)
+    assert row.status == Status.ACCEPTED
+    assert row.accepted_at == AS_OF
+    assert row.resolved_at == later
+    assert list(recommendations_list(organization=acme, statuses=["accepted"])) == [row]
+    assert realised_saving(row, now=later) is not None
+    assert [(e.from_status, e.to_status, e.reason) for e in row.events.all()][-1] == (
+        "accepted",
+        "accepted",
+        "The finding is no longer seen.",
+    )
+    # The finding comes back (the change was undone): still accepted, noted, no longer "gone".
+    set_usage(idle_box, gpu_util_p95=2.0)
+    _run(acme, later + dt.timedelta(hours=2))
+    row = _only(acme)
+    assert (row.status, row.resolved_at) == (Status.ACCEPTED, None)
+    assert row.events.last().reason == "The finding is seen again."
+
+
+def test_a_row_that_left_accepted_and_reopens_shows_no_realised_saving(
+    acme, idle_box, alice
+) -> None:
+    _run(acme)
+    services.recommendation_accept(recommendation=_only(acme), actor=alice, now=AS_OF)
+    services.recommendation_dismiss(
+        recommendation=_only(acme), actor=alice, now=AS_OF, reason="Changed our minds."
+    )
+    set_usage(idle_box, gpu_util_p95=80.0)
+    assert _run(acme, AS_OF + dt.timedelta(hours=1)).resolved == 1
+    set_usage(idle_box, gpu_util_p95=2.0)
+    assert _run(acme, AS_OF + dt.timedelta(hours=2)).reopened == 1
+    row = _only(acme)
+    assert row.status == Status.OPEN
+    assert row.accepted_at is None
+    assert realised_saving(row, now=END + dt.timedelta(days=7)) is None

@@ -309,6 +309,25 @@ describe('the recommendations page', () => {
     );
   });
 
+  it('an accepted row whose finding is gone stays listed as accepted, with when it went and its realised saving', async () => {
+    const realised = {
+      weeks_before: 4,
+      weeks_after: 1,
+      weekly_cost_before: '120.00',
+      weekly_cost_after: '0.00',
+      weekly_saving: '120.00',
+      monthly_saving_realised: '514.29',
+      monthly_saving_promised: '400.00',
+      currency: 'CNY',
+    };
+    const gone = { ...IDLE_C, status: 'accepted', accepted_at: '2026-10-20T00:00:00Z', resolved_at: '2026-10-22T00:00:00Z', realised };
+    fakeServer([gone]);
+    renderAppAt('/recommendations?status=accepted');
+    const row = await screen.findByTestId('rec-row-13');
+    expect(within(row).getByText(/^Accepted on .*; finding no longer seen since .*2026/)).toBeTruthy();
+    expect((await screen.findByTestId('realised-line-13')).textContent).toContain(money(realised.monthly_saving_realised));
+  });
+
   it('opens on the status a link names', async () => {
     fakeServer([{ ...SCHEDULE, status: 'dismissed', status_reason: 'Runs a nightly batch.' }]);
     renderAppAt('/recommendations?status=dismissed');
