@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from decimal import Decimal
 
@@ -9,9 +10,11 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from apps.accounts.models import Organization, User
+from apps.billing.models import BillLine
 from apps.recommendations import services
 from apps.recommendations.models import Recommendation, RecommendationEvent, Status
-from apps.recommendations.selectors import realised_saving, recommendations_list
+from apps.recommendations.selectors import CENT, Realised, realised_saving, recommendations_list
+from apps.recommendations.serializers import RealisedSerializer
 from tests.recommendations.factories import AS_OF, END, bill_hours, make_instance, set_usage
 
 pytestmark = pytest.mark.django_db
@@ -103,20 +106,85 @@ def test_it_refuses_to_snooze_into_the_past_naming_the_field(acme, idle_box, ali
     assert "until" in error.value.message_dict
 
 
+def _sync_account_until(instance, end: dt.datetime) -> None:
+    """A line of the instance's account for no instance (storage) ending at ``end``: the bills
+    are synced that far, whatever the stopped instance itself was billed."""
+    BillLine.objects.create(
+        organization_id=instance.organization_id,
+        account=instance.account,
+        bill_id=f"cos-{end:%Y%m%d%H}",
+        component_code="v_cos_storage",
+        item_code="cos",
+        month="2026-11",
+        fee_begin_at=end - dt.timedelta(days=1),
+        fee_end_at=end - dt.timedelta(seconds=1),
+        list_cost=Decimal("1.00"),
+        cost=Decimal("1.00"),
+    )
+
+
+def _recomputed(realised: Realised, instance) -> Decimal:
+    """The realised monthly saving recomputed from the instance's bill lines and the periods
+    the answer shows (the same weeks, rounded as shown)."""
+    lines = list(BillLine.objects.filter(instance=instance).values_list("fee_begin_at", "cost"))
+
+    def billed(start: dt.datetime, end: dt.datetime) -> Decimal:
+        return sum((c for at, c in lines if start <= at < end), Decimal(0)).quantize(CENT)
+
+    shown = RealisedSerializer(dataclasses.asdict(realised)).data
+    assert Decimal(shown["cost_before"]) == billed(realised.before_start, realised.before_end)
+    assert Decimal(shown["cost_after"]) == billed(realised.after_start, realised.after_end)
+    before = (Decimal(shown["cost_before"]) / Decimal(str(shown["weeks_before"]))).quantize(CENT)
+    after = (Decimal(shown["cost_after"]) / Decimal(str(shown["weeks_after"]))).quantize(CENT)
+    assert Decimal(shown["weekly_cost_before"]) == before
+    assert Decimal(shown["weekly_cost_after"]) == after
+    return ((before - after) * 30 / Decimal(7)).quantize(CENT)
+
+
 def test_it_measures_the_realised_saving_of_an_accepted_recommendation_from_bills(
     acme, idle_box, alice
 ) -> None:
     _run(acme)
     row = services.recommendation_accept(recommendation=_only(acme), actor=alice, now=END)
-    # Four weeks before acceptance: only the last two billed (336 h x 5.00 = 1680.00).
-    # After it the instance was stopped for a week but billed one day (24 h = 120.00).
+    # Bills before acceptance: only the last two weeks were synced (336 h x 5.00 = 1680.00),
+    # so they are the baseline: 840.00 a week. After it the instance was billed one day
+    # (24 h = 120.00) and stopped; the account's bills are synced to END + 5 days only, so
+    # the after-period is those 5 days (not the 7 to "now"): 120.00 / 0.7143 weeks.
     bill_hours(idle_box, start=END, hours=24)
+    _sync_account_until(idle_box, END + dt.timedelta(days=5))
     realised = realised_saving(row, now=END + dt.timedelta(days=7))
     assert realised is not None
-    assert realised.weekly_cost_before == Decimal("420.00")
-    assert realised.weekly_cost_after == Decimal("120.00")
-    assert realised.weekly_saving == Decimal("300.00")
+    assert (realised.before_start, realised.before_end) == (END - dt.timedelta(days=14), END)
+    assert (realised.after_start, realised.after_end) == (END, END + dt.timedelta(days=5))
+    assert (realised.weeks_before, realised.weeks_after) == (2.0, 0.7143)
+    assert (realised.cost_before, realised.cost_after) == (Decimal("1680.00"), Decimal("120.00"))
+    assert realised.weekly_cost_before == Decimal("840.00")
+    assert realised.weekly_cost_after == Decimal("168.00")
+    assert realised.weekly_saving == Decimal("672.00")
+    assert realised.monthly_saving_realised == Decimal("2880.00")
     assert realised.monthly_saving_promised == Decimal("3600.00")
+    assert _recomputed(realised, idle_box) == realised.monthly_saving_realised
+
+
+def test_a_young_instance_is_averaged_over_the_weeks_it_existed(acme, alice) -> None:
+    box = make_instance(acme, "young")
+    box.launched_at = END - dt.timedelta(days=10)
+    box.save(update_fields=["launched_at"])
+    set_usage(box, gpu_util_p95=2.0, days=10)
+    bill_hours(box, start=END - dt.timedelta(days=10), hours=10 * 24)
+    _run(acme)
+    row = services.recommendation_accept(recommendation=_only(acme), actor=alice, now=END)
+    bill_hours(box, start=END, hours=2 * 24)
+    realised = realised_saving(row, now=END + dt.timedelta(days=2))
+    assert realised is not None
+    # 1200.00 over the 10 days it existed (1.4286 weeks), not over 4 weeks (300.00 a week).
+    assert realised.before_start == END - dt.timedelta(days=10)
+    assert realised.weeks_before == 1.4286
+    assert realised.weekly_cost_before == Decimal("839.98")
+    # Nothing changed after: no saving but the cents the 4-place weeks move (240.00 / 0.2857).
+    assert realised.weekly_cost_after == Decimal("840.04")
+    assert realised.monthly_saving_realised == Decimal("-0.26")
+    assert _recomputed(realised, box) == realised.monthly_saving_realised
 
 
 def test_it_keeps_history_of_every_decision(acme, idle_box, alice) -> None:
