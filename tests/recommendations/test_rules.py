@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
@@ -223,6 +224,30 @@ def test_it_prices_a_data_bound_pipeline_at_the_cost_of_the_waiting() -> None:
     expected = (Decimal("3600.00") * (Decimal(16000) / Decimal(20160))).quantize(CENT)
     assert finding.saving.monthly_amount == expected
     assert finding.risk.level == 0
+
+
+def test_it_does_not_claim_a_busy_cpu_for_data_bound_minutes_seen_without_cpu() -> None:
+    """A source without CPU: the pattern is there, the cause unconfirmed; said so, low."""
+    data_bound = {"idle": 160, "data_processing": 16000, "training": 4000}
+    seen = evidence(gpu_util_p95=hourly(18.0), phase_minutes=data_bound)
+    blind = dataclasses.replace(
+        seen, phase_minutes_missing={"data_processing": {"cpu_util": 15000}}
+    )
+    confirmed = by_kind(evaluate(seen), "data_pipeline")
+    unconfirmed = by_kind(evaluate(blind), "data_pipeline")
+    assert "the CPU busy preparing input" in confirmed.explanation
+    assert confirmed.confidence.level == "high"
+    assert "the CPU busy preparing input" not in unconfirmed.explanation
+    assert "no CPU utilization for 15000 of those 16000 minutes" in unconfirmed.explanation
+    assert unconfirmed.confidence.level == "low"
+    assert unconfirmed.evidence["data_bound_minutes_without_cpu"] == 15000
+    # The money is the same waiting, priced the same way.
+    assert unconfirmed.saving == confirmed.saving
+    # Enough minutes seen with CPU (16000 - 6000 of 20160 >= 30 %): the usual finding.
+    partly = dataclasses.replace(
+        seen, phase_minutes_missing={"data_processing": {"cpu_util": 6000}}
+    )
+    assert "the CPU busy preparing input" in by_kind(evaluate(partly), "data_pipeline").explanation
 
 
 def test_it_raises_a_thermal_alert_without_a_saving() -> None:

@@ -121,6 +121,11 @@ def confidence(ev: InstanceEvidence, th: RuleThresholds, min_days: float) -> Con
     return Confidence(evidence_days=days, coverage_pct=min(coverage, 100.0), level=level)
 
 
+def lookback_days(ev: InstanceEvidence) -> int:
+    """Whole days the evidence spans (the rule's lookback)."""
+    return round((ev.end - ev.start).total_seconds() / 86400)
+
+
 def chart_range(ev: InstanceEvidence) -> dict[str, str]:
     return {"start": iso(ev.start), "end": iso(ev.end)}
 
