@@ -95,11 +95,12 @@ def organization_evidence(
     as_of: dt.datetime,
     thresholds: RuleThresholds,
     reserved: list[ReservedPrice] | None = None,
+    days: int | None = None,
 ) -> list[InstanceEvidence]:
-    """Rule inputs of every live GPU instance of the organization over the lookback before
-    ``as_of`` (floored to the hour)."""
+    """Rule inputs of every live GPU instance of the organization over the ``days`` (default:
+    ``thresholds.lookback_days``) before ``as_of`` (floored to the hour)."""
     end = floor_hour(as_of)
-    start = end - dt.timedelta(days=thresholds.lookback_days)
+    start = end - dt.timedelta(days=days or thresholds.lookback_days)
     instances = list(
         Instance.objects.for_organization(organization)
         .filter(gpu_count__gt=0)

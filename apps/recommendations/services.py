@@ -115,10 +115,28 @@ def recommendations_run(*, organization: Organization, as_of: dt.datetime) -> Ru
         raise ValueError("as_of: must be timezone-aware")
     thresholds, reserved = organization_rule_settings(organization)
     findings: dict[str, rules.Finding] = {}
-    for evidence in organization_evidence(
+    base = organization_evidence(
         organization=organization, as_of=as_of, thresholds=thresholds, reserved=reserved
-    ):
-        for finding in rules.evaluate(evidence, thresholds):
+    )
+    # A rule with its own lookback reads the fleet's evidence over that span too (by default
+    # every rule has the shared one: one read). Read after ``base``: the same instances.
+    others = {
+        days: {
+            ev.instance_id: ev
+            for ev in organization_evidence(
+                organization=organization,
+                as_of=as_of,
+                thresholds=thresholds,
+                reserved=reserved,
+                days=days,
+            )
+        }
+        for days in thresholds.lookbacks()
+        if days != thresholds.lookback_days
+    }
+    for evidence in base:
+        windows = {days: by_id[evidence.instance_id] for days, by_id in others.items()}
+        for finding in rules.evaluate(evidence, thresholds, windows):
             findings[fingerprint(finding)] = finding
     result = RunResult(findings=len(findings))
     with transaction.atomic():

@@ -243,3 +243,22 @@ def test_a_row_that_left_accepted_and_reopens_shows_no_realised_saving(
     assert row.status == Status.OPEN
     assert row.accepted_at is None
     assert realised_saving(row, now=END + dt.timedelta(days=7)) is None
+
+
+def test_a_rule_with_its_own_lookback_reads_the_evidence_over_it(acme) -> None:
+    """Idle the last week, busy the one before: only a 7-day idle lookback sees it idle."""
+    box = make_instance(acme)
+    set_usage(box, gpu_util_p95=80.0)
+    box.hour_rollups.filter(hour_start__gte=END - dt.timedelta(days=7)).update(
+        gpu_util_pct_p95=2.0, gpu_util_pct_avg=1.0
+    )
+    bill_hours(box, start=END - dt.timedelta(days=14), hours=14 * 24)
+    _run(acme)
+    assert not Recommendation.objects.filter(kind="stop_idle").exists()
+    services.recommendation_settings_update(organization=acme, thresholds={"idle_lookback_days": 7})
+    _run(acme, AS_OF + dt.timedelta(minutes=5))
+    row = Recommendation.objects.get(kind="stop_idle")
+    # Priced from the 7 days' bills: 168 h x 5.00 = 840.00 -> 5.0000 CNY/h x 720 h.
+    assert row.monthly_saving == Decimal("3600.00")
+    assert "168.0 h billed" in row.saving_formula
+    assert row.evidence["idle_hours"] == 7 * 24

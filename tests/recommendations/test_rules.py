@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
@@ -287,6 +288,42 @@ def test_it_applies_overrides_and_refuses_unknown_or_contradicting_keys() -> Non
         RuleThresholds(idle_gpu_util_p95_max_pct=20.0)
     with pytest.raises(ValueError, match="lookback_days"):
         DEFAULT_RULE_THRESHOLDS.with_overrides({"lookback_days": 1.5})
+
+
+def test_each_rule_reads_its_own_lookback_when_it_is_overridden() -> None:
+    """Busy the first week of the 14 days, idle the second: idle over 7 days, not over 14."""
+    week = HOURS // 2
+    p95 = np.where(np.arange(HOURS) < week, 80.0, 3.0)
+    fortnight = idle_evidence(gpu_util_p95=p95, phase_minutes={"idle": 10080, "training": 10080})
+    hourly_fields = ("gpu_util_p95", "gpu_util_avg", "gpu_mem_avg", "gpu_mem_p95")
+    sliced = {name: getattr(fortnight, name)[week:] for name in hourly_fields}
+    last_week = dataclasses.replace(
+        fortnight,
+        start=fortnight.end - dt.timedelta(days=7),
+        existed_hours=float(week),
+        gpu_temp_p95=fortnight.gpu_temp_p95[week:],
+        observed_minutes=fortnight.observed_minutes[week:],
+        phase_minutes={"idle": 10080},
+        billed_compute_cost=Decimal("840.00"),
+        billed_hours=Decimal("168"),
+        **sliced,
+    )
+    assert "stop_idle" not in kinds(evaluate(fortnight, DEFAULT_RULE_THRESHOLDS))
+    short = DEFAULT_RULE_THRESHOLDS.with_overrides({"idle_lookback_days": 7})
+    assert (short.lookback_for("idle"), short.lookback_for("thermal")) == (7, 14)
+    assert short.lookbacks() == [7, 14]
+    finding = by_kind(evaluate(fortnight, short, {7: last_week}), "stop_idle")
+    assert finding.evidence["idle_hours"] == week
+    assert "last 7 days" in finding.explanation
+    assert finding.confidence.level == "high"  # the whole 7-day lookback observed
+    with pytest.raises(ValueError, match="idle_lookback_days: no evidence over 7 days"):
+        evaluate(fortnight, short)
+    with pytest.raises(ValueError, match="idle_lookback_days: between 1 and 93"):
+        DEFAULT_RULE_THRESHOLDS.with_overrides({"idle_lookback_days": 0})
+    with pytest.raises(ValueError, match="thermal_lookback_days: expected an integer"):
+        DEFAULT_RULE_THRESHOLDS.with_overrides({"thermal_lookback_days": 7.5})
+    # Defaults keep the one shared lookback (one read of the evidence).
+    assert DEFAULT_RULE_THRESHOLDS.lookbacks() == [14]
 
 
 def test_it_finds_windows_that_wrap_from_sunday_into_monday() -> None:

@@ -112,7 +112,7 @@ def confidence(ev: InstanceEvidence, th: RuleThresholds, min_days: float) -> Con
     observed = float(ev.observed_minutes.sum())
     coverage = round(100.0 * observed / expected, 1) if expected else 0.0
     days = ev.evidence_days
-    if days >= 0.8 * th.lookback_days and coverage >= 80:
+    if days >= 0.8 * lookback_days(ev) and coverage >= 80:
         level = "high"
     elif days >= 2 * min_days:
         level = "medium"
