@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 
 from apps.accounts.models import Organization, User
 from apps.billing.models import BillLine
+from apps.billing.rollups import bill_days_refresh
 from apps.recommendations import services
 from apps.recommendations.models import Recommendation, RecommendationEvent, Status
 from apps.recommendations.selectors import CENT, Realised, realised_saving, recommendations_list
@@ -50,6 +51,28 @@ def test_it_creates_one_priced_recommendation_and_nothing_more_on_a_second_run(
     second = _run(acme)
     assert (second.created, second.updated, second.unchanged) == (0, 0, 1)
     assert _only(acme).updated_at == row.updated_at
+
+
+def test_a_changed_finding_updates_its_figures_in_the_same_row(acme, idle_box) -> None:
+    """The price paid rises: same finding (fingerprint), new figures, no new row or event."""
+    _run(acme)
+    row = _only(acme)
+    BillLine.objects.filter(instance=idle_box).update(cost=Decimal("6.00"))
+    assert idle_box.account is not None
+    bill_days_refresh(account=idle_box.account, months=["2026-11"])
+    later = AS_OF + dt.timedelta(minutes=5)  # the same lookback hours
+    result = _run(acme, later)
+    assert (result.created, result.updated, result.resolved) == (0, 1, 0)
+    updated = _only(acme)
+    assert updated.pk == row.pk
+    assert updated.fingerprint == row.fingerprint
+    # 2016.00 billed / 336 h = 6.0000 CNY/h x 720 h a month (was 5.0000: 3600.00).
+    assert updated.monthly_saving == Decimal("4320.00")
+    assert "2016.00 CNY compute billed" in updated.saving_formula
+    assert (updated.first_seen_at, updated.last_seen_at) == (AS_OF, later)
+    assert updated.updated_at > row.updated_at
+    assert updated.status == Status.OPEN
+    assert [e.to_status for e in updated.events.all()] == ["open"]
 
 
 def test_it_resolves_a_finding_that_disappears_and_reopens_it_when_it_returns(
