@@ -15,9 +15,19 @@ from decimal import Decimal, InvalidOperation
 
 import numpy as np
 from django.db import connection
+from django.db.models import F, Sum, Value
+from django.db.models.functions import Greatest, Least
 
 from apps.accounts.models import Organization
-from apps.analysis.models import PHASE_DAY_SHAPE, PHASE_KEYS, InstanceProfile, PhaseDay
+from apps.analysis.engine import Evidence, missing_metrics
+from apps.analysis.models import (
+    PHASE_DAY_SHAPE,
+    PHASE_KEYS,
+    InstanceProfile,
+    PhaseDay,
+    PhaseSegment,
+    phase_key,
+)
 from apps.billing.selectors import billed_compute
 from apps.cloud.models import ChargeType, Instance, InstancePrice, InstanceType
 from apps.core.timegrid import (
@@ -91,11 +101,12 @@ def organization_evidence(
     as_of: dt.datetime,
     thresholds: RuleThresholds,
     reserved: list[ReservedPrice] | None = None,
+    days: int | None = None,
 ) -> list[InstanceEvidence]:
-    """Rule inputs of every live GPU instance of the organization over the lookback before
-    ``as_of`` (floored to the hour)."""
+    """Rule inputs of every live GPU instance of the organization over the ``days`` (default:
+    ``thresholds.lookback_days``) before ``as_of`` (floored to the hour)."""
     end = floor_hour(as_of)
-    start = end - dt.timedelta(days=thresholds.lookback_days)
+    start = end - dt.timedelta(days=days or thresholds.lookback_days)
     instances = list(
         Instance.objects.for_organization(organization)
         .filter(gpu_count__gt=0)
@@ -109,6 +120,7 @@ def organization_evidence(
     hours = int((end - start) / _HOUR)
     hourly = _hourly_arrays(ids, start, end, hours)
     phases = _phase_minutes(organization, ids, start, end)
+    phases_missing = _phase_minutes_missing(organization, ids, start, end)
     profiles = _profiles(ids)
     billed = _billed([i.pk for i in instances if i.charge_type != ChargeType.PREPAID], start, end)
     offers = _offers(instances)
@@ -141,6 +153,7 @@ def organization_evidence(
                 gpu_temp_p95=hourly["gpu_temp_c_p95"][row],
                 observed_minutes=hourly["gpu_util_pct_minutes"][row],
                 phase_minutes=phases.get(instance.pk, {}),
+                phase_minutes_missing=phases_missing.get(instance.pk, {}),
                 billed_compute_cost=cost,
                 billed_hours=billed_hours,
                 currency=currency or organization.currency,
@@ -239,6 +252,33 @@ def _phase_minutes(
     return {
         instance_id: dict(zip(PHASE_KEYS, counts.tolist(), strict=True))
         for instance_id, counts in out.items()
+    }
+
+
+def _phase_minutes_missing(
+    organization: Organization, ids: list[int], start: dt.datetime, end: dt.datetime
+) -> dict[int, dict[str, dict[str, int]]]:
+    """Instance id -> phase key -> metric -> minutes in ``[start, end)`` that were classified
+    without that metric (the segments' evidence bits; unknown segments have none to miss).
+
+    Summed in the database over the segments that lacked one: a fleet whose sources report
+    every metric returns no rows."""
+    rows = (
+        PhaseSegment.objects.for_organization(organization)
+        .filter(instance_id__in=ids, start_at__lt=end, end_at__gt=start)
+        .exclude(evidence__in=[int(Evidence.FULL), int(Evidence.NONE)])
+        .values("instance_id", "phase", "evidence")
+        .annotate(span=Sum(Least(F("end_at"), Value(end)) - Greatest(F("start_at"), Value(start))))
+    )
+    out: dict[int, dict[str, dict[str, int]]] = defaultdict(lambda: defaultdict(dict))
+    for row in rows:
+        minutes = int(row["span"].total_seconds() // 60)
+        by_metric = out[row["instance_id"]][phase_key(row["phase"])]
+        for metric in missing_metrics(row["evidence"]):
+            by_metric[metric] = by_metric.get(metric, 0) + minutes
+    return {
+        instance_id: {key: dict(metrics) for key, metrics in by_phase.items()}
+        for instance_id, by_phase in out.items()
     }
 
 

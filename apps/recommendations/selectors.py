@@ -7,7 +7,7 @@ import datetime as dt
 from collections import defaultdict
 from decimal import Decimal
 
-from django.db.models import Count, QuerySet, Sum
+from django.db.models import Count, Max, Min, QuerySet, Sum
 
 from apps.accounts.models import Organization
 from apps.billing.models import BillLine
@@ -16,6 +16,7 @@ from apps.recommendations.models import Recommendation, RecommendationSettings, 
 from apps.recommendations.rules import KINDS
 
 WEEK = dt.timedelta(days=7)
+CENT = Decimal("0.01")
 # Weeks of bills before acceptance that the realised saving compares against.
 BASELINE_WEEKS = 4
 
@@ -102,11 +103,22 @@ def recommendations_totals(*, rows: QuerySet[Recommendation]) -> tuple[list[Tota
 
 @dataclasses.dataclass(frozen=True)
 class Realised:
-    """What an accepted recommendation saved: cost per week after vs the weeks before."""
+    """What an accepted recommendation saved: cost per week after vs the weeks before.
 
-    weeks_before: int
+    Every figure it is computed from is here, so it can be recomputed by hand: the cost billed
+    in ``[before_start, before_end)`` over ``weeks_before``, and in ``[after_start, after_end)``
+    over ``weeks_after`` (weeks rounded to 4 places, and those rounded weeks are what divide).
+    """
+
+    before_start: dt.datetime
+    before_end: dt.datetime
+    weeks_before: float
+    cost_before: Decimal
+    weekly_cost_before: Decimal | None
+    after_start: dt.datetime
+    after_end: dt.datetime
     weeks_after: float
-    weekly_cost_before: Decimal
+    cost_after: Decimal | None
     weekly_cost_after: Decimal | None
     weekly_saving: Decimal | None
     monthly_saving_realised: Decimal | None
@@ -114,29 +126,73 @@ class Realised:
     currency: str
 
 
+def _weeks(start: dt.datetime, end: dt.datetime) -> Decimal:
+    return (Decimal((end - start).total_seconds()) / 604800).quantize(Decimal("0.0001"))
+
+
 def realised_saving(recommendation: Recommendation, *, now: dt.datetime) -> Realised | None:
-    """From the target instance's bills (every component): None unless accepted."""
-    if recommendation.accepted_at is None or recommendation.instance_id is None:
+    """From the target instance's bills (every component): None unless accepted.
+
+    The weeks before are at most ``BASELINE_WEEKS``, and no earlier than the instance's launch
+    (its first bill line when the launch is unknown) nor the first line synced for its account:
+    a younger instance is not averaged over weeks it did not exist. The weeks after end at the
+    latest line synced for the account (bills arrive a day or more late; a stopped instance has
+    no lines of its own), not at ``now``: weeks without bills yet would read as savings.
+    """
+    if (
+        recommendation.status != Status.ACCEPTED
+        or recommendation.accepted_at is None
+        or recommendation.instance_id is None
+    ):
         return None
     accepted = recommendation.accepted_at
+    instance = recommendation.instance
+    assert instance is not None
     lines = BillLine.objects.filter(
         organization_id=recommendation.organization_id, instance_id=recommendation.instance_id
     )
-    before = cost_total(
-        lines.filter(fee_begin_at__gte=accepted - BASELINE_WEEKS * WEEK, fee_begin_at__lt=accepted)
+    # What the bills sync covers: the instance's account's lines (the organization's without).
+    synced = BillLine.objects.filter(organization_id=recommendation.organization_id)
+    if instance.account_id is not None:
+        synced = synced.filter(account_id=instance.account_id)
+    covered = synced.aggregate(first=Min("fee_begin_at"), last=Max("fee_end_at"))
+    born = instance.launched_at or lines.aggregate(first=Min("fee_begin_at"))["first"]
+    before_start = max(
+        moment
+        for moment in (accepted - BASELINE_WEEKS * WEEK, born, covered["first"])
+        if moment is not None
     )
-    weekly_before = (before / BASELINE_WEEKS).quantize(Decimal("0.01"))
-    elapsed = (now - accepted) / WEEK
-    weekly_after = saving = monthly = None
-    if elapsed > 0:
-        after = cost_total(lines.filter(fee_begin_at__gte=accepted, fee_begin_at__lt=now))
-        weekly_after = (after / Decimal(str(elapsed))).quantize(Decimal("0.01"))
-        saving = weekly_before - weekly_after
-        monthly = (saving * Decimal(30) / 7).quantize(Decimal("0.01"))
+    before_start = min(before_start, accepted)
+    weeks_before = _weeks(before_start, accepted)
+    # Amounts in cents, as shown, are what divide.
+    cost_before = cost_total(
+        lines.filter(fee_begin_at__gte=before_start, fee_begin_at__lt=accepted)
+    ).quantize(CENT)
+    weekly_before = (cost_before / weeks_before).quantize(CENT) if weeks_before > 0 else None
+    last = covered["last"]
+    if last is not None and last.second == 59:
+        last += dt.timedelta(seconds=1)  # inclusive ends, like the bills: 10:59:59 is 11:00
+    after_end = max(min(now, last or accepted), accepted)
+    weeks_after = _weeks(accepted, after_end)
+    cost_after = weekly_after = saving = monthly = None
+    if weeks_after > 0:
+        cost_after = cost_total(
+            lines.filter(fee_begin_at__gte=accepted, fee_begin_at__lt=after_end)
+        ).quantize(CENT)
+        weekly_after = (cost_after / weeks_after).quantize(CENT)
+        if weekly_before is not None:
+            saving = weekly_before - weekly_after
+            monthly = (saving * Decimal(30) / 7).quantize(CENT)
     return Realised(
-        weeks_before=BASELINE_WEEKS,
-        weeks_after=round(elapsed, 2),
+        before_start=before_start,
+        before_end=accepted,
+        weeks_before=float(weeks_before),
+        cost_before=cost_before,
         weekly_cost_before=weekly_before,
+        after_start=accepted,
+        after_end=after_end,
+        weeks_after=float(weeks_after),
+        cost_after=cost_after,
         weekly_cost_after=weekly_after,
         weekly_saving=saving,
         monthly_saving_realised=monthly,

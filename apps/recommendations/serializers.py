@@ -119,9 +119,24 @@ class EventSerializer(serializers.ModelSerializer):
 
 
 class RealisedSerializer(serializers.Serializer):
-    weeks_before = serializers.IntegerField()
+    """The realised saving and every figure it is computed from (to recompute it by hand)."""
+
+    before_start = serializers.DateTimeField()
+    before_end = serializers.DateTimeField(help_text="When it was accepted.")
+    weeks_before = serializers.FloatField(help_text="Weeks of bills before (at most 4).")
+    cost_before = serializers.DecimalField(
+        max_digits=16, decimal_places=2, help_text="Billed in [before_start, before_end)."
+    )
+    weekly_cost_before = serializers.DecimalField(max_digits=16, decimal_places=2, allow_null=True)
+    after_start = serializers.DateTimeField()
+    after_end = serializers.DateTimeField(help_text="The latest bill synced (or now).")
     weeks_after = serializers.FloatField()
-    weekly_cost_before = serializers.DecimalField(max_digits=16, decimal_places=2)
+    cost_after = serializers.DecimalField(
+        max_digits=16,
+        decimal_places=2,
+        allow_null=True,
+        help_text="Billed in [after_start, after_end).",
+    )
     weekly_cost_after = serializers.DecimalField(max_digits=16, decimal_places=2, allow_null=True)
     weekly_saving = serializers.DecimalField(max_digits=16, decimal_places=2, allow_null=True)
     monthly_saving_realised = serializers.DecimalField(

@@ -5,6 +5,13 @@ findings by fingerprint: figures are updated in place, one unresolved row per fi
 finding that disappears resolves its row, one that returns reopens it; a dismissed row stays
 dismissed while its finding persists and a snoozed one opens again after its date. Running it
 twice on the same data changes nothing the second time. Every status change is an event.
+
+An accepted row is never resolved by a run: its finding disappearing is what following the
+advice looks like, and its realised saving is measured for as long as it stays accepted. The
+run records that the finding is no longer seen (an event, and ``resolved_at`` as the moment;
+the status stays accepted) and, should the finding come back, that it is seen again.
+``accepted_at`` is set only while a row is accepted, so a row that leaves "accepted" (dismissed,
+reopened, resolved and found again) never shows a realised saving.
 """
 
 from __future__ import annotations
@@ -57,6 +64,7 @@ _STORED_FIELDS = (
     "status_reason",
     "snoozed_until",
     "resolved_at",
+    "accepted_at",
     "last_seen_at",
 )
 
@@ -69,6 +77,8 @@ class RunResult:
     unchanged: int = 0
     resolved: int = 0
     reopened: int = 0
+    # Accepted rows whose finding disappeared in this run (they stay accepted).
+    gone_accepted: int = 0
 
 
 def fingerprint(finding: rules.Finding) -> str:
@@ -105,10 +115,28 @@ def recommendations_run(*, organization: Organization, as_of: dt.datetime) -> Ru
         raise ValueError("as_of: must be timezone-aware")
     thresholds, reserved = organization_rule_settings(organization)
     findings: dict[str, rules.Finding] = {}
-    for evidence in organization_evidence(
+    base = organization_evidence(
         organization=organization, as_of=as_of, thresholds=thresholds, reserved=reserved
-    ):
-        for finding in rules.evaluate(evidence, thresholds):
+    )
+    # A rule with its own lookback reads the fleet's evidence over that span too (by default
+    # every rule has the shared one: one read). Read after ``base``: the same instances.
+    others = {
+        days: {
+            ev.instance_id: ev
+            for ev in organization_evidence(
+                organization=organization,
+                as_of=as_of,
+                thresholds=thresholds,
+                reserved=reserved,
+                days=days,
+            )
+        }
+        for days in thresholds.lookbacks()
+        if days != thresholds.lookback_days
+    }
+    for evidence in base:
+        windows = {days: by_id[evidence.instance_id] for days, by_id in others.items()}
+        for finding in rules.evaluate(evidence, thresholds, windows):
             findings[fingerprint(finding)] = finding
     result = RunResult(findings=len(findings))
     with transaction.atomic():
@@ -136,8 +164,14 @@ def recommendations_run(*, organization: Organization, as_of: dt.datetime) -> Ru
                 row = returning[key]
                 events.append(_change(row, Status.OPEN, as_of, "The finding came back.", None))
                 row.resolved_at = None
+                row.accepted_at = None
                 reopened = True
                 result.reopened += 1
+            elif row is not None and row.status == Status.ACCEPTED and row.resolved_at:
+                # Accepted, its finding had gone and is back (the change undone, or not made).
+                events.append(_note(row, as_of, "The finding is seen again."))
+                row.resolved_at = None
+                reopened = True
             if row is None:
                 created.append(
                     Recommendation(
@@ -171,9 +205,18 @@ def recommendations_run(*, organization: Organization, as_of: dt.datetime) -> Ru
         for key, row in rows.items():
             if key in findings:
                 continue
+            if row.status == Status.ACCEPTED:
+                # The advice was followed: stay accepted (and measured); note it once.
+                if row.resolved_at is None:
+                    events.append(_note(row, as_of, "The finding is no longer seen."))
+                    row.resolved_at = as_of
+                    changed_rows.append(row)
+                    result.gone_accepted += 1
+                continue
             events.append(_change(row, Status.RESOLVED, as_of, "The finding is gone.", None))
             row.resolved_at = as_of
             row.snoozed_until = None
+            row.accepted_at = None
             changed_rows.append(row)
             result.resolved += 1
         # Bulk writes: a first run over a large fleet creates a row and an event per finding.
@@ -248,6 +291,13 @@ def _change(
     return event
 
 
+def _note(row: Recommendation, at: dt.datetime, reason: str) -> RecommendationEvent:
+    """An event that changes nothing of the status (from and to are the same), only says why."""
+    return RecommendationEvent(
+        recommendation=row, at=at, from_status=row.status, to_status=row.status, reason=reason
+    )
+
+
 # --- decisions ---------------------------------------------------------------------------------
 
 _ACTIONABLE = {
@@ -274,12 +324,13 @@ def _decide(
                 {"status": [f"A {row.status} recommendation cannot be {action}ed."]}
             )
         event = _change(row, to, now, reason, actor)
-        if to == Status.ACCEPTED:
-            row.accepted_at = now
+        # Set only while accepted: the realised saving is measured from it.
+        row.accepted_at = now if to == Status.ACCEPTED else None
+        # Only an accepted row carries a gone finding's moment; any decision starts afresh
+        # (the next run resolves the row if its finding is still gone).
+        row.resolved_at = None
         if to != Status.SNOOZED:
             row.snoozed_until = None
-        if to == Status.OPEN:
-            row.accepted_at = None
         row.save()
         event.save()
     return row

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from decimal import Decimal
 
@@ -9,9 +10,12 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from apps.accounts.models import Organization, User
+from apps.billing.models import BillLine
+from apps.billing.rollups import bill_days_refresh
 from apps.recommendations import services
 from apps.recommendations.models import Recommendation, RecommendationEvent, Status
-from apps.recommendations.selectors import realised_saving
+from apps.recommendations.selectors import CENT, Realised, realised_saving, recommendations_list
+from apps.recommendations.serializers import RealisedSerializer
 from tests.recommendations.factories import AS_OF, END, bill_hours, make_instance, set_usage
 
 pytestmark = pytest.mark.django_db
@@ -47,6 +51,28 @@ def test_it_creates_one_priced_recommendation_and_nothing_more_on_a_second_run(
     second = _run(acme)
     assert (second.created, second.updated, second.unchanged) == (0, 0, 1)
     assert _only(acme).updated_at == row.updated_at
+
+
+def test_a_changed_finding_updates_its_figures_in_the_same_row(acme, idle_box) -> None:
+    """The price paid rises: same finding (fingerprint), new figures, no new row or event."""
+    _run(acme)
+    row = _only(acme)
+    BillLine.objects.filter(instance=idle_box).update(cost=Decimal("6.00"))
+    assert idle_box.account is not None
+    bill_days_refresh(account=idle_box.account, months=["2026-11"])
+    later = AS_OF + dt.timedelta(minutes=5)  # the same lookback hours
+    result = _run(acme, later)
+    assert (result.created, result.updated, result.resolved) == (0, 1, 0)
+    updated = _only(acme)
+    assert updated.pk == row.pk
+    assert updated.fingerprint == row.fingerprint
+    # 2016.00 billed / 336 h = 6.0000 CNY/h x 720 h a month (was 5.0000: 3600.00).
+    assert updated.monthly_saving == Decimal("4320.00")
+    assert "2016.00 CNY compute billed" in updated.saving_formula
+    assert (updated.first_seen_at, updated.last_seen_at) == (AS_OF, later)
+    assert updated.updated_at > row.updated_at
+    assert updated.status == Status.OPEN
+    assert [e.to_status for e in updated.events.all()] == ["open"]
 
 
 def test_it_resolves_a_finding_that_disappears_and_reopens_it_when_it_returns(
@@ -103,20 +129,85 @@ def test_it_refuses_to_snooze_into_the_past_naming_the_field(acme, idle_box, ali
     assert "until" in error.value.message_dict
 
 
+def _sync_account_until(instance, end: dt.datetime) -> None:
+    """A line of the instance's account for no instance (storage) ending at ``end``: the bills
+    are synced that far, whatever the stopped instance itself was billed."""
+    BillLine.objects.create(
+        organization_id=instance.organization_id,
+        account=instance.account,
+        bill_id=f"cos-{end:%Y%m%d%H}",
+        component_code="v_cos_storage",
+        item_code="cos",
+        month="2026-11",
+        fee_begin_at=end - dt.timedelta(days=1),
+        fee_end_at=end - dt.timedelta(seconds=1),
+        list_cost=Decimal("1.00"),
+        cost=Decimal("1.00"),
+    )
+
+
+def _recomputed(realised: Realised, instance) -> Decimal:
+    """The realised monthly saving recomputed from the instance's bill lines and the periods
+    the answer shows (the same weeks, rounded as shown)."""
+    lines = list(BillLine.objects.filter(instance=instance).values_list("fee_begin_at", "cost"))
+
+    def billed(start: dt.datetime, end: dt.datetime) -> Decimal:
+        return sum((c for at, c in lines if start <= at < end), Decimal(0)).quantize(CENT)
+
+    shown = RealisedSerializer(dataclasses.asdict(realised)).data
+    assert Decimal(shown["cost_before"]) == billed(realised.before_start, realised.before_end)
+    assert Decimal(shown["cost_after"]) == billed(realised.after_start, realised.after_end)
+    before = (Decimal(shown["cost_before"]) / Decimal(str(shown["weeks_before"]))).quantize(CENT)
+    after = (Decimal(shown["cost_after"]) / Decimal(str(shown["weeks_after"]))).quantize(CENT)
+    assert Decimal(shown["weekly_cost_before"]) == before
+    assert Decimal(shown["weekly_cost_after"]) == after
+    return ((before - after) * 30 / Decimal(7)).quantize(CENT)
+
+
 def test_it_measures_the_realised_saving_of_an_accepted_recommendation_from_bills(
     acme, idle_box, alice
 ) -> None:
     _run(acme)
     row = services.recommendation_accept(recommendation=_only(acme), actor=alice, now=END)
-    # Four weeks before acceptance: only the last two billed (336 h x 5.00 = 1680.00).
-    # After it the instance was stopped for a week but billed one day (24 h = 120.00).
+    # Bills before acceptance: only the last two weeks were synced (336 h x 5.00 = 1680.00),
+    # so they are the baseline: 840.00 a week. After it the instance was billed one day
+    # (24 h = 120.00) and stopped; the account's bills are synced to END + 5 days only, so
+    # the after-period is those 5 days (not the 7 to "now"): 120.00 / 0.7143 weeks.
     bill_hours(idle_box, start=END, hours=24)
+    _sync_account_until(idle_box, END + dt.timedelta(days=5))
     realised = realised_saving(row, now=END + dt.timedelta(days=7))
     assert realised is not None
-    assert realised.weekly_cost_before == Decimal("420.00")
-    assert realised.weekly_cost_after == Decimal("120.00")
-    assert realised.weekly_saving == Decimal("300.00")
+    assert (realised.before_start, realised.before_end) == (END - dt.timedelta(days=14), END)
+    assert (realised.after_start, realised.after_end) == (END, END + dt.timedelta(days=5))
+    assert (realised.weeks_before, realised.weeks_after) == (2.0, 0.7143)
+    assert (realised.cost_before, realised.cost_after) == (Decimal("1680.00"), Decimal("120.00"))
+    assert realised.weekly_cost_before == Decimal("840.00")
+    assert realised.weekly_cost_after == Decimal("168.00")
+    assert realised.weekly_saving == Decimal("672.00")
+    assert realised.monthly_saving_realised == Decimal("2880.00")
     assert realised.monthly_saving_promised == Decimal("3600.00")
+    assert _recomputed(realised, idle_box) == realised.monthly_saving_realised
+
+
+def test_a_young_instance_is_averaged_over_the_weeks_it_existed(acme, alice) -> None:
+    box = make_instance(acme, "young")
+    box.launched_at = END - dt.timedelta(days=10)
+    box.save(update_fields=["launched_at"])
+    set_usage(box, gpu_util_p95=2.0, days=10)
+    bill_hours(box, start=END - dt.timedelta(days=10), hours=10 * 24)
+    _run(acme)
+    row = services.recommendation_accept(recommendation=_only(acme), actor=alice, now=END)
+    bill_hours(box, start=END, hours=2 * 24)
+    realised = realised_saving(row, now=END + dt.timedelta(days=2))
+    assert realised is not None
+    # 1200.00 over the 10 days it existed (1.4286 weeks), not over 4 weeks (300.00 a week).
+    assert realised.before_start == END - dt.timedelta(days=10)
+    assert realised.weeks_before == 1.4286
+    assert realised.weekly_cost_before == Decimal("839.98")
+    # Nothing changed after: no saving but the cents the 4-place weeks move (240.00 / 0.2857).
+    assert realised.weekly_cost_after == Decimal("840.04")
+    assert realised.monthly_saving_realised == Decimal("-0.26")
+    assert _recomputed(realised, box) == realised.monthly_saving_realised
 
 
 def test_it_keeps_history_of_every_decision(acme, idle_box, alice) -> None:
@@ -127,3 +218,70 @@ def test_it_keeps_history_of_every_decision(acme, idle_box, alice) -> None:
     assert list(
         RecommendationEvent.objects.filter(recommendation=row).values_list("to_status", flat=True)
     ) == ["open", "accepted", "open"]
+
+
+def test_an_accepted_recommendation_stays_accepted_and_measured_when_its_finding_goes(
+    acme, idle_box, alice
+) -> None:
+    """Following the advice makes the finding disappear: that must not end the measurement."""
+    _run(acme)
+    services.recommendation_accept(recommendation=_only(acme), actor=alice, now=AS_OF)
+    set_usage(idle_box, gpu_util_p95=80.0)  # the finding is gone
+    later = AS_OF + dt.timedelta(days=1)
+    first = _run(acme, later)
+    assert (first.resolved, first.gone_accepted) == (0, 1)
+    assert _run(acme, later + dt.timedelta(hours=1)).gone_accepted == 0  # noted once
+    row = _only(acme)
+    assert row.status == Status.ACCEPTED
+    assert row.accepted_at == AS_OF
+    assert row.resolved_at == later
+    assert list(recommendations_list(organization=acme, statuses=["accepted"])) == [row]
+    assert realised_saving(row, now=later) is not None
+    assert [(e.from_status, e.to_status, e.reason) for e in row.events.all()][-1] == (
+        "accepted",
+        "accepted",
+        "The finding is no longer seen.",
+    )
+    # The finding comes back (the change was undone): still accepted, noted, no longer "gone".
+    set_usage(idle_box, gpu_util_p95=2.0)
+    _run(acme, later + dt.timedelta(hours=2))
+    row = _only(acme)
+    assert (row.status, row.resolved_at) == (Status.ACCEPTED, None)
+    assert row.events.last().reason == "The finding is seen again."
+
+
+def test_a_row_that_left_accepted_and_reopens_shows_no_realised_saving(
+    acme, idle_box, alice
+) -> None:
+    _run(acme)
+    services.recommendation_accept(recommendation=_only(acme), actor=alice, now=AS_OF)
+    services.recommendation_dismiss(
+        recommendation=_only(acme), actor=alice, now=AS_OF, reason="Changed our minds."
+    )
+    set_usage(idle_box, gpu_util_p95=80.0)
+    assert _run(acme, AS_OF + dt.timedelta(hours=1)).resolved == 1
+    set_usage(idle_box, gpu_util_p95=2.0)
+    assert _run(acme, AS_OF + dt.timedelta(hours=2)).reopened == 1
+    row = _only(acme)
+    assert row.status == Status.OPEN
+    assert row.accepted_at is None
+    assert realised_saving(row, now=END + dt.timedelta(days=7)) is None
+
+
+def test_a_rule_with_its_own_lookback_reads_the_evidence_over_it(acme) -> None:
+    """Idle the last week, busy the one before: only a 7-day idle lookback sees it idle."""
+    box = make_instance(acme)
+    set_usage(box, gpu_util_p95=80.0)
+    box.hour_rollups.filter(hour_start__gte=END - dt.timedelta(days=7)).update(
+        gpu_util_pct_p95=2.0, gpu_util_pct_avg=1.0
+    )
+    bill_hours(box, start=END - dt.timedelta(days=14), hours=14 * 24)
+    _run(acme)
+    assert not Recommendation.objects.filter(kind="stop_idle").exists()
+    services.recommendation_settings_update(organization=acme, thresholds={"idle_lookback_days": 7})
+    _run(acme, AS_OF + dt.timedelta(minutes=5))
+    row = Recommendation.objects.get(kind="stop_idle")
+    # Priced from the 7 days' bills: 168 h x 5.00 = 840.00 -> 5.0000 CNY/h x 720 h.
+    assert row.monthly_saving == Decimal("3600.00")
+    assert "168.0 h billed" in row.saving_formula
+    assert row.evidence["idle_hours"] == 7 * 24

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
 from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
@@ -225,6 +227,30 @@ def test_it_prices_a_data_bound_pipeline_at_the_cost_of_the_waiting() -> None:
     assert finding.risk.level == 0
 
 
+def test_it_does_not_claim_a_busy_cpu_for_data_bound_minutes_seen_without_cpu() -> None:
+    """A source without CPU: the pattern is there, the cause unconfirmed; said so, low."""
+    data_bound = {"idle": 160, "data_processing": 16000, "training": 4000}
+    seen = evidence(gpu_util_p95=hourly(18.0), phase_minutes=data_bound)
+    blind = dataclasses.replace(
+        seen, phase_minutes_missing={"data_processing": {"cpu_util": 15000}}
+    )
+    confirmed = by_kind(evaluate(seen), "data_pipeline")
+    unconfirmed = by_kind(evaluate(blind), "data_pipeline")
+    assert "the CPU busy preparing input" in confirmed.explanation
+    assert confirmed.confidence.level == "high"
+    assert "the CPU busy preparing input" not in unconfirmed.explanation
+    assert "no CPU utilization for 15000 of those 16000 minutes" in unconfirmed.explanation
+    assert unconfirmed.confidence.level == "low"
+    assert unconfirmed.evidence["data_bound_minutes_without_cpu"] == 15000
+    # The money is the same waiting, priced the same way.
+    assert unconfirmed.saving == confirmed.saving
+    # Enough minutes seen with CPU (16000 - 6000 of 20160 >= 30 %): the usual finding.
+    partly = dataclasses.replace(
+        seen, phase_minutes_missing={"data_processing": {"cpu_util": 6000}}
+    )
+    assert "the CPU busy preparing input" in by_kind(evaluate(partly), "data_pipeline").explanation
+
+
 def test_it_raises_a_thermal_alert_without_a_saving() -> None:
     finding = by_kind(evaluate(evidence(gpu_temp_p95=hourly(88.0))), "thermal")
     assert finding.saving.monthly_amount == 0
@@ -245,6 +271,10 @@ def test_it_downshifts_a_multi_card_instance_at_night() -> None:
     target = (Decimal("13.2000") * Decimal("5.20") / Decimal("13.60")).quantize(Decimal("0.0001"))
     hours = (Decimal(118) * 30 / 7).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
     assert finding.saving.monthly_amount == ((Decimal("13.2000") - target) * hours).quantize(CENT)
+    # Fewer instances at night is not assessed (one instance's evidence): it says so.
+    assert "running fewer instances of its project at night is not assessed" in (
+        finding.explanation
+    )
 
 
 def test_it_gives_a_well_used_training_instance_on_a_subscription_nothing() -> None:
@@ -262,6 +292,42 @@ def test_it_applies_overrides_and_refuses_unknown_or_contradicting_keys() -> Non
         RuleThresholds(idle_gpu_util_p95_max_pct=20.0)
     with pytest.raises(ValueError, match="lookback_days"):
         DEFAULT_RULE_THRESHOLDS.with_overrides({"lookback_days": 1.5})
+
+
+def test_each_rule_reads_its_own_lookback_when_it_is_overridden() -> None:
+    """Busy the first week of the 14 days, idle the second: idle over 7 days, not over 14."""
+    week = HOURS // 2
+    p95 = np.where(np.arange(HOURS) < week, 80.0, 3.0)
+    fortnight = idle_evidence(gpu_util_p95=p95, phase_minutes={"idle": 10080, "training": 10080})
+    hourly_fields = ("gpu_util_p95", "gpu_util_avg", "gpu_mem_avg", "gpu_mem_p95")
+    sliced = {name: getattr(fortnight, name)[week:] for name in hourly_fields}
+    last_week = dataclasses.replace(
+        fortnight,
+        start=fortnight.end - dt.timedelta(days=7),
+        existed_hours=float(week),
+        gpu_temp_p95=fortnight.gpu_temp_p95[week:],
+        observed_minutes=fortnight.observed_minutes[week:],
+        phase_minutes={"idle": 10080},
+        billed_compute_cost=Decimal("840.00"),
+        billed_hours=Decimal("168"),
+        **sliced,
+    )
+    assert "stop_idle" not in kinds(evaluate(fortnight, DEFAULT_RULE_THRESHOLDS))
+    short = DEFAULT_RULE_THRESHOLDS.with_overrides({"idle_lookback_days": 7})
+    assert (short.lookback_for("idle"), short.lookback_for("thermal")) == (7, 14)
+    assert short.lookbacks() == [7, 14]
+    finding = by_kind(evaluate(fortnight, short, {7: last_week}), "stop_idle")
+    assert finding.evidence["idle_hours"] == week
+    assert "last 7 days" in finding.explanation
+    assert finding.confidence.level == "high"  # the whole 7-day lookback observed
+    with pytest.raises(ValueError, match="idle_lookback_days: no evidence over 7 days"):
+        evaluate(fortnight, short)
+    with pytest.raises(ValueError, match="idle_lookback_days: between 1 and 93"):
+        DEFAULT_RULE_THRESHOLDS.with_overrides({"idle_lookback_days": 0})
+    with pytest.raises(ValueError, match="thermal_lookback_days: expected an integer"):
+        DEFAULT_RULE_THRESHOLDS.with_overrides({"thermal_lookback_days": 7.5})
+    # Defaults keep the one shared lookback (one read of the evidence).
+    assert DEFAULT_RULE_THRESHOLDS.lookbacks() == [14]
 
 
 def test_it_finds_windows_that_wrap_from_sunday_into_monday() -> None:

@@ -220,3 +220,13 @@ def test_it_still_finds_idle_and_schedules_when_the_metrics_lack_cpu(
     for pattern in (sim.DAY_ONLY_IDLE, sim.DAY_ONLY_STOPPED):
         for instance in _instances(simulator, pattern):
             assert "schedule" in _kinds(instance), instance.name
+    # Without CPU a data-bound GPU looks like one idle holding memory: the pipeline finding
+    # may be made, but says the cause is unconfirmed, with low confidence, never "CPU busy".
+    pipeline = Recommendation.objects.filter(
+        instance__in=_instances(simulator, sim.DATA_BOUND), kind="data_pipeline"
+    )
+    assert pipeline.exists()
+    for row in pipeline:
+        assert "the CPU busy preparing input" not in row.explanation, row.title
+        assert "no CPU utilization" in row.explanation, row.title
+        assert row.confidence == "low", row.title

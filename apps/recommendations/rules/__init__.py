@@ -9,13 +9,15 @@ that keeps findings from contradicting each other: an instance idle around the c
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from .commitment import RESERVED_INSTANCE, SUBSCRIPTION, commitment
 from .downshift import DOWNSHIFT, night_downshift
 from .idle import IDLE_HELD, STOP_IDLE, stop_idle
 from .operations import PIPELINE, SPOT, THERMAL, data_pipeline, spot, thermal
 from .schedule import SCHEDULE, schedule
 from .sizing import DOWNSIZE, UPSIZE, downsize, upsize
-from .thresholds import DEFAULT_RULE_THRESHOLDS, RuleThresholds
+from .thresholds import DEFAULT_RULE_THRESHOLDS, LOOKBACK_RULES, RuleThresholds
 from .throughput import BERT_BASE_SAMPLES_PER_S, samples_per_second
 from .types import (
     PRICE_FROM_BILLS,
@@ -46,25 +48,41 @@ KINDS: tuple[tuple[str, str], ...] = (
 
 
 def evaluate(
-    evidence: InstanceEvidence, thresholds: RuleThresholds = DEFAULT_RULE_THRESHOLDS
+    evidence: InstanceEvidence,
+    thresholds: RuleThresholds = DEFAULT_RULE_THRESHOLDS,
+    windows: Mapping[int, InstanceEvidence] | None = None,
 ) -> list[Finding]:
-    """Every finding for one instance, in ``KINDS`` order."""
-    idle = stop_idle(evidence, thresholds)
+    """Every finding for one instance, in ``KINDS`` order.
+
+    ``evidence`` spans ``thresholds.lookback_days``; ``windows`` holds the same instance's
+    evidence over the other lookbacks its rules use (days -> evidence), each rule reading the
+    one of its own lookback.
+    """
+    spans = {**(windows or {}), thresholds.lookback_days: evidence}
+
+    def over(rule: str) -> InstanceEvidence:
+        days = thresholds.lookback_for(rule)
+        if days not in spans:
+            raise ValueError(f"{rule}_lookback_days: no evidence over {days} days given")
+        return spans[days]
+
+    idle = stop_idle(over("idle"), thresholds)
+    hot = thermal(over("thermal"), thresholds)
     if idle:
         # Idle around the clock: stopping it makes schedules, sizes and commitments moot.
-        return idle + thermal(evidence, thresholds)
-    out = schedule(evidence, thresholds)
+        return idle + hot
+    out = schedule(over("schedule"), thresholds)
     saving_schedule = any(f.saving.monthly_amount > 0 for f in out)
     if not out:
-        out += night_downshift(evidence, thresholds)
+        out += night_downshift(over("downshift"), thresholds)
     if not saving_schedule:
         # A schedule changes the uptime a commitment is priced on: it comes first.
-        out += commitment(evidence, thresholds)
-    out += spot(evidence, thresholds)
-    out += downsize(evidence, thresholds)
-    out += upsize(evidence, thresholds)
-    out += data_pipeline(evidence, thresholds)
-    out += thermal(evidence, thresholds)
+        out += commitment(over("subscription"), thresholds)
+    out += spot(over("spot"), thresholds)
+    out += downsize(over("downsize"), thresholds)
+    out += upsize(over("upsize"), thresholds)
+    out += data_pipeline(over("pipeline"), thresholds)
+    out += hot
     return out
 
 
@@ -72,6 +90,7 @@ __all__ = [
     "BERT_BASE_SAMPLES_PER_S",
     "DEFAULT_RULE_THRESHOLDS",
     "KINDS",
+    "LOOKBACK_RULES",
     "PRICE_FROM_BILLS",
     "PRICE_FROM_CATALOG",
     "Confidence",

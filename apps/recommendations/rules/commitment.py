@@ -16,6 +16,7 @@ from .common import (
     existed_days,
     is_payg,
     label,
+    lookback_days,
     month_hours,
     paid_price,
     running_hours_per_month,
@@ -113,7 +114,7 @@ def commitment(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
         )
     explanation = (
         f"{name} is pay-as-you-go and was up {uptime_pct} % of the time over the last "
-        f"{th.lookback_days} days; a {what} is cheaper above {break_even_pct} % uptime, so at "
+        f"{lookback_days(ev)} days; a {what} is cheaper above {break_even_pct} % uptime, so at "
         f"this uptime it saves {amount} {currency} a month."
     )
     return [

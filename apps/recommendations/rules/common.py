@@ -112,13 +112,18 @@ def confidence(ev: InstanceEvidence, th: RuleThresholds, min_days: float) -> Con
     observed = float(ev.observed_minutes.sum())
     coverage = round(100.0 * observed / expected, 1) if expected else 0.0
     days = ev.evidence_days
-    if days >= 0.8 * th.lookback_days and coverage >= 80:
+    if days >= 0.8 * lookback_days(ev) and coverage >= 80:
         level = "high"
     elif days >= 2 * min_days:
         level = "medium"
     else:
         level = "low"
     return Confidence(evidence_days=days, coverage_pct=min(coverage, 100.0), level=level)
+
+
+def lookback_days(ev: InstanceEvidence) -> int:
+    """Whole days the evidence spans (the rule's lookback)."""
+    return round((ev.end - ev.start).total_seconds() / 86400)
 
 
 def chart_range(ev: InstanceEvidence) -> dict[str, str]:

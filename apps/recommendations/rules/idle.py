@@ -16,6 +16,7 @@ from .common import (
     chart_range,
     confidence,
     label,
+    lookback_days,
     paid_price,
     running_hours_per_month,
     stop_command,
@@ -91,7 +92,7 @@ def stop_idle(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
         title = f"Stop idle {name}"
         explanation = (
             f"{name} was idle in {idle_count} of its {observed_count} observed hours over the "
-            f"last {th.lookback_days} days (p95 GPU utilization at most "
+            f"last {lookback_days(ev)} days (p95 GPU utilization at most "
             f"{th.idle_gpu_util_p95_max_pct:g} %, no GPU memory held, average "
             f"{util_mean:.1f} %). Nothing is running on it: stop it with STOP_CHARGING, or "
             "release it if nobody claims it. Its disks keep billing while it is stopped."
@@ -106,7 +107,7 @@ def stop_idle(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
         title = f"Idle but holding GPU memory: {name}"
         explanation = (
             f"{name} did no work in {idle_count} of its {observed_count} observed hours over "
-            f"the last {th.lookback_days} days, yet it held GPU memory in {held_count} of them "
+            f"the last {lookback_days(ev)} days, yet it held GPU memory in {held_count} of them "
             f"(average {mem_mean:.1f} % of the card): a notebook left open or a hung or failed "
             "job. Tell the owner before anyone stops it: stopping it loses what is in memory."
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from decimal import Decimal
 
 import numpy as np
@@ -13,6 +14,7 @@ from .common import (
     hourly_share,
     is_payg,
     label,
+    lookback_days,
     paid_price,
     running_hours_per_month,
 )
@@ -24,16 +26,26 @@ THERMAL = "thermal"
 SPOT = "spot"
 
 _REAL_PHASES = ("idle", "data_processing", "evaluation", "training")
+# The API name of CPU utilization in ``InstanceEvidence.phase_minutes_missing``.
+CPU = "cpu_util"
 
 
 def data_pipeline(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
-    """The GPU waits for data in a large share of its analysed minutes: cost of that waiting."""
+    """The GPU waits for data in a large share of its analysed minutes: cost of that waiting.
+
+    Data-bound is low GPU utilization with GPU memory held *and a busy CPU*. Minutes classified
+    without CPU utilization (a source that lacks it) match the first two only, which an idle
+    GPU holding memory matches too. When the minutes seen with CPU do not make the share on
+    their own, the finding says so, asks to check before acting and has low confidence.
+    """
     if ev.evidence_days < th.pipeline_min_evidence_days:
         return []
     known = sum(int(ev.phase_minutes.get(phase, 0)) for phase in _REAL_PHASES)
     waiting = int(ev.phase_minutes.get("data_processing", 0))
     if not known or waiting < th.pipeline_min_share * known:
         return []
+    without_cpu = min(int(ev.phase_minutes_missing.get("data_processing", {}).get(CPU, 0)), waiting)
+    confirmed = waiting - without_cpu >= th.pipeline_min_share * known
     price = paid_price(ev, th)
     currency = ev.currency
     share = Decimal(waiting) / Decimal(known)
@@ -53,24 +65,40 @@ def data_pipeline(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
         )
     name = label(ev)
     share_pct = round(float(100 * share), 1)
+    level = confidence(ev, th, th.pipeline_min_evidence_days)
+    if confirmed:
+        title = f"Fix the data pipeline feeding {name}"
+        explanation = (
+            f"{name} was data-bound in {share_pct} % of its analysed minutes over the last "
+            f"{lookback_days(ev)} days: GPU utilization low, GPU memory allocated and the CPU "
+            "busy preparing input. The card is paid for while it waits; a faster input "
+            "pipeline gives that time back to training."
+        )
+    else:
+        title = f"Check whether the data pipeline holds back {name}"
+        explanation = (
+            f"{name} looked data-bound in {share_pct} % of its analysed minutes over the last "
+            f"{lookback_days(ev)} days: GPU utilization low with GPU memory allocated. Its "
+            f"metrics have no CPU utilization for {without_cpu} of those {waiting} minutes, so "
+            "a CPU busy preparing input could not be confirmed: a job stalled on something "
+            "else, or a notebook holding the card, looks the same. Check the input pipeline "
+            "before acting; if it is the bottleneck, the saving is the time given back."
+        )
+        level = dataclasses.replace(level, level="low")
     return [
         Finding(
             kind=PIPELINE,
             instance_id=ev.instance_id,
             project_id=ev.project_id,
             parameters={},
-            title=f"Fix the data pipeline feeding {name}",
-            explanation=(
-                f"{name} was data-bound in {share_pct} % of its analysed minutes over the last "
-                f"{th.lookback_days} days: GPU utilization low, GPU memory allocated and the CPU "
-                "busy preparing input. The card is paid for while it waits; a faster input "
-                "pipeline gives that time back to training."
-            ),
+            title=title,
+            explanation=explanation,
             saving=saving,
-            confidence=confidence(ev, th, th.pipeline_min_evidence_days),
+            confidence=level,
             risk=Risk(0, "Pipeline changes do not touch the instance."),
             evidence={
                 "data_bound_minutes": waiting,
+                "data_bound_minutes_without_cpu": without_cpu,
                 "analysed_minutes": known,
                 "data_bound_share_pct": share_pct,
                 "chart": "phases",

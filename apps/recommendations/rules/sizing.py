@@ -17,6 +17,7 @@ from .common import (
     hourly_share,
     is_payg,
     label,
+    lookback_days,
     month_hours,
     offer_hourly,
     paid_price,
@@ -82,7 +83,7 @@ def downsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             parameters={"to": target.instance_type},
             title=f"Downsize {name} to {target.instance_type}",
             explanation=(
-                f"Over the last {th.lookback_days} days {name} never needed its size: p95 GPU "
+                f"Over the last {lookback_days(ev)} days {name} never needed its size: p95 GPU "
                 f"utilization {util_p95:.1f} % and peak GPU memory {mem_peak:.1f} %. "
                 f"{target.instance_type} ({target.gpu_count:g} x {target.gpu_model}) runs the "
                 f"same peak under {th.downsize_target_load_max_pct:g} % for less."

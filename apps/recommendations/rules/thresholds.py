@@ -10,12 +10,39 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+#: The rules that have their own lookback (``<rule>_lookback_days``); "subscription" covers
+#: both commitments (monthly subscription and the reserved-instance voucher).
+LOOKBACK_RULES: tuple[str, ...] = (
+    "idle",
+    "schedule",
+    "downshift",
+    "subscription",
+    "spot",
+    "downsize",
+    "upsize",
+    "pipeline",
+    "thermal",
+)
+
 
 @dataclasses.dataclass(frozen=True)
 class RuleThresholds:
-    # Every rule looks back this far; minimum evidence is counted in observed days.
+    # How far a rule looks back, unless its own ``<rule>_lookback_days`` says otherwise;
+    # minimum evidence is counted in observed days within the rule's lookback.
     lookback_days: int = 14
     days_per_month: int = 30
+
+    # Each rule's lookback in days; None: ``lookback_days``. (A rule with another lookback
+    # than the rest costs one more read of the fleet's evidence over that span.)
+    idle_lookback_days: int | None = None
+    schedule_lookback_days: int | None = None
+    downshift_lookback_days: int | None = None
+    subscription_lookback_days: int | None = None
+    spot_lookback_days: int | None = None
+    downsize_lookback_days: int | None = None
+    upsize_lookback_days: int | None = None
+    pipeline_lookback_days: int | None = None
+    thermal_lookback_days: int | None = None
 
     # Stop idle: an hour is idle when its p95 GPU utilization is at most this.
     idle_gpu_util_p95_max_pct: float = 5.0
@@ -90,6 +117,10 @@ class RuleThresholds:
                 raise ValueError(f"{name}: is a share, at most 1")
         if not 1 <= self.lookback_days <= 93:
             raise ValueError("lookback_days: between 1 and 93")
+        for rule in LOOKBACK_RULES:
+            own = getattr(self, f"{rule}_lookback_days")
+            if own is not None and not 1 <= own <= 93:
+                raise ValueError(f"{rule}_lookback_days: between 1 and 93")
         if self.idle_gpu_util_p95_max_pct >= self.schedule_p95_max_pct:
             raise ValueError("idle_gpu_util_p95_max_pct: must be under schedule_p95_max_pct")
         if self.schedule_stopped_coverage_max >= self.schedule_min_coverage:
@@ -103,7 +134,11 @@ class RuleThresholds:
             if key not in fields:
                 raise ValueError(f"{key}: unknown threshold")
             current = getattr(self, key)
-            if isinstance(current, tuple):
+            if key.endswith("lookback_days"):
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise ValueError(f"{key}: expected an integer")
+                changes[key] = value
+            elif isinstance(current, tuple):
                 if not isinstance(value, (list, tuple)) or not all(
                     isinstance(item, str) for item in value
                 ):
@@ -118,6 +153,15 @@ class RuleThresholds:
                     raise ValueError(f"{key}: expected a number")
                 changes[key] = float(value)
         return dataclasses.replace(self, **changes)
+
+    def lookback_for(self, rule: str) -> int:
+        """The lookback of one of ``LOOKBACK_RULES``, in days."""
+        own: int | None = getattr(self, f"{rule}_lookback_days")
+        return self.lookback_days if own is None else own
+
+    def lookbacks(self) -> list[int]:
+        """The distinct lookbacks the rules use (one read of the evidence each)."""
+        return sorted({self.lookback_for(rule) for rule in LOOKBACK_RULES})
 
 
 DEFAULT_RULE_THRESHOLDS = RuleThresholds()

@@ -75,7 +75,9 @@ class InstanceEvidence:
     Hourly arrays hold one value per UTC hour of the lookback, NaN for an hour without data:
     the p95 and average GPU utilization, average and p95 GPU memory, p95 temperature and the
     observed minutes of GPU utilization. ``phase_minutes`` are the analysis' minutes per phase
-    key over the lookback. Billing: the compute cost billed per hour of use and the hours it
+    key over the lookback; ``phase_minutes_missing`` says, per phase key, how many of those
+    minutes were classified without a metric (metric API name -> minutes, e.g.
+    ``{"data_processing": {"cpu_util": 900}}``): what the analysis could not see. Billing: the compute cost billed per hour of use and the hours it
     covers (pay-as-you-go and spot lines only); ``existed_hours`` is how long the instance
     existed within the lookback.
     """
@@ -102,6 +104,7 @@ class InstanceEvidence:
     gpu_temp_p95: np.ndarray
     observed_minutes: np.ndarray
     phase_minutes: Mapping[str, int]
+    phase_minutes_missing: Mapping[str, Mapping[str, int]] = dataclasses.field(default_factory=dict)
     billed_compute_cost: Decimal = Decimal(0)
     billed_hours: Decimal = Decimal(0)
     currency: str = "CNY"

@@ -2654,12 +2654,41 @@ export interface components {
             /** @description Only in the Unallocated group (null in a project's): its figures split by why the instances have no project; the parts add up to the group. */
             unallocated_by_reason: components["schemas"]["UnallocatedReasonWaste"][] | null;
         };
+        /** @description The realised saving and every figure it is computed from (to recompute it by hand). */
         Realised: {
+            /** Format: date-time */
+            before_start: string;
+            /**
+             * Format: date-time
+             * @description When it was accepted.
+             */
+            before_end: string;
+            /**
+             * Format: double
+             * @description Weeks of bills before (at most 4).
+             */
             weeks_before: number;
+            /**
+             * Format: decimal
+             * @description Billed in [before_start, before_end).
+             */
+            cost_before: string;
+            /** Format: decimal */
+            weekly_cost_before: string | null;
+            /** Format: date-time */
+            after_start: string;
+            /**
+             * Format: date-time
+             * @description The latest bill synced (or now).
+             */
+            after_end: string;
             /** Format: double */
             weeks_after: number;
-            /** Format: decimal */
-            weekly_cost_before: string;
+            /**
+             * Format: decimal
+             * @description Billed in [after_start, after_end).
+             */
+            cost_after: string | null;
             /** Format: decimal */
             weekly_cost_after: string | null;
             /** Format: decimal */

@@ -228,9 +228,15 @@ function fakeServer(
       row.realised =
         next === 'accepted'
           ? {
+              before_start: '2026-09-29T09:00:00Z',
+              before_end: '2026-10-27T09:00:00Z',
               weeks_before: 4,
-              weeks_after: 0,
+              cost_before: '840.00',
               weekly_cost_before: '210.00',
+              after_start: '2026-10-27T09:00:00Z',
+              after_end: '2026-10-27T09:00:00Z',
+              weeks_after: 0,
+              cost_after: null,
               weekly_cost_after: null,
               weekly_saving: null,
               monthly_saving_realised: null,
@@ -284,8 +290,14 @@ describe('the recommendations page', () => {
 
   it('keeps the status filter in the URL', async () => {
     const realised = {
+      before_start: '2026-09-22T00:00:00Z',
+      before_end: '2026-10-20T00:00:00Z',
       weeks_before: 4,
+      cost_before: '480.00',
+      after_start: '2026-10-20T00:00:00Z',
+      after_end: '2026-10-27T00:00:00Z',
       weeks_after: 1,
+      cost_after: '30.00',
       weekly_cost_before: '120.00',
       weekly_cost_after: '30.00',
       weekly_saving: '90.00',
@@ -308,6 +320,31 @@ describe('the recommendations page', () => {
     expect((await screen.findByTestId('realised-line-13')).textContent).toBe(
       `Realised ${money(realised.monthly_saving_realised)} / month of ${money(realised.monthly_saving_promised)} promised`,
     );
+  });
+
+  it('an accepted row whose finding is gone stays listed as accepted, with when it went and its realised saving', async () => {
+    const realised = {
+      before_start: '2026-09-22T00:00:00Z',
+      before_end: '2026-10-20T00:00:00Z',
+      weeks_before: 4,
+      cost_before: '480.00',
+      after_start: '2026-10-20T00:00:00Z',
+      after_end: '2026-10-27T00:00:00Z',
+      weeks_after: 1,
+      cost_after: '0.00',
+      weekly_cost_before: '120.00',
+      weekly_cost_after: '0.00',
+      weekly_saving: '120.00',
+      monthly_saving_realised: '514.29',
+      monthly_saving_promised: '400.00',
+      currency: 'CNY',
+    };
+    const gone = { ...IDLE_C, status: 'accepted' as const, accepted_at: '2026-10-20T00:00:00Z', resolved_at: '2026-10-22T00:00:00Z', realised };
+    fakeServer([gone]);
+    renderAppAt('/recommendations?status=accepted');
+    const row = await screen.findByTestId('rec-row-13');
+    expect(within(row).getByText(/^Accepted on .*; finding no longer seen since .*2026/)).toBeTruthy();
+    expect((await screen.findByTestId('realised-line-13')).textContent).toContain(money(realised.monthly_saving_realised));
   });
 
   it('opens on the status a link names', async () => {
@@ -525,8 +562,14 @@ describe('a recommendation\'s page', () => {
         status: 'accepted',
         accepted_at: '2026-10-13T00:00:00Z',
         realised: {
+          before_start: '2026-09-15T00:00:00Z',
+          before_end: '2026-10-13T00:00:00Z',
           weeks_before: 4,
+          cost_before: '1000.00',
+          after_start: '2026-10-13T00:00:00Z',
+          after_end: '2026-10-27T00:00:00Z',
           weeks_after: 2,
+          cost_after: '140.00',
           weekly_cost_before: '250.00',
           weekly_cost_after: '70.00',
           weekly_saving: '180.00',
@@ -541,7 +584,12 @@ describe('a recommendation\'s page', () => {
     expect(within(realised).getByTestId('realised-promised').textContent).toContain(`${money('800.00')} / month`);
     expect(within(realised).getByTestId('realised-amount').textContent).toContain(`${money('771.43')} / month`);
     const formula = within(realised).getByTestId('realised-formula').textContent!;
-    const [before, after, weekly, monthly] = [...formula.matchAll(/¥([\d,]+\.\d\d)/g)].map((m) => Number(m[1]!.replace(/,/g, '')));
+    // The amounts billed over the weeks shown give the weekly costs, and those the saving.
+    const [costBefore, before, costAfter, after, , , weekly, monthly] = [...formula.matchAll(/¥([\d,]+\.\d\d)/g)].map((m) => Number(m[1]!.replace(/,/g, '')));
+    const [weeksBefore, weeksAfter] = [...formula.matchAll(/\/ ([\d.]+) weeks/g)].map((m) => Number(m[1]));
+    expect(Math.round((costBefore! / weeksBefore!) * 100) / 100).toBe(before);
+    expect(Math.round((costAfter! / weeksAfter!) * 100) / 100).toBe(after);
+    expect(formula).toContain('(the latest bill synced)');
     expect(Math.round((before! - after!) * 100) / 100).toBe(weekly);
     expect(Math.round(((weekly! * 30) / 7) * 100) / 100).toBe(monthly);
     expect(formula).toContain('× 30/7');

@@ -132,8 +132,11 @@ def test_it_does_not_read_noisy_training_as_evaluation(
     print(f"accuracy {accuracy:.4f}  macro F1 {f1:.4f}  per phase {per_phase}")
     print(f"training minutes labelled evaluation: {training_as_evaluation:.2%}")
 
+    # The issue's bar (issue 11): the noisy-training case keeps the labelled set's accuracy,
+    # 0.977 or better (measured 0.9776). It names 31-36 % of training minutes read as
+    # evaluation as the fault and no target; 3 % (measured 1.3 %) is this test's own bar.
     assert training_as_evaluation <= 0.03
-    assert accuracy >= 0.97
+    assert accuracy >= 0.977
     assert f1 >= 0.93
     assert matrix[Phase.EVALUATION, Phase.EVALUATION] / matrix[Phase.EVALUATION].sum() >= 0.9
 

@@ -119,7 +119,7 @@ function DetailBody({ rec, org }: { rec: RecommendationDetail; org: Org }) {
         <RecommendationActions rec={rec} timeZone={tz} />
       </section>
 
-      {rec.realised && <RealisedCard realised={rec.realised} />}
+      {rec.realised && <RealisedCard realised={rec.realised} timeZone={tz} />}
 
       <section className="card" aria-labelledby="rec-evidence-title">
         <h2 id="rec-evidence-title" className="card__title">
@@ -154,10 +154,20 @@ function DetailBody({ rec, org }: { rec: RecommendationDetail; org: Org }) {
   );
 }
 
-/** What the accepted change saved so far (from the instance's bills) next to what was promised. */
-function RealisedCard({ realised }: { realised: RecommendationRealised }) {
+/**
+ * What the accepted change saved so far (from the instance's bills) next to what was promised,
+ * with the periods and amounts billed it is computed from, so it can be recomputed by hand.
+ */
+function RealisedCard({ realised, timeZone }: { realised: RecommendationRealised; timeZone: string }) {
   const { t } = useTranslation();
   const money = (amount: string | null) => formatMoney(amount, realised.currency);
+  const before = {
+    weeks: realised.weeks_before,
+    costBefore: money(realised.cost_before),
+    beforeStart: formatDateTime(realised.before_start, timeZone),
+    beforeEnd: formatDateTime(realised.before_end, timeZone),
+    before: money(realised.weekly_cost_before),
+  };
   return (
     <section className="card" aria-labelledby="rec-realised-title" data-testid="realised">
       <h2 id="rec-realised-title" className="card__title">
@@ -179,13 +189,12 @@ function RealisedCard({ realised }: { realised: RecommendationRealised }) {
       </div>
       <p className="muted small" data-testid="realised-formula">
         {realised.weekly_cost_after === null || realised.weekly_saving === null
-          ? t('recommendations.realised.baselineOnly', {
-              weeks: realised.weeks_before,
-              before: money(realised.weekly_cost_before),
-            })
+          ? t('recommendations.realised.baselineOnly', before)
           : t('recommendations.realised.formula', {
-              weeks: realised.weeks_before,
-              before: money(realised.weekly_cost_before),
+              ...before,
+              costAfter: money(realised.cost_after),
+              afterStart: formatDateTime(realised.after_start, timeZone),
+              afterEnd: formatDateTime(realised.after_end, timeZone),
               weeksAfter: realised.weeks_after,
               after: money(realised.weekly_cost_after),
               saving: money(realised.weekly_saving),

@@ -285,7 +285,7 @@ function RealisedLine({ id }: { id: number }) {
   );
 }
 
-/** Snoozed until when, dismissed why, accepted since when. */
+/** Snoozed until when, dismissed why, accepted since when (and its finding gone since when). */
 export function StatusNote({ rec, timeZone }: { rec: Recommendation; timeZone: string }) {
   const { t } = useTranslation();
   if (rec.status === 'snoozed' && rec.snoozed_until) {
@@ -293,6 +293,11 @@ export function StatusNote({ rec, timeZone }: { rec: Recommendation; timeZone: s
   }
   if (rec.status === 'dismissed' && rec.status_reason) {
     return <div className="cell-sub muted small">{t('recommendations.dismissedBecause', { reason: rec.status_reason })}</div>;
+  }
+  if (rec.status === 'accepted' && rec.accepted_at && rec.resolved_at) {
+    // Accepted and its finding gone since (the advice followed): it stays accepted and measured.
+    const dates = { date: formatDate(rec.accepted_at, timeZone), gone: formatDate(rec.resolved_at, timeZone) };
+    return <div className="cell-sub muted small">{t('recommendations.acceptedGone', dates)}</div>;
   }
   if (rec.status === 'accepted' && rec.accepted_at) {
     return <div className="cell-sub muted small">{t('recommendations.acceptedOn', { date: formatDate(rec.accepted_at, timeZone) })}</div>;
