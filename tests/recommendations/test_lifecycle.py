@@ -247,7 +247,9 @@ def test_an_accepted_recommendation_stays_accepted_and_measured_when_its_finding
     _run(acme, later + dt.timedelta(hours=2))
     row = _only(acme)
     assert (row.status, row.resolved_at) == (Status.ACCEPTED, None)
-    assert row.events.last().reason == "The finding is seen again."
+    last_event = row.events.last()
+    assert last_event is not None
+    assert last_event.reason == "The finding is seen again."
 
 
 def test_a_row_that_left_accepted_and_reopens_shows_no_realised_saving(
