@@ -25,8 +25,9 @@ from django.utils.translation import gettext as _
 from apps.digests import schedule
 from apps.digests.content import DigestContent, Stopwatch, digest_content
 from apps.digests.models import DigestSubscription, Frequency
-from apps.digests.selectors import Mover
+from apps.digests.selectors import Mover, RecommendationLine
 from apps.digests.tokens import unsubscribe_url
+from apps.recommendations.rules import KINDS
 
 SPEND_CID = "spend-chart"
 HEATMAP_CID = "utilization-heatmap"
@@ -54,6 +55,16 @@ def _change(current: Decimal, previous: Decimal) -> str:
         return "—"
     pct = (current - previous) / previous * 100
     return f"{pct:+.1f}%"
+
+
+def _recommendation_title(row: RecommendationLine) -> str:
+    """The rule's own title (written in English), or in another language the kind and the
+    target: the rules are pure and do not translate, the kind labels are in the catalog."""
+    label = dict(KINDS).get(row.kind)
+    translated = _(label) if label else None
+    if translated is None or translated == label or not row.target_name:
+        return row.title
+    return f"{translated}：{row.target_name}"
 
 
 def _phase_labels() -> dict[str, str]:
@@ -138,7 +149,7 @@ def digest_context(
         ],
         "recommendations": [
             {
-                "title": row.title,
+                "title": _recommendation_title(row),
                 "saving": money(row.monthly_saving, row.currency),
                 # The detail page; the list takes no id parameter.
                 "link": f"{base}/recommendations/{row.id}",

@@ -106,6 +106,9 @@ class RecommendationLine:
     kind: str
     monthly_saving: Decimal
     currency: str
+    target_name: str | None = None
+    """The instance's name (else its id) or the project's name: the digest's title in a
+    language the rules' English titles are not written in."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -327,6 +330,9 @@ def top_recommendations(
             kind=row.kind,
             monthly_saving=row.monthly_saving,
             currency=row.currency,
+            target_name=(row.instance.name or row.instance.provider_id)
+            if row.instance is not None
+            else (row.project.name if row.project is not None else None),
         )
         for row in rows[:TOP_RECOMMENDATIONS]
     ]

@@ -144,6 +144,18 @@ def test_it_writes_the_digest_in_the_recipients_language(
     assert "每周 GPU 成本摘要" in text
     assert "按阶段的 GPU 小时与费用" in text
     assert "Spend" not in text
+    # The rules' titles are English; in Chinese the list names the kind and the instance.
+    assert "关停闲置实例：train-a" in text
+    assert "Switch train-a to a monthly subscription" not in text
+
+
+def test_it_keeps_the_rules_own_titles_in_english(
+    world: World, alice: User, django_capture_on_commit_callbacks: Any
+) -> None:
+    subscribe(world.organization, alice)
+    (message,) = send_due(MONDAY_NINE, django_capture_on_commit_callbacks)
+    text = parts(message)["text/plain"][0].get_payload(decode=True).decode()  # type: ignore[union-attr]
+    assert "Switch train-a to a monthly subscription" in text
 
 
 def test_it_claims_a_period_once_whatever_the_number_of_ticks(
