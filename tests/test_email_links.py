@@ -59,7 +59,7 @@ def test_it_links_a_digest_only_to_pages_that_exist(acme: Organization, alice: U
     assert f"{base}/recommendations/{top.pk}" in email.text
 
 
-def test_it_links_an_alert_to_the_alert_history(acme: Organization) -> None:
+def test_it_links_an_alert_to_the_page_of_what_it_is_about(acme: Organization) -> None:
     account = make_account(acme)
     vision = make_project(acme, "vision")
     event = alert_event_raise(
@@ -83,6 +83,36 @@ def test_it_links_an_alert_to_the_alert_history(acme: Organization) -> None:
     rendered = alert_email_render(event, "en")
 
     found = links(rendered.html)
-    assert found == [f"{settings.PUBLIC_URL}/settings/alerts"]
+    # The instance's page: every role sees it (the alert history is for owners and admins).
+    assert found == [f"{settings.PUBLIC_URL}/instances/{event.instance_id}"]
     assert all(is_page(url) for url in found)
     assert found[0] in rendered.text
+
+
+def test_it_links_a_project_budget_to_the_project_and_the_organizations_to_the_overview(
+    acme: Organization,
+) -> None:
+    vision = make_project(acme, "vision")
+    started = dt.datetime(2026, 11, 16, tzinfo=SHANGHAI)
+    project_budget = alert_event_raise(
+        organization=acme,
+        started_at=started,
+        kind="budget",
+        project=vision,
+        dedup_key="budget:vision:80",
+        evidence={"threshold_pct": 80},
+        title="Vision budget 80% used",
+        message="Vision has used 80% of its budget.",
+    )
+    whole = alert_event_raise(
+        organization=acme,
+        started_at=started,
+        kind="budget",
+        dedup_key="budget:all:80",
+        evidence={"threshold_pct": 80},
+        title="Budget 80% used",
+        message="The organization has used 80% of its budget.",
+    )
+    found = [links(alert_email_render(e, "en").html) for e in (project_budget, whole)]
+    assert found == [[f"{settings.PUBLIC_URL}/projects/vision"], [f"{settings.PUBLIC_URL}/"]]
+    assert all(is_page(url) for urls in found for url in urls)

@@ -105,6 +105,17 @@ class RenderedAlert:
     html: str
 
 
+def alert_link(event: AlertEvent) -> str:
+    """The page that shows what the alert is about, to anyone it goes to: the instance's, else
+    the project's, else the Overview (budgets). The alert history itself is on the alerts
+    settings tab, which only owners and admins see, and recipients may be any role."""
+    if event.instance_id is not None:
+        return f"{settings.PUBLIC_URL}/instances/{event.instance_id}"
+    if event.project is not None:
+        return f"{settings.PUBLIC_URL}/projects/{event.project.slug}"
+    return f"{settings.PUBLIC_URL}/"
+
+
 def alert_email_render(event: AlertEvent, language: str = "en") -> RenderedAlert:
     """The alert e-mail from templates/alerts/email/ (subject, text part, HTML part).
 
@@ -123,8 +134,7 @@ def alert_email_render(event: AlertEvent, language: str = "en") -> RenderedAlert
             "severity": severity_label(event.severity),
             "organization_name": event.organization.name,
             "evidence": sorted((event.evidence or {}).items()),
-            # The alert history is shown on the alerts settings tab (there is no /alerts page).
-            "link": f"{settings.PUBLIC_URL}/settings/alerts",
+            "link": alert_link(event),
         }
         subject = render_to_string("alerts/email/alert_subject.txt", context)
         text = render_to_string("alerts/email/alert_body.txt", context)
