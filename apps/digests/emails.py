@@ -64,7 +64,8 @@ def _recommendation_title(row: RecommendationLine) -> str:
     translated = _(label) if label else None
     if translated is None or translated == label or not row.target_name:
         return row.title
-    return f"{translated}：{row.target_name}"
+    # Not a colon: the saving follows the title after one ("关停闲置实例 · train-a: 每月 ...").
+    return f"{translated} · {row.target_name}"
 
 
 def _phase_labels() -> dict[str, str]:

@@ -145,7 +145,7 @@ def test_it_writes_the_digest_in_the_recipients_language(
     assert "按阶段的 GPU 小时与费用" in text
     assert "Spend" not in text
     # The rules' titles are English; in Chinese the list names the kind and the instance.
-    assert "关停闲置实例：train-a" in text
+    assert "关停闲置实例 · train-a" in text
     assert "Switch train-a to a monthly subscription" not in text
 
 
