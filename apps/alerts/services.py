@@ -28,6 +28,7 @@ from apps.alerts.models import (
 from apps.alerts.wording import event_wording
 from apps.cloud.models import Project
 from apps.core.crypto import encrypt_str
+from apps.core.sweep import deliveries_take_back
 from apps.metrics.constants import Metric
 
 # The sweep sends again what a delivery task's retries (a few minutes) could not, for a day
@@ -226,19 +227,15 @@ def deliveries_sweep(*, now: dt.datetime) -> list[int]:
     Each is taken back to pending by a conditional UPDATE (two sweeps at once queue it once);
     a delivery is sent under a row lock and only while pending, so never twice.
     """
-    recent = Q(created_at__gte=now - SWEEP_WINDOW)
-    expired = AlertDelivery.objects.filter(_unsent(now) & ~recent)
-    expired.filter(error="").update(error=GAVE_UP)
-    expired.update(status=DeliveryStatus.FAILED, retryable=False, updated_at=now)
-    requeued = []
-    for delivery_id in AlertDelivery.objects.filter(_unsent(now) & recent).values_list(
-        "pk", flat=True
-    ):
-        taken = AlertDelivery.objects.filter(_unsent(now) & recent, pk=delivery_id).update(
-            status=DeliveryStatus.PENDING, retryable=False, updated_at=now
-        )
-        if taken:
-            requeued.append(delivery_id)
+    requeued = deliveries_take_back(
+        AlertDelivery,
+        unsent=_unsent(now),
+        recent=Q(created_at__gte=now - SWEEP_WINDOW),
+        now=now,
+        failed=DeliveryStatus.FAILED,
+        pending=DeliveryStatus.PENDING,
+        gave_up=GAVE_UP,
+    )
     if requeued:
         transaction.on_commit(functools.partial(_enqueue, requeued))
     return requeued

@@ -28,6 +28,7 @@ from django.utils import timezone
 
 from apps.accounts.models import Membership, Organization, User
 from apps.cloud.models import Project
+from apps.core.sweep import deliveries_take_back
 from apps.digests import schedule, selectors
 from apps.digests.content import Stopwatch
 from apps.digests.emails import digest_message, digest_render
@@ -381,19 +382,16 @@ def deliveries_sweep(*, now: dt.datetime) -> list[int]:
     Each is taken back to pending by a conditional UPDATE, so two sweeps at once queue it
     once; and sending claims it conditionally too, so a digest is never sent twice.
     """
-    recent = Q(scheduled_for__gte=now - SWEEP_WINDOW)
-    expired = DigestDelivery.objects.filter(_unsent(now) & ~recent)
-    expired.filter(error="").update(error=GAVE_UP)
-    expired.update(status=DeliveryStatus.FAILED, retryable=False, updated_at=now)
-    requeued = []
-    for delivery_id in DigestDelivery.objects.filter(_unsent(now) & recent).values_list(
-        "pk", flat=True
-    ):
-        taken = DigestDelivery.objects.filter(_unsent(now) & recent, pk=delivery_id).update(
-            status=DeliveryStatus.PENDING, claimed_at=None, retryable=False, updated_at=now
-        )
-        if taken:
-            requeued.append(delivery_id)
+    requeued = deliveries_take_back(
+        DigestDelivery,
+        unsent=_unsent(now),
+        recent=Q(scheduled_for__gte=now - SWEEP_WINDOW),
+        now=now,
+        failed=DeliveryStatus.FAILED,
+        pending=DeliveryStatus.PENDING,
+        gave_up=GAVE_UP,
+        reset={"claimed_at": None},
+    )
     if requeued:
         from apps.digests.tasks import send_digest
 
