@@ -46,6 +46,7 @@ SWEEP_WINDOW = dt.timedelta(days=1)
 # than the longest wait between two retries (10 minutes), so a live retry is never doubled.
 SWEEP_IDLE = dt.timedelta(minutes=30)
 GAVE_UP = "Not sent within a day of being due."
+UNSUBSCRIBED = "Unsubscribed before it was sent."
 CLAIM_BATCH = 100
 MAX_CLAIM_BATCHES = 200
 
@@ -315,6 +316,16 @@ def delivery_send(*, delivery_id: int, final_attempt: bool) -> SendOutcome | Non
         )
         subscription_unsubscribe(subscription_id=subscription.pk)
         return SendOutcome(status=DeliveryStatus.FAILED, error="not a member")
+    if not subscription.is_active:
+        # Unsubscribed after this digest was claimed (say while the mail server was down and
+        # it waited for a retry or the sweep): the one-click link means no more mail.
+        DigestDelivery.objects.filter(pk=delivery_id).update(
+            status=DeliveryStatus.FAILED,
+            error=UNSUBSCRIBED,
+            retryable=False,
+            updated_at=timezone.now(),
+        )
+        return SendOutcome(status=DeliveryStatus.FAILED, error="unsubscribed")
     stopwatch = Stopwatch()
     email = digest_render(
         subscription=delivery.subscription,

@@ -221,6 +221,34 @@ def test_it_sends_nothing_to_someone_who_left_the_organization(
     assert not subscription.is_active
 
 
+def test_a_digest_waiting_to_be_sent_is_not_sent_after_its_subscriber_unsubscribed(
+    world: World, alice: User, django_capture_on_commit_callbacks: Any
+) -> None:
+    subscription = subscribe(world.organization, alice)
+    # Claimed at 09:00, but the send task has not run yet (the mail server was down, say).
+    with django_capture_on_commit_callbacks(execute=False):
+        services.subscriptions_claim_due(now=MONDAY_NINE)
+    delivery = DigestDelivery.objects.get()
+    assert delivery.status == DeliveryStatus.PENDING
+    assert services.subscription_unsubscribe(subscription_id=subscription.pk)
+
+    outcome = services.delivery_send(delivery_id=delivery.pk, final_attempt=False)
+
+    assert outcome is not None
+    assert outcome.status == DeliveryStatus.FAILED
+    assert mail.outbox == []
+    delivery.refresh_from_db()
+    assert (delivery.status, delivery.error, delivery.retryable) == (
+        DeliveryStatus.FAILED,
+        services.UNSUBSCRIBED,
+        False,
+    )
+    # The sweep leaves it be: nothing to take back, nothing sent later.
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.deliveries_sweep(now=MONDAY_NINE + dt.timedelta(hours=2)) == []
+    assert mail.outbox == []
+
+
 def test_it_claims_everything_due_in_one_tick_batch_after_batch(
     world: World, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
 ) -> None:

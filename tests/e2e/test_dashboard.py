@@ -462,16 +462,21 @@ def test_a_tablet_gets_a_collapsed_navigation_and_no_horizontal_overflow(
     # The navigation folds behind a menu button and opens on demand.
     nav = page.get_by_role("navigation", name="Main")
     menu = page.get_by_role("button", name="Menu")
-    assert menu.is_visible()
-    assert not nav.get_by_role("link", name="Instances").is_visible()
+    expect(menu).to_be_visible()
+    expect(nav.get_by_role("link", name="Instances")).to_be_hidden()
     shoot(page, "overview-tablet")
     menu.click()
     expect(menu).to_have_attribute("aria-expanded", "true")
     nav.get_by_role("link", name="Instances").click()
     page.wait_for_url("**/instances", timeout=WAIT_MS)
+    # A client-side navigation: the URL changes before React renders the new page, and
+    # "networkidle" was reached on the first page already, so settled() alone could look at
+    # the Overview still. Wait for the Instances heading, then for its data.
+    expect(page.locator("main h1")).to_have_text("Instances", timeout=WAIT_MS)
     settled(page)
     # Choosing a page folds the menu again; a wide table scrolls inside itself, not the page.
-    assert not nav.get_by_role("link", name="Instances").is_visible()
+    expect(menu).to_have_attribute("aria-expanded", "false")
+    expect(nav.get_by_role("link", name="Instances")).to_be_hidden()
     assert_no_horizontal_overflow(page)
     shoot(page, "instances-tablet")
 
