@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import re
 from decimal import Decimal
 from email import message_from_bytes
+from email.header import decode_header, make_header
 from email.message import Message
 from typing import Any
 
 import pytest
 from django.core import mail
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from apps.accounts.models import Membership, Organization, User
@@ -219,6 +222,39 @@ def test_it_sends_nothing_to_someone_who_left_the_organization(
     assert delivery.error == "The recipient is no longer a member."
     subscription.refresh_from_db()
     assert not subscription.is_active
+
+
+def unsigned(body: str) -> str:
+    return re.sub(r"token=[\w:.-]+", "token=…", body)
+
+
+def test_the_preview_is_the_email_that_is_then_sent(
+    world: World,
+    alice: User,
+    alice_client: APIClient,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    subscription = subscribe(world.organization, alice)
+    # Monday 08:00: last week is over, its digest goes out at 09:00; the preview shows it now.
+    monkeypatch.setattr(timezone, "now", lambda: MONDAY_NINE - dt.timedelta(hours=1))
+    preview = alice_client.get(f"/api/v1/digest-subscriptions/{subscription.pk}/preview").json()
+    monkeypatch.undo()
+
+    (message,) = send_due(MONDAY_NINE, django_capture_on_commit_callbacks)
+    found = parts(message)
+    assert preview["subject"] == str(make_header(decode_header(message["Subject"])))
+    for kind, part in (("html", "text/html"), ("text", "text/plain")):
+        sent = found[part][0].get_payload(decode=True).decode()  # type: ignore[union-attr]
+        # The unsubscribe token is signed with the time it was made: equal but for that.
+        assert unsigned(preview[kind]) == unsigned(sent), kind
+    sent_images = {
+        png["Content-ID"].strip("<>"): png.get_payload(decode=True) for png in found["image/png"]
+    }
+    assert {
+        cid: base64.b64decode(uri.removeprefix("data:image/png;base64,"))
+        for cid, uri in preview["images"].items()
+    } == sent_images
 
 
 def test_a_digest_waiting_to_be_sent_is_not_sent_after_its_subscriber_unsubscribed(
