@@ -418,6 +418,15 @@ def test_a_viewer_sees_recommendations_without_action_buttons_and_no_settings_li
     assert "managed by your organization's owners and admins" in notice.inner_text()
     assert page.locator("main button").count() == 0
 
+    # The recommendation thresholds stay readable (they explain the recommendations), without a control.
+    page.goto(f"{demo_server.url}/recommendations")
+    page.get_by_role("link", name="Rule thresholds").click()
+    page.get_by_role("region", name="Stop idle").wait_for(timeout=WAIT_MS)
+    settled(page)
+    assert page.get_by_test_id("settings-managed").count() == 1
+    assert page.locator("main input, main button").count() == 0
+    shoot(page, "viewer-settings-recommendations")
+
 
 def test_a_viewer_sees_no_action_buttons_on_the_overview_and_instances(
     viewer_page: Page, demo_server: DemoServer
