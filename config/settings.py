@@ -277,6 +277,9 @@ SPECTACULAR_SETTINGS = {
         "UtilizationScopeEnum": "apps.costs.utilization.SCOPES",
         # Keeps the API key scope's enum name now that /utilization has a "scope" too.
         "ScopeEnum": "apps.accounts.models.ApiKeyScope",
+        # A recommendation threshold's rule and type: "RuleEnum"/"TypeEnum" would say too little.
+        "ThresholdRuleEnum": "apps.recommendations.rules.THRESHOLD_RULES",
+        "ThresholdTypeEnum": "apps.recommendations.rules.THRESHOLD_TYPES",
     },
 }
 

@@ -27,7 +27,7 @@ from apps.api.views import OrganizationAPIView
 from apps.api.viewsets import OrganizationScopedViewSet
 from apps.recommendations import selectors, services
 from apps.recommendations.models import Recommendation, Status
-from apps.recommendations.rules import KINDS
+from apps.recommendations.rules import KINDS, describe_thresholds
 from apps.recommendations.selectors import ORDERINGS
 from apps.recommendations.serializers import (
     ActionInputSerializer,
@@ -160,7 +160,12 @@ class RecommendationSettingsView(OrganizationAPIView):
 
     def _body(self) -> dict[str, Any]:
         row = selectors.recommendation_settings_get(self.tenant.organization)
-        return {"thresholds": row.thresholds, "reserved_prices": row.reserved_prices}
+        body = {
+            "thresholds": row.thresholds,
+            "reserved_prices": row.reserved_prices,
+            "fields": [dataclasses.asdict(f) for f in describe_thresholds(row.thresholds or {})],
+        }
+        return SettingsSerializer(body).data
 
     @extend_schema(responses=SettingsSerializer)
     def get(self, request: Request) -> Response:

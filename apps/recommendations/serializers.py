@@ -12,9 +12,10 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from apps.accounts.models import Currency
 from apps.api.serializers import StrictSerializer
 from apps.recommendations.models import Recommendation, RecommendationEvent, Status
-from apps.recommendations.rules import KINDS
+from apps.recommendations.rules import KINDS, THRESHOLD_RULES, THRESHOLD_TYPES
 from apps.recommendations.selectors import ORDERINGS
 
 ACTIONS = ("accept", "dismiss", "snooze", "reopen")
@@ -303,12 +304,60 @@ class TotalsSerializer(serializers.Serializer):
     by_project = TotalSerializer(many=True)
 
 
-class SettingsSerializer(StrictSerializer):
-    thresholds = serializers.DictField(
-        child=serializers.JSONField(), required=False, help_text="Overrides; null drops one."
+@extend_schema_field(
+    {
+        "oneOf": [{"type": "number"}, {"type": "array", "items": {"type": "string"}}],
+        "nullable": True,
+    }
+)
+class ThresholdValueField(serializers.JSONField):
+    """A threshold's value: a number, a list of tags (``spot_tags``), or null."""
+
+
+class ThresholdFieldSerializer(serializers.Serializer):
+    """One field of ``RuleThresholds``, described for a settings form."""
+
+    name = serializers.CharField()
+    rule = serializers.ChoiceField(choices=THRESHOLD_RULES, help_text="The rule it belongs to.")
+    type = serializers.ChoiceField(
+        choices=THRESHOLD_TYPES,
+        help_text="nullable_int: an integer or null (null: the general lookback); "
+        "tags: a list of key=value strings.",
     )
-    reserved_prices = serializers.ListField(
-        child=serializers.DictField(child=serializers.JSONField()),
+    default = ThresholdValueField()
+    value = ThresholdValueField(help_text="The organization's override; null: the default.")
+    help = serializers.CharField()
+
+
+class ReservedPriceSerializer(StrictSerializer):
+    """One reserved-instance price the organization entered (not in the CVM price APIs)."""
+
+    region = serializers.CharField(max_length=64)
+    instance_type = serializers.CharField(max_length=64)
+    hourly = serializers.CharField(
+        max_length=32, help_text="Effective price per hour, a decimal string."
+    )
+    term_years = serializers.IntegerField(default=1, min_value=1, max_value=3)
+    currency = serializers.ChoiceField(
+        choices=Currency.choices, required=False, help_text="Default: the organization's."
+    )
+
+
+class SettingsSerializer(StrictSerializer):
+    """An organization's threshold overrides and reserved-instance prices; owners and admins
+    PATCH them (a refused threshold is a 400 on ``thresholds.<name>``). ``fields`` describes
+    every threshold so a client renders a form without knowing them."""
+
+    thresholds = serializers.DictField(
+        child=ThresholdValueField(allow_null=True),
         required=False,
-        help_text="[{region, instance_type, hourly, term_years, currency}]",
+        help_text="Threshold name -> override; in a PATCH, null drops one.",
+    )
+    reserved_prices = ReservedPriceSerializer(many=True, required=False)
+    # Serializer.fields is DRF's own attribute, but the metaclass takes a declared field out of
+    # the class before that matters: the name is the API's, and it works.
+    fields = ThresholdFieldSerializer(  # type: ignore[assignment]
+        many=True,
+        read_only=True,
+        help_text="Every threshold with its rule, type, default, override and help.",
     )

@@ -414,7 +414,14 @@ def recommendation_settings_update(
     thresholds: Mapping[str, Any] | None = None,
     reserved_prices: list[Any] | None = None,
 ) -> RecommendationSettings:
-    """Merge threshold overrides (None drops one) and/or replace the RI price table."""
+    """Merge threshold overrides (None drops one) and/or replace the RI price table.
+
+    A refused threshold is a ValidationError on ``thresholds.<name>``, so a form can show the
+    reason beside the field. A null for a name that is neither a threshold nor stored is
+    refused too (a typo would otherwise "reset" nothing and say nothing); a stored override
+    of a threshold that no longer exists can still be dropped.
+    """
+    known = {field.name for field in dataclasses.fields(rules.RuleThresholds)}
     with transaction.atomic():
         row, _ = RecommendationSettings.objects.select_for_update().get_or_create(
             organization=organization
@@ -422,14 +429,16 @@ def recommendation_settings_update(
         if thresholds is not None:
             merged = dict(row.thresholds or {})
             for key, value in thresholds.items():
+                if value is None and key not in merged and key not in known:
+                    raise ValidationError({f"thresholds.{key}": ["unknown threshold"]})
                 if value is None:
                     merged.pop(key, None)
                 else:
                     merged[key] = value
             try:
                 rules.DEFAULT_RULE_THRESHOLDS.with_overrides(merged)
-            except ValueError as error:
-                raise ValidationError({"thresholds": [str(error)]}) from None
+            except rules.ThresholdError as error:
+                raise ValidationError({f"thresholds.{error.name}": [error.reason]}) from None
             row.thresholds = merged
         if reserved_prices is not None:
             try:

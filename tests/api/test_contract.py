@@ -294,8 +294,6 @@ def test_it_serves_the_page_size_asked_for(alice_client: APIClient) -> None:
 # validates names and values (400 naming the key); their entries are described in prose.
 FREE_FORM = {
     "AnalysisSettings.thresholds",
-    "Settings.thresholds",
-    "Settings.reserved_prices[]",
 }
 
 

@@ -332,6 +332,25 @@ def test_a_cloud_account_with_a_wrong_key_shows_the_error(
     shoot(page, "settings-cloud-accounts-wrong-key")
 
 
+def test_an_owner_overrides_a_recommendation_threshold_and_resets_it(
+    page: Page, demo_server: DemoServer
+) -> None:
+    settings_url = f"{demo_server.url}/api/v1/recommendations/settings"
+    page.goto(f"{demo_server.url}/settings/recommendations")
+    form = page.get_by_role("form", name="Recommendation thresholds")
+    share = form.get_by_role("textbox", name="idle_min_share", exact=True)
+    share.fill("0.9")
+    form.get_by_role("button", name="Save 1 change").click()
+    page.get_by_role("status").filter(has_text="Saved 1 threshold").wait_for(timeout=WAIT_MS)
+    assert page.request.get(settings_url).json()["thresholds"]["idle_min_share"] == 0.9
+    shoot(page, "settings-recommendations-saved")
+
+    form.get_by_role("button", name="Reset idle_min_share to default").click()
+    form.get_by_role("button", name="Save 1 change").click()
+    page.get_by_role("status").filter(has_text="Saved 1 threshold").wait_for(timeout=WAIT_MS)
+    assert "idle_min_share" not in page.request.get(settings_url).json()["thresholds"]
+
+
 def test_every_page_is_photographed(page: Page, demo_server: DemoServer) -> None:
     base = demo_server.url
     recommendation = Recommendation.objects.filter(organization=demo_server.demo.organization)
@@ -349,6 +368,7 @@ def test_every_page_is_photographed(page: Page, demo_server: DemoServer) -> None
         ("settings-projects", "/settings/projects"),
         ("settings-budgets", "/settings/budgets"),
         ("settings-alerts", "/settings/alerts"),
+        ("settings-recommendations", "/settings/recommendations"),
     ]
     for name, path in pages:
         page.goto(f"{base}{path}")
@@ -397,6 +417,15 @@ def test_a_viewer_sees_recommendations_without_action_buttons_and_no_settings_li
     notice.wait_for(timeout=WAIT_MS)
     assert "managed by your organization's owners and admins" in notice.inner_text()
     assert page.locator("main button").count() == 0
+
+    # The recommendation thresholds stay readable (they explain the recommendations), without a control.
+    page.goto(f"{demo_server.url}/recommendations")
+    page.get_by_role("link", name="Rule thresholds").click()
+    page.get_by_role("region", name="Stop idle").wait_for(timeout=WAIT_MS)
+    settled(page)
+    assert page.get_by_test_id("settings-managed").count() == 1
+    assert page.locator("main input, main button").count() == 0
+    shoot(page, "viewer-settings-recommendations")
 
 
 def test_a_viewer_sees_no_action_buttons_on_the_overview_and_instances(

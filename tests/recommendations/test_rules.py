@@ -15,6 +15,7 @@ from apps.recommendations.rules import (
     PRICE_FROM_CATALOG,
     ReservedPrice,
     RuleThresholds,
+    ThresholdError,
     evaluate,
     samples_per_second,
 )
@@ -347,3 +348,9 @@ def test_it_writes_cron_day_lists_with_sunday_as_zero() -> None:
         "0 19 * * 1-3,5 stop",
     ]
     assert cron_lines([(day, 9) for day in range(7)], "start") == ["0 9 * * * start"]
+
+
+def test_it_refuses_a_threshold_that_is_not_a_finite_number() -> None:
+    with pytest.raises(ThresholdError, match="thermal_temp_min_c: expected a number") as caught:
+        DEFAULT_RULE_THRESHOLDS.with_overrides({"thermal_temp_min_c": float("inf")})
+    assert (caught.value.name, caught.value.reason) == ("thermal_temp_min_c", "expected a number")

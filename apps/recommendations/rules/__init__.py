@@ -17,7 +17,16 @@ from .idle import IDLE_HELD, STOP_IDLE, stop_idle
 from .operations import PIPELINE, SPOT, THERMAL, data_pipeline, spot, thermal
 from .schedule import SCHEDULE, schedule
 from .sizing import DOWNSIZE, UPSIZE, downsize, upsize
-from .thresholds import DEFAULT_RULE_THRESHOLDS, LOOKBACK_RULES, RuleThresholds
+from .thresholds import (
+    DEFAULT_RULE_THRESHOLDS,
+    LOOKBACK_RULES,
+    THRESHOLD_RULES,
+    THRESHOLD_TYPES,
+    RuleThresholds,
+    ThresholdDescription,
+    ThresholdError,
+    describe_thresholds,
+)
 from .throughput import BERT_BASE_SAMPLES_PER_S, samples_per_second
 from .types import (
     PRICE_FROM_BILLS,
@@ -93,6 +102,8 @@ __all__ = [
     "LOOKBACK_RULES",
     "PRICE_FROM_BILLS",
     "PRICE_FROM_CATALOG",
+    "THRESHOLD_RULES",
+    "THRESHOLD_TYPES",
     "Confidence",
     "Finding",
     "InstanceEvidence",
@@ -101,7 +112,10 @@ __all__ = [
     "Risk",
     "RuleThresholds",
     "Saving",
+    "ThresholdDescription",
+    "ThresholdError",
     "TypeOffer",
+    "describe_thresholds",
     "evaluate",
     "samples_per_second",
 ]

@@ -2,11 +2,14 @@
 
 An organization overrides single keys (stored as JSON in ``RecommendationSettings``);
 ``with_overrides`` refuses unknown keys, wrong types and contradictions, naming the key.
+``describe_thresholds`` lists every threshold with its rule, type, default, override and help sentence
+(``THRESHOLD_HELP``), so a settings page renders them without knowing them.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,6 +26,15 @@ LOOKBACK_RULES: tuple[str, ...] = (
     "pipeline",
     "thermal",
 )
+
+
+class ThresholdError(ValueError):
+    """A threshold refused, with its name apart so an API can put the reason beside the field."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        super().__init__(f"{name}: {reason}")
+        self.name = name
+        self.reason = reason
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,7 +116,7 @@ class RuleThresholds:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
             if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
-                raise ValueError(f"{field.name}: must not be negative")
+                raise ThresholdError(field.name, "must not be negative")
         for name in (
             "idle_min_share",
             "schedule_min_coverage",
@@ -114,43 +126,50 @@ class RuleThresholds:
             "thermal_min_share",
         ):
             if getattr(self, name) > 1:
-                raise ValueError(f"{name}: is a share, at most 1")
+                raise ThresholdError(name, "is a share, at most 1")
         if not 1 <= self.lookback_days <= 93:
-            raise ValueError("lookback_days: between 1 and 93")
+            raise ThresholdError("lookback_days", "between 1 and 93")
         for rule in LOOKBACK_RULES:
             own = getattr(self, f"{rule}_lookback_days")
             if own is not None and not 1 <= own <= 93:
-                raise ValueError(f"{rule}_lookback_days: between 1 and 93")
+                raise ThresholdError(f"{rule}_lookback_days", "between 1 and 93")
         if self.idle_gpu_util_p95_max_pct >= self.schedule_p95_max_pct:
-            raise ValueError("idle_gpu_util_p95_max_pct: must be under schedule_p95_max_pct")
+            raise ThresholdError("idle_gpu_util_p95_max_pct", "must be under schedule_p95_max_pct")
         if self.schedule_stopped_coverage_max >= self.schedule_min_coverage:
-            raise ValueError("schedule_stopped_coverage_max: must be under schedule_min_coverage")
+            raise ThresholdError(
+                "schedule_stopped_coverage_max", "must be under schedule_min_coverage"
+            )
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> RuleThresholds:
-        """These thresholds with some keys replaced; ValueError naming a bad key."""
+        """These thresholds with some keys replaced; ThresholdError naming a bad key."""
         fields = {field.name: field for field in dataclasses.fields(self)}
         changes: dict[str, Any] = {}
         for key, value in overrides.items():
             if key not in fields:
-                raise ValueError(f"{key}: unknown threshold")
+                raise ThresholdError(key, "unknown threshold")
             current = getattr(self, key)
             if key.endswith("lookback_days"):
                 if isinstance(value, bool) or not isinstance(value, int):
-                    raise ValueError(f"{key}: expected an integer")
+                    raise ThresholdError(key, "expected an integer")
                 changes[key] = value
             elif isinstance(current, tuple):
                 if not isinstance(value, (list, tuple)) or not all(
                     isinstance(item, str) for item in value
                 ):
-                    raise ValueError(f"{key}: expected a list of strings")
+                    raise ThresholdError(key, "expected a list of strings")
                 changes[key] = tuple(value)
             elif isinstance(current, int) and not isinstance(current, bool):
                 if isinstance(value, bool) or not isinstance(value, int):
-                    raise ValueError(f"{key}: expected an integer")
+                    raise ThresholdError(key, "expected an integer")
                 changes[key] = value
             else:
-                if isinstance(value, bool) or not isinstance(value, (int, float)):
-                    raise ValueError(f"{key}: expected a number")
+                # JSON parses 1e400 as infinity, which a JSON column cannot store.
+                if (
+                    isinstance(value, bool)
+                    or not isinstance(value, (int, float))
+                    or not math.isfinite(value)
+                ):
+                    raise ThresholdError(key, "expected a number")
                 changes[key] = float(value)
         return dataclasses.replace(self, **changes)
 
@@ -165,3 +184,101 @@ class RuleThresholds:
 
 
 DEFAULT_RULE_THRESHOLDS = RuleThresholds()
+
+#: One plain sentence per threshold: what it means, in the words of the comments above. The
+#: settings page and the API show it beside the field; a test keeps it in step with the fields.
+THRESHOLD_HELP: dict[str, str] = {
+    "lookback_days": "Days of evidence every rule looks back over, unless it has its own.",
+    "days_per_month": "Days in a month when an hourly saving is turned into a monthly one.",
+    **{
+        f"{rule}_lookback_days": f"Days the {rule} rule looks back over; empty: the general one."
+        for rule in LOOKBACK_RULES
+    },
+    "idle_gpu_util_p95_max_pct": "An hour is idle when its p95 GPU utilization is at most this.",
+    "idle_min_share": "Share of observed hours that must be idle for 'idle around the clock'.",
+    "idle_min_evidence_days": "Observed days needed before an idle card is reported.",
+    "idle_held_gpu_mem_min_pct": "An idle hour holding at least this much GPU memory is "
+    "'idle, memory held' (a notebook or a hung job).",
+    "schedule_p95_max_pct": "An hour of the week is off-hours when its p95 GPU utilization is "
+    "under this.",
+    "schedule_min_coverage": "Share of the weeks an hour of the week must be observed to judge it.",
+    "schedule_stopped_coverage_max": "An hour of the week observed at most this share of the "
+    "weeks counts as already stopped.",
+    "schedule_min_run_hours": "Shortest off-hours window worth a schedule, in hours.",
+    "schedule_min_evidence_days": "Days the instance must have existed before a schedule or a "
+    "night downshift is suggested.",
+    "downshift_p95_max_pct": "Night p95 GPU utilization, above the schedule level, up to which a "
+    "multi-card instance could run on a smaller type.",
+    "downshift_min_run_hours": "Shortest night window worth a downshift, in hours.",
+    "downshift_target_load_max_pct": "The smaller type must run the night load at most this hot.",
+    "subscription_min_evidence_days": "Days the instance must have existed before a commitment "
+    "is suggested.",
+    "subscription_uptime_margin": "How far uptime must exceed the break-even uptime (a share) "
+    "before a commitment is suggested.",
+    "spot_tags": "Tags (key=value, case-insensitive) that mark work as interruption-tolerant; "
+    "only such instances are offered spot.",
+    "spot_min_evidence_days": "Observed days needed before spot is suggested.",
+    "downsize_gpu_util_p95_max_pct": "Downsize only when p95 GPU utilization over the lookback "
+    "is under this.",
+    "downsize_gpu_mem_peak_max_pct": "Downsize only when peak GPU memory over the lookback is "
+    "under this.",
+    "downsize_target_load_max_pct": "The smaller type must run the same peak at most this hot.",
+    "downsize_min_evidence_days": "Observed days needed before downsizing is suggested.",
+    "upsize_gpu_mem_min_pct": "An hour is under memory pressure when its p95 GPU memory is at "
+    "least this.",
+    "upsize_min_share": "Share of observed hours under memory pressure needed to suggest upsizing.",
+    "upsize_gpu_util_min_pct": "Average GPU utilization at least this, so the card is busy too.",
+    "upsize_min_evidence_days": "Observed days needed before upsizing is suggested.",
+    "pipeline_min_share": "Share of the running minutes spent waiting for data above which the "
+    "data pipeline is flagged.",
+    "pipeline_min_evidence_days": "Observed days needed before the data pipeline is flagged.",
+    "thermal_temp_min_c": "An hour is hot when its p95 GPU temperature is above this, in °C.",
+    "thermal_min_share": "Share of observed hours that must be hot to raise a thermal alert.",
+    "thermal_min_evidence_days": "Observed days needed before a thermal alert.",
+}
+
+#: The groups of the settings page: each rule, and "general" for what all of them share.
+THRESHOLD_RULES: tuple[str, ...] = ("general", *LOOKBACK_RULES)
+
+#: A field's annotation (a string, under ``from __future__ import annotations``) -> its type as
+#: the API names it.
+_TYPES = {"int": "int", "float": "float", "int | None": "nullable_int", "tuple[str, ...]": "tags"}
+THRESHOLD_TYPES: tuple[str, ...] = tuple(_TYPES.values())
+
+
+@dataclasses.dataclass(frozen=True)
+class ThresholdDescription:
+    """One threshold as a settings form shows it; ``value`` is the override (None: none)."""
+
+    name: str
+    rule: str
+    type: str
+    default: Any
+    value: Any
+    help: str
+
+
+def describe_thresholds(overrides: Mapping[str, Any]) -> list[ThresholdDescription]:
+    """Every field of ``RuleThresholds`` in declaration order, with ``overrides``' value if any.
+
+    The rule is the name's first word when it is one of ``LOOKBACK_RULES``, else "general";
+    tuples are given as lists, as JSON has them.
+    """
+
+    def plain(value: Any) -> Any:
+        return list(value) if isinstance(value, tuple) else value
+
+    out = []
+    for field in dataclasses.fields(RuleThresholds):
+        prefix = field.name.split("_", 1)[0]
+        out.append(
+            ThresholdDescription(
+                name=field.name,
+                rule=prefix if prefix in LOOKBACK_RULES else "general",
+                type=_TYPES[str(field.type)],
+                default=plain(getattr(DEFAULT_RULE_THRESHOLDS, field.name)),
+                value=plain(overrides.get(field.name)),
+                help=THRESHOLD_HELP[field.name],
+            )
+        )
+    return out

@@ -36,6 +36,8 @@ import type {
   ProjectTagKey,
   ProjectTagKeyInput,
   RecommendationActionInput,
+  RecommendationSettings,
+  RecommendationSettingsChanges,
   RecommendationDetail,
   RecommendationFilters,
   Recommendation,
@@ -194,6 +196,11 @@ export const recommendationsApi = {
   /** Answers with the recommendation as it is after the action (its history included). */
   act: (id: number, input: RecommendationActionInput) =>
     api.post<RecommendationDetail>(`/api/v1/recommendations/${id}/actions`, input),
+  settings: (signal?: AbortSignal) =>
+    api.get<RecommendationSettings>('/api/v1/recommendations/settings', undefined, signal),
+  /** Answers with the settings as they are after the change. */
+  updateSettings: (changes: RecommendationSettingsChanges) =>
+    api.patch<RecommendationSettings>('/api/v1/recommendations/settings', changes),
 };
 
 export const digestSubscriptionsApi = {

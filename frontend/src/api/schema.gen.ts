@@ -2515,16 +2515,17 @@ export interface components {
             name?: string;
             tag_values?: string[];
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
+        /**
+         * @description An organization's threshold overrides and reserved-instance prices; owners and admins
+         *     PATCH them (a refused threshold is a 400 on ``thresholds.<name>``). ``fields`` describes
+         *     every threshold so a client renders a form without knowing them.
+         */
         PatchedSettingsRequest: {
-            /** @description Overrides; null drops one. */
+            /** @description Threshold name -> override; in a PATCH, null drops one. */
             thresholds?: {
-                [key: string]: unknown;
+                [key: string]: (number | string[]) | null;
             };
-            /** @description [{region, instance_type, hourly, term_years, currency}] */
-            reserved_prices?: {
-                [key: string]: unknown;
-            }[];
+            reserved_prices?: components["schemas"]["ReservedPriceRequest"][];
         };
         /** @description Scopes the ``project`` field to the request's organization: another one's is a 400. */
         PatchedThresholdRuleRequest: {
@@ -2802,6 +2803,38 @@ export interface components {
             /** Format: email */
             email: string;
         };
+        /** @description One reserved-instance price the organization entered (not in the CVM price APIs). */
+        ReservedPrice: {
+            region: string;
+            instance_type: string;
+            /** @description Effective price per hour, a decimal string. */
+            hourly: string;
+            /** @default 1 */
+            term_years?: number;
+            /**
+             * @description Default: the organization's.
+             *
+             *     * `CNY` - Chinese yuan
+             *     * `USD` - US dollar
+             */
+            currency?: components["schemas"]["CurrencyEnum"];
+        };
+        /** @description One reserved-instance price the organization entered (not in the CVM price APIs). */
+        ReservedPriceRequest: {
+            region: string;
+            instance_type: string;
+            /** @description Effective price per hour, a decimal string. */
+            hourly: string;
+            /** @default 1 */
+            term_years?: number;
+            /**
+             * @description Default: the organization's.
+             *
+             *     * `CNY` - Chinese yuan
+             *     * `USD` - US dollar
+             */
+            currency?: components["schemas"]["CurrencyEnum"];
+        };
         /**
          * @description * `minute` - minute
          *     * `hour` - hour
@@ -2865,16 +2898,19 @@ export interface components {
             token: string;
             password: string;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
+        /**
+         * @description An organization's threshold overrides and reserved-instance prices; owners and admins
+         *     PATCH them (a refused threshold is a 400 on ``thresholds.<name>``). ``fields`` describes
+         *     every threshold so a client renders a form without knowing them.
+         */
         Settings: {
-            /** @description Overrides; null drops one. */
+            /** @description Threshold name -> override; in a PATCH, null drops one. */
             thresholds?: {
-                [key: string]: unknown;
+                [key: string]: (number | string[]) | null;
             };
-            /** @description [{region, instance_type, hourly, term_years, currency}] */
-            reserved_prices?: {
-                [key: string]: unknown;
-            }[];
+            reserved_prices?: components["schemas"]["ReservedPrice"][];
+            /** @description Every threshold with its rule, type, default, override and help. */
+            readonly fields: components["schemas"]["ThresholdField"][];
         };
         /**
          * @description * `info` - Info
@@ -2985,6 +3021,70 @@ export interface components {
             threshold_pct: number;
             basis: components["schemas"]["BasisEnum"];
         };
+        /** @description One field of ``RuleThresholds``, described for a settings form. */
+        ThresholdField: {
+            name: string;
+            /**
+             * @description The rule it belongs to.
+             *
+             *     * `general` - general
+             *     * `idle` - idle
+             *     * `schedule` - schedule
+             *     * `downshift` - downshift
+             *     * `subscription` - subscription
+             *     * `spot` - spot
+             *     * `downsize` - downsize
+             *     * `upsize` - upsize
+             *     * `pipeline` - pipeline
+             *     * `thermal` - thermal
+             */
+            rule: components["schemas"]["ThresholdRuleEnum"];
+            /**
+             * @description nullable_int: an integer or null (null: the general lookback); tags: a list of key=value strings.
+             *
+             *     * `int` - int
+             *     * `float` - float
+             *     * `nullable_int` - nullable_int
+             *     * `tags` - tags
+             */
+            type: components["schemas"]["ThresholdTypeEnum"];
+            default: (number | string[]) | null;
+            /** @description The organization's override; null: the default. */
+            value: (number | string[]) | null;
+            help: string;
+        };
+        /** @description One field of ``RuleThresholds``, described for a settings form. */
+        ThresholdFieldRequest: {
+            name: string;
+            /**
+             * @description The rule it belongs to.
+             *
+             *     * `general` - general
+             *     * `idle` - idle
+             *     * `schedule` - schedule
+             *     * `downshift` - downshift
+             *     * `subscription` - subscription
+             *     * `spot` - spot
+             *     * `downsize` - downsize
+             *     * `upsize` - upsize
+             *     * `pipeline` - pipeline
+             *     * `thermal` - thermal
+             */
+            rule: components["schemas"]["ThresholdRuleEnum"];
+            /**
+             * @description nullable_int: an integer or null (null: the general lookback); tags: a list of key=value strings.
+             *
+             *     * `int` - int
+             *     * `float` - float
+             *     * `nullable_int` - nullable_int
+             *     * `tags` - tags
+             */
+            type: components["schemas"]["ThresholdTypeEnum"];
+            default: (number | string[]) | null;
+            /** @description The organization's override; null: the default. */
+            value: (number | string[]) | null;
+            help: string;
+        };
         /** @description Scopes the ``project`` field to the request's organization: another one's is a 400. */
         ThresholdRule: {
             readonly id: number;
@@ -3004,6 +3104,20 @@ export interface components {
             /** Format: date-time */
             readonly updated_at: string;
         };
+        /**
+         * @description * `general` - general
+         *     * `idle` - idle
+         *     * `schedule` - schedule
+         *     * `downshift` - downshift
+         *     * `subscription` - subscription
+         *     * `spot` - spot
+         *     * `downsize` - downsize
+         *     * `upsize` - upsize
+         *     * `pipeline` - pipeline
+         *     * `thermal` - thermal
+         * @enum {string}
+         */
+        ThresholdRuleEnum: "general" | "idle" | "schedule" | "downshift" | "subscription" | "spot" | "downsize" | "upsize" | "pipeline" | "thermal";
         /** @description Scopes the ``project`` field to the request's organization: another one's is a 400. */
         ThresholdRuleRequest: {
             name: string;
@@ -3017,6 +3131,14 @@ export interface components {
             project?: number | null;
             enabled?: boolean;
         };
+        /**
+         * @description * `int` - int
+         *     * `float` - float
+         *     * `nullable_int` - nullable_int
+         *     * `tags` - tags
+         * @enum {string}
+         */
+        ThresholdTypeEnum: "int" | "float" | "nullable_int" | "tags";
         Timeseries: {
             instance_id: number;
             /** Format: date-time */

@@ -149,6 +149,14 @@ export type RecommendationWindow = AsRendered<Schemas['Window']>;
 /** Monthly savings summed by kind and by project (one row per currency). */
 export type RecommendationTotals = AsRendered<Schemas['Totals']>;
 export type RecommendationTotal = AsRendered<Schemas['Total']>;
+/** The organization's threshold overrides and RI prices, with `fields` describing every threshold. */
+export type RecommendationSettings = AsRendered<Schemas['Settings']>;
+/** One threshold: its rule (the group), type, default, the organization's override (`value`) and help. */
+export type ThresholdField = AsRendered<Schemas['ThresholdField']>;
+export type ThresholdGroup = Schemas['ThresholdRuleEnum'];
+export type ReservedPrice = AsRendered<Schemas['ReservedPrice']>;
+/** A PATCH: the overrides to change (null drops one), or the whole RI price table. */
+export type RecommendationSettingsChanges = Schemas['PatchedSettingsRequest'];
 /** The list's filters as the query string sends them (one kind and one status at a time from this UI). */
 export interface RecommendationFilters {
   kind?: RecommendationKind;

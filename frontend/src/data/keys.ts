@@ -16,6 +16,7 @@ export const queryKeys = {
   /** Lists and totals share the prefix: an action on one recommendation invalidates both. */
   recommendations: ['recommendations'] as const,
   recommendation: (id: number) => ['recommendation', id] as const,
+  recommendationSettings: ['recommendation-settings'] as const,
   digestSubscriptions: ['digest-subscriptions'] as const,
   digestPreview: (id: number) => ['digest-preview', id] as const,
   holidays: ['holidays'] as const,

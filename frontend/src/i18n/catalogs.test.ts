@@ -27,6 +27,7 @@ import '../phases';
 import '../pages/reports/DigestForm';
 import '../pages/settings/AlertHistorySection';
 import '../pages/settings/AlertRulesSection';
+import '../pages/settings/RecommendationsTab';
 
 const SRC = join(__dirname, '..');
 

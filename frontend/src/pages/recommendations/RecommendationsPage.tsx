@@ -76,6 +76,9 @@ function RecommendationsList({ org }: { org: Org }) {
           <h1>{t('nav.recommendations')}</h1>
           <p className="page__subtitle">{t('recommendations.subtitle')}</p>
         </div>
+        <Link className="btn" to="/settings/recommendations">
+          {t('recommendations.thresholdsLink')}
+        </Link>
       </header>
 
       <div className="segmented rec-status-filter" role="group" aria-label={t('recommendations.statusFilter')}>

@@ -9,6 +9,7 @@ import { CloudAccountsTab } from './CloudAccountsTab';
 import { BudgetsTab } from './BudgetsTab';
 import { AlertsTab } from './AlertsTab';
 import { ProjectsTab } from './ProjectsTab';
+import { RecommendationsTab } from './RecommendationsTab';
 import { SettingsManagedNotice } from './SettingsManagedNotice';
 import { canManageOrg } from './permissions';
 
@@ -20,6 +21,7 @@ const TABS = [
   { to: '/settings/projects', label: 'projectSettings.tab' },
   { to: '/settings/budgets', label: 'budgets.tab' },
   { to: '/settings/alerts', label: 'alertsSettings.tab' },
+  { to: '/settings/recommendations', label: 'recommendationSettings.tab' },
 ] as const;
 
 export function SettingsPage() {
@@ -41,7 +43,19 @@ export function SettingsPage() {
         </EmptyState>
       ) : !canManageOrg(org.role) ? (
         // Only owners and admins write settings (the API's MANAGER_ROLES); others are told whom to ask.
-        <SettingsManagedNotice />
+        // The recommendation thresholds stay readable, as they explain why a recommendation was made.
+        <Routes>
+          <Route
+            path="recommendations"
+            element={
+              <>
+                <SettingsManagedNotice />
+                <RecommendationsTab />
+              </>
+            }
+          />
+          <Route path="*" element={<SettingsManagedNotice />} />
+        </Routes>
       ) : (
         <>
           <nav className="tabs" aria-label={t('settings.sections')}>
@@ -61,6 +75,7 @@ export function SettingsPage() {
               <Route path="projects" element={<ProjectsTab />} />
               <Route path="budgets" element={<BudgetsTab />} />
               <Route path="alerts" element={<AlertsTab />} />
+              <Route path="recommendations" element={<RecommendationsTab />} />
               <Route path="*" element={<Navigate to="/settings/members" replace />} />
             </Routes>
           </div>
