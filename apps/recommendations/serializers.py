@@ -79,7 +79,9 @@ class FigureSerializer(serializers.Serializer):
 
 class EvidenceSerializer(serializers.Serializer):
     chart = serializers.CharField(help_text="Which chart shows it: metrics, profile, phases, cost.")
-    chart_range = ChartRangeSerializer()
+    chart_range = ChartRangeSerializer(
+        allow_null=True, help_text="The range the chart shows; null when none was recorded."
+    )
     figures = FigureSerializer(many=True)
 
 
@@ -264,7 +266,11 @@ class RecommendationDetailSerializer(RecommendationSerializer):
     def get_evidence(self, row: Recommendation) -> Any:
         evidence = dict(row.evidence)
         chart = str(evidence.pop("chart", "metrics"))
-        chart_range = evidence.pop("chart_range", {})
+        # Every rule records its chart's range; a row written otherwise (by hand, or by an
+        # older rule) has none, which the API says as null rather than failing.
+        chart_range = evidence.pop("chart_range", None)
+        if not (isinstance(chart_range, dict) and {"start", "end"} <= chart_range.keys()):
+            chart_range = None
         figures: list[dict[str, str]] = []
         _flatten("", evidence, figures)
         return EvidenceSerializer(

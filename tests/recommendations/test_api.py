@@ -213,3 +213,17 @@ def test_it_describes_every_field_in_the_schema(alice_client) -> None:
         assert name in detail, name
     evidence = schema["components"]["schemas"]["Evidence"]["properties"]
     assert set(evidence) == {"chart", "chart_range", "figures"}
+
+
+def test_a_recommendation_recorded_without_a_chart_range_says_null_instead_of_failing(
+    acme: Organization, alice_client
+) -> None:
+    rec = make_rec(acme, make_instance(acme, "gamma"), "stop_idle", "10.00")
+    rec.evidence = {"idle_hours": 330, "chart_range": {"end": "2026-11-16T00:00:00Z"}}
+    rec.save()
+    response = alice_client.get(f"{URL}/{rec.pk}")
+    assert response.status_code == 200, response.content
+    evidence = response.json()["evidence"]
+    assert evidence["chart_range"] is None
+    assert evidence["chart"] == "metrics"
+    assert {"name": "idle_hours", "value": "330"} in evidence["figures"]

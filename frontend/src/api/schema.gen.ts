@@ -1654,7 +1654,8 @@ export interface components {
         Evidence: {
             /** @description Which chart shows it: metrics, profile, phases, cost. */
             chart: string;
-            chart_range: components["schemas"]["ChartRange"];
+            /** @description The range the chart shows; null when none was recorded. */
+            chart_range: components["schemas"]["ChartRange"] | null;
             figures: components["schemas"]["Figure"][];
         };
         EvidenceSummary: {

@@ -555,6 +555,15 @@ describe('a recommendation\'s page', () => {
     expect(byName.Training).toEqual([0, 90 / 60]);
   });
 
+  it('shows the figures but no range and no chart when the evidence recorded no range', async () => {
+    const server = fakeServer([{ ...IDLE_B, evidence: { ...IDLE_B.evidence, chart_range: null } }]);
+    renderAppAt('/recommendations/12');
+    expect(await screen.findByTestId('evidence-no-chart')).toBeTruthy();
+    expect(within(screen.getByTestId('evidence-figures')).getByText('330')).toBeTruthy();
+    expect(screen.queryByText(/^Measured /)).toBeNull();
+    expect(server.find('GET', '/api/v1/instances/2/phases')).toEqual([]);
+  });
+
   it('sets what an accepted recommendation saved next to what it promised, recomputable from the figures shown', async () => {
     fakeServer([
       {

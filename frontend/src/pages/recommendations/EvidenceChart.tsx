@@ -29,19 +29,21 @@ function thresholdFrom(rec: RecommendationDetail): number | null {
 
 /**
  * The chart the evidence names: the hour-of-week profile for a schedule or a night downshift, otherwise the
- * hours per phase per day over the evidence's range. A project-wide recommendation has figures only.
+ * hours per phase per day over the evidence's range. A project-wide recommendation has figures only, and so
+ * does one whose evidence recorded no range.
  */
 export function EvidenceChart({ rec, timeZone }: { rec: RecommendationDetail; timeZone: string }) {
   const { t } = useTranslation();
-  if (rec.instance === null) {
-    return (
-      <p className="muted" data-testid="evidence-no-chart">
-        {t('recommendations.detail.noChart')}
-      </p>
-    );
-  }
+  const noChart = (
+    <p className="muted" data-testid="evidence-no-chart">
+      {t('recommendations.detail.noChart')}
+    </p>
+  );
+  if (rec.instance === null) return noChart;
   if (rec.evidence.chart === 'profile') return <ProfileEvidence rec={rec} instanceId={rec.instance} />;
-  return <DailyPhasesEvidence rec={rec} instanceId={rec.instance} timeZone={timeZone} />;
+  if (rec.evidence.chart_range === null) return noChart;
+  const range = phasesRange(rec.evidence.chart_range.start, rec.evidence.chart_range.end);
+  return <DailyPhasesEvidence range={range} instanceId={rec.instance} timeZone={timeZone} />;
 }
 
 function ProfileEvidence({ rec, instanceId }: { rec: RecommendationDetail; instanceId: number }) {
@@ -70,9 +72,16 @@ function ProfileEvidence({ rec, instanceId }: { rec: RecommendationDetail; insta
   );
 }
 
-function DailyPhasesEvidence({ rec, instanceId, timeZone }: { rec: RecommendationDetail; instanceId: number; timeZone: string }) {
+function DailyPhasesEvidence({
+  range,
+  instanceId,
+  timeZone,
+}: {
+  range: { start: string; end: string };
+  instanceId: number;
+  timeZone: string;
+}) {
   const { t } = useTranslation();
-  const range = phasesRange(rec.evidence.chart_range.start, rec.evidence.chart_range.end);
   const phases = useApiData<InstancePhases>([...queryKeys.instance(instanceId), 'phases', range.start, range.end], (signal) =>
     instancesApi.phases(instanceId, range, signal),
   );

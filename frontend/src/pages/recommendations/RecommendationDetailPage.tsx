@@ -125,13 +125,15 @@ function DetailBody({ rec, org }: { rec: RecommendationDetail; org: Org }) {
         <h2 id="rec-evidence-title" className="card__title">
           {t('recommendations.detail.evidence')}
         </h2>
-        <p className="muted small">
-          {t('recommendations.detail.evidenceRange', {
-            start: formatDateTime(rec.evidence.chart_range.start, tz),
-            end: formatDateTime(rec.evidence.chart_range.end, tz),
-            timeZone: tz,
-          })}
-        </p>
+        {rec.evidence.chart_range && (
+          <p className="muted small">
+            {t('recommendations.detail.evidenceRange', {
+              start: formatDateTime(rec.evidence.chart_range.start, tz),
+              end: formatDateTime(rec.evidence.chart_range.end, tz),
+              timeZone: tz,
+            })}
+          </p>
+        )}
         <table className="table table--compact" aria-label={t('recommendations.detail.figures')} data-testid="evidence-figures">
           <tbody>
             {rec.evidence.figures.map((figure) => (
