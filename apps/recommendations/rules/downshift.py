@@ -3,11 +3,10 @@
 The "day mid/high spec, night low-spec baseline" pattern: inference or interactive fleets that
 still serve something at night, so they cannot stop, but need far fewer cards.
 
-Limitation: only the smaller-type variant, one instance at a time. The issue's other variant,
-fewer *instances* at night (a project running several alike, some stopped for the night), needs
-the project's instances weighed together (a project target, their summed night load against
-one instance's capacity); the rules see one instance's evidence per evaluation, so it is not
-found or priced. The explanation says so, so nobody reads "no finding" as "nothing to gain".
+This module is the smaller-type variant, one instance at a time. The issue's other variant,
+fewer *instances* at night (a project running several alike, some stopped for the night), is
+in ``fewer.py``: it weighs a project's instances together and targets the project, and where it
+applies it replaces these findings for the instances of its group.
 """
 
 from __future__ import annotations
@@ -91,9 +90,7 @@ def night_downshift(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 f"{th.idle_gpu_util_p95_max_pct:g} and {th.downshift_p95_max_pct:g} % GPU "
                 f"utilization (p95, peak {night_peak:.0f} %): low but not zero, so it cannot "
                 f"stop. {target.instance_type} ({target.gpu_count:g} x {target.gpu_model}) "
-                "carries that load; switch to it for the window and back for the day. Only "
-                "this instance's smaller types are compared: running fewer instances of its "
-                "project at night is not assessed."
+                "carries that load; switch to it for the window and back for the day."
             ),
             saving=Saving(
                 amount,
