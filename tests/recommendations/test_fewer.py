@@ -253,3 +253,18 @@ def test_a_run_stores_one_project_recommendation_shown_by_the_api(acme, alice_cl
     again = services.recommendations_run(organization=acme, as_of=AS_OF)
     assert (again.created, again.updated, again.resolved) == (0, 0, 0)
     assert Recommendation.objects.filter(kind="night_downshift").count() == 1
+
+
+@pytest.mark.django_db
+def test_the_group_pass_reads_the_downshift_lookback(acme) -> None:
+    """With its own 12-day lookback the group is priced and its confidence counted over 12 days
+    (the bills' 288 h at 5.00 CNY/h), not the shared 14."""
+    _web_fleet(acme, [16.0, 18.0, 17.0, 16.0])
+    services.recommendation_settings_update(
+        organization=acme, thresholds={"downshift_lookback_days": 12}
+    )
+    services.recommendations_run(organization=acme, as_of=AS_OF)
+    row = Recommendation.objects.get(kind="night_downshift")
+    assert row.evidence_days == 12.0
+    assert "1440.00 CNY compute billed / 288.0 h billed = 5.0000 CNY/h" in row.saving_formula
+    assert row.monthly_saving == 3 * (Decimal("5.0000") * month_hours(NIGHT_HOURS)).quantize(CENT)
