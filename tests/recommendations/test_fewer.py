@@ -90,6 +90,13 @@ def test_it_runs_the_night_of_four_alike_instances_on_one_and_prices_the_three_s
     # (n - k) x 5.0000 CNY/h (1680.00 billed / 336 h) x 118 h/week x 30/7 weeks/month.
     per_instance = (Decimal("5.0000") * month_hours(NIGHT_HOURS)).quantize(CENT)
     assert finding.saving.monthly_amount == (4 - 1) * per_instance == Decimal("7585.50")
+    # The same from the evidence alone: each stopped one's price x its hours in the window.
+    prices = finding.evidence["hourly_price"]
+    weekly = finding.evidence["running_hours_per_week_in_window"]
+    assert prices == dict.fromkeys(stopped, "5.0000")
+    assert finding.saving.monthly_amount == sum(
+        (Decimal(prices[pid]) * month_hours(Decimal(weekly[pid]))).quantize(CENT) for pid in stopped
+    )
     assert finding.saving.price_source == PRICE_FROM_BILLS
     assert f"sum = {finding.saving.monthly_amount} CNY/month" in finding.saving.formula
     # Honest about what a stop with STOP_CHARGING leaves billed, and about who takes the load.

@@ -195,6 +195,7 @@ def fewer_at_night(group: Sequence[InstanceEvidence], th: RuleThresholds) -> lis
                 "kept_load_max_pct": round(per_kept, 1),
                 "target_load_max_pct": target,
                 "running_hours_per_week_in_window": running_weekly,
+                "hourly_price": {members[i].provider_id: str(prices[i].hourly) for i in stopped},
                 "weekly_hours": weekly_hours,
                 "tz": profile.tz,
                 "chart": "profile",
