@@ -107,9 +107,9 @@ def test_it_runs_the_night_of_four_alike_instances_on_one_and_prices_the_three_s
 
 
 def test_it_keeps_two_when_the_night_load_needs_two_and_prices_from_the_catalog() -> None:
-    """140 % of one instance at night needs two at 70 %: stop two of four (no bills: the
+    """100 % of one instance at night needs two at 70 %: stop two of four (no bills: the
     catalog's 5.20 CNY/h, and it says so)."""
-    group = [member(i, 35.0, billed_hours=Decimal(0)) for i in range(4)]
+    group = [member(i, 25.0, billed_hours=Decimal(0)) for i in range(4)]
     (finding,) = fewer_at_night(group, TH)
     assert finding.parameters["keep"] == 2
     assert finding.action["stop_instances"] == ["ins-web0", "ins-web1"]
@@ -120,8 +120,21 @@ def test_it_keeps_two_when_the_night_load_needs_two_and_prices_from_the_catalog(
 
 
 def test_it_stops_none_when_the_night_load_needs_every_instance() -> None:
-    # 4 x 60 % = 240 % of one instance: more than three can carry at 70 % each.
+    # 3 x 28 % = 84 % of one instance: two carry it at 70 % each, but not at 40 % each.
+    group = [member(i, 28.0) for i in range(3)]
+    assert fewer_at_night(group, TH)[0].parameters["keep"] == 2
+    strict = TH.with_overrides({"downshift_target_load_max_pct": 40})
+    assert fewer_at_night(group, strict) == []
+
+
+def test_it_leaves_out_instances_busy_at_night_too() -> None:
+    """Above the night-downshift level (30 %) at night on its own, an instance is not a
+    replica with a quiet night (a training job, say): it is not weighed with the others."""
     assert fewer_at_night([member(i, 60.0) for i in range(4)], TH) == []
+    busy = member(3, 45.0)
+    (finding,) = fewer_at_night([member(0, 16.0), member(1, 18.0), busy], TH)
+    assert "ins-web3" not in finding.evidence["night_p95_peak_pct"]
+    assert finding.action["stop_instances"] == ["ins-web0"]
 
 
 def test_it_leaves_a_group_low_around_the_clock_to_the_other_rules() -> None:

@@ -9,6 +9,12 @@ so the estimate errs towards keeping more. Cells count only where every instance
 was running; the rest of the week must need more than ``k`` instances somewhere (otherwise the
 group is idle or over-provisioned around the clock, which other rules handle).
 
+Each instance must show the shape on its own, as the smaller-type variant asks of one: busy
+hours, and a recurring run of hours low but not zero. Summing loads assumes the instances are
+replicas of one service, whose requests any of them can take; an instance busy around the clock
+(a training job) carries work that cannot move to another, so it is left out of the group (and
+keeps running).
+
 The finding targets the project: one recommendation for the group, naming the instances to stop
 (those with the lowest night p95, by provider id on a tie) and the ones that keep serving.
 """
@@ -25,7 +31,7 @@ import numpy as np
 from apps.core.weekruns import WeekRun
 
 from .common import TENTH, PaidPrice, cents, confidence, existed_days, is_payg, paid_price
-from .downshift import DOWNSHIFT
+from .downshift import DOWNSHIFT, night_runs
 from .thresholds import RuleThresholds
 from .types import PRICE_FROM_BILLS, PRICE_FROM_CATALOG, Finding, InstanceEvidence, Risk, Saving
 from .weekly import circular_runs, cron_lines, run_json, run_mask
@@ -49,8 +55,8 @@ def fewer_at_night(group: Sequence[InstanceEvidence], th: RuleThresholds) -> lis
     """A fewer-instances night downshift for alike instances (at least 2 usable), or nothing.
 
     ``group`` is one project's instances of one type in one region (ValueError otherwise); the
-    ones that are not pay-as-you-go, have no profile or too little evidence are left out, and
-    keep running.
+    ones that are not pay-as-you-go, have no profile, too little evidence or no low-but-not-zero
+    hours of their own are left out, and keep running.
     """
     keys = {(ev.project_id, ev.region, ev.instance_type) for ev in group}
     if len(keys) > 1:
@@ -62,6 +68,7 @@ def fewer_at_night(group: Sequence[InstanceEvidence], th: RuleThresholds) -> lis
             if group_key(ev) is not None
             and ev.profile is not None
             and existed_days(ev) >= th.schedule_min_evidence_days
+            and night_runs(ev.profile, th)
         ),
         key=lambda ev: ev.provider_id,
     )
