@@ -134,10 +134,20 @@ def recommendations_run(*, organization: Organization, as_of: dt.datetime) -> Ru
         for days in thresholds.lookbacks()
         if days != thresholds.lookback_days
     }
+    per_instance: list[rules.Finding] = []
     for evidence in base:
         windows = {days: by_id[evidence.instance_id] for days, by_id in others.items()}
-        for finding in rules.evaluate(evidence, thresholds, windows):
-            findings[fingerprint(finding)] = finding
+        per_instance += rules.evaluate(evidence, thresholds, windows)
+    # Then a project's alike instances together (fewer at night), over the downshift lookback;
+    # it may replace some of the instances' own findings, so it sees them all.
+    downshift_days = thresholds.lookback_for("downshift")
+    fleet = (
+        base
+        if downshift_days == thresholds.lookback_days
+        else list(others[downshift_days].values())
+    )
+    for finding in rules.evaluate_groups(fleet, per_instance, thresholds):
+        findings[fingerprint(finding)] = finding
     result = RunResult(findings=len(findings))
     with transaction.atomic():
         # Serialize runs of one organization: two concurrent runs would both create a row.

@@ -16,15 +16,24 @@ END = dt.datetime(2026, 11, 16, tzinfo=dt.UTC)
 HOURLY_CNY = Decimal("5.00000000")
 
 
-def make_instance(organization: Organization, name: str = "box") -> Instance:
-    account = CloudAccount.objects.create(
-        organization=organization,
-        name=f"Tencent {name}",
-        secret_id="AKID-test",
-        secret_key_encrypted="not-used",
-        regions=["ap-shanghai"],
-    )
-    project = Project.objects.create(organization=organization, name=f"p-{name}", slug=name)
+def make_instance(
+    organization: Organization,
+    name: str = "box",
+    *,
+    project: Project | None = None,
+    account: CloudAccount | None = None,
+) -> Instance:
+    """A GN7.2XLARGE32 in its own account and project, unless given ones to share."""
+    if account is None:
+        account = CloudAccount.objects.create(
+            organization=organization,
+            name=f"Tencent {name}",
+            secret_id="AKID-test",
+            secret_key_encrypted="not-used",
+            regions=["ap-shanghai"],
+        )
+    if project is None:
+        project = Project.objects.create(organization=organization, name=f"p-{name}", slug=name)
     return Instance.objects.create(
         organization=organization,
         account=account,

@@ -272,10 +272,7 @@ def test_it_downshifts_a_multi_card_instance_at_night() -> None:
     target = (Decimal("13.2000") * Decimal("5.20") / Decimal("13.60")).quantize(Decimal("0.0001"))
     hours = (Decimal(118) * 30 / 7).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
     assert finding.saving.monthly_amount == ((Decimal("13.2000") - target) * hours).quantize(CENT)
-    # Fewer instances at night is not assessed (one instance's evidence): it says so.
-    assert "running fewer instances of its project at night is not assessed" in (
-        finding.explanation
-    )
+    assert finding.target == f"instance:{ev.instance_id}"
 
 
 def test_it_gives_a_well_used_training_instance_on_a_subscription_nothing() -> None:

@@ -4,15 +4,18 @@ Engine outputs, hourly metric summaries, bills and the price catalog of one inst
 an :class:`InstanceEvidence`; priced :class:`Finding` objects come out. One module per kind;
 every threshold is in :class:`RuleThresholds`. :func:`evaluate` applies them all in the order
 that keeps findings from contradicting each other: an instance idle around the clock gets
-"stop idle" and nothing about schedules, sizes or commitments.
+"stop idle" and nothing about schedules, sizes or commitments. :func:`evaluate_groups` then weighs
+a project's alike instances together (fewer of them at night), over the whole fleet's findings.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
 
 from .commitment import RESERVED_INSTANCE, SUBSCRIPTION, commitment
 from .downshift import DOWNSHIFT, night_downshift
+from .fewer import FEWER_INSTANCES, fewer_at_night, group_key
 from .idle import IDLE_HELD, STOP_IDLE, stop_idle
 from .operations import PIPELINE, SPOT, THERMAL, data_pipeline, spot, thermal
 from .schedule import SCHEDULE, schedule
@@ -95,9 +98,54 @@ def evaluate(
     return out
 
 
+def evaluate_groups(
+    fleet: Sequence[InstanceEvidence],
+    findings: Sequence[Finding],
+    thresholds: RuleThresholds = DEFAULT_RULE_THRESHOLDS,
+) -> list[Finding]:
+    """``findings`` (every instance's, from :func:`evaluate`) with the project-level ones added.
+
+    ``fleet`` is the evidence over the downshift lookback. Instances of one project, region and
+    type are weighed together for fewer of them at night, leaving out those already told to stop
+    (idle) or to follow a schedule. Where a group gets that finding it comes first, as a
+    schedule does in :func:`evaluate`: its instances' own night downshifts (sized on the load
+    each carries today, not on the night load they will share) and the commitments of the ones
+    it stops (priced on an uptime it changes) are dropped.
+    """
+    stopping = {STOP_IDLE, IDLE_HELD, SCHEDULE}
+    taken = {f.instance_id for f in findings if f.kind in stopping and f.instance_id is not None}
+    groups: dict[tuple[int, str, str], list[InstanceEvidence]] = defaultdict(list)
+    for ev in fleet:
+        key = group_key(ev)
+        if key is not None and ev.instance_id not in taken:
+            groups[key].append(ev)
+    added: list[Finding] = []
+    replaced: set[int] = set()
+    stopped: set[int] = set()
+    for key in sorted(groups):
+        members = groups[key]
+        if len(members) < 2:
+            continue
+        for finding in fewer_at_night(members, thresholds):
+            ids = {ev.provider_id: ev.instance_id for ev in members}
+            stop = {ids[pid] for pid in finding.action["stop_instances"]}
+            replaced |= stop | {ids[pid] for pid in finding.action["keep_instances"]}
+            stopped |= stop
+            added.append(finding)
+    commitments = {SUBSCRIPTION, RESERVED_INSTANCE}
+    kept = [
+        f
+        for f in findings
+        if not (f.kind == DOWNSHIFT and f.instance_id in replaced)
+        and not (f.kind in commitments and f.instance_id in stopped)
+    ]
+    return kept + added
+
+
 __all__ = [
     "BERT_BASE_SAMPLES_PER_S",
     "DEFAULT_RULE_THRESHOLDS",
+    "FEWER_INSTANCES",
     "KINDS",
     "LOOKBACK_RULES",
     "PRICE_FROM_BILLS",
@@ -117,5 +165,7 @@ __all__ = [
     "TypeOffer",
     "describe_thresholds",
     "evaluate",
+    "evaluate_groups",
+    "fewer_at_night",
     "samples_per_second",
 ]

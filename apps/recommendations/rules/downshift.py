@@ -3,11 +3,10 @@
 The "day mid/high spec, night low-spec baseline" pattern: inference or interactive fleets that
 still serve something at night, so they cannot stop, but need far fewer cards.
 
-Limitation: only the smaller-type variant, one instance at a time. The issue's other variant,
-fewer *instances* at night (a project running several alike, some stopped for the night), needs
-the project's instances weighed together (a project target, their summed night load against
-one instance's capacity); the rules see one instance's evidence per evaluation, so it is not
-found or priced. The explanation says so, so nobody reads "no finding" as "nothing to gain".
+This module is the smaller-type variant, one instance at a time. The issue's other variant,
+fewer *instances* at night (a project running several alike, some stopped for the night), is
+in ``fewer.py``: it weighs a project's instances together and targets the project, and where it
+applies it replaces these findings for the instances of its group.
 """
 
 from __future__ import annotations
@@ -16,12 +15,28 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 
+from apps.core.weekruns import WeekRun
+
 from .common import TENTH, cents, confidence, existed_days, is_payg, label, paid_price
 from .thresholds import RuleThresholds
-from .types import Finding, InstanceEvidence, Risk, Saving
+from .types import Finding, InstanceEvidence, Profile, Risk, Saving
 from .weekly import circular_runs, cron_lines, run_json, run_mask
 
 DOWNSHIFT = "night_downshift"
+
+
+def night_runs(profile: Profile, th: RuleThresholds) -> list[WeekRun]:
+    """The recurring runs of hours low but not zero (p95 above idle, at most
+    ``downshift_p95_max_pct``) of a profile that is busier in other hours; none otherwise."""
+    coverage = np.nan_to_num(np.asarray(profile.coverage, dtype=np.float64), nan=0.0)
+    p95 = np.asarray(profile.p95_pct, dtype=np.float64)
+    seen = coverage >= th.schedule_min_coverage
+    with np.errstate(invalid="ignore"):
+        low = seen & (p95 > th.idle_gpu_util_p95_max_pct) & (p95 <= th.downshift_p95_max_pct)
+        busy = seen & (p95 > th.downshift_p95_max_pct)
+    if not busy.any():
+        return []
+    return circular_runs(low, th.downshift_min_run_hours)
 
 
 def night_downshift(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
@@ -32,16 +47,7 @@ def night_downshift(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
         return []
     coverage = np.nan_to_num(np.asarray(profile.coverage, dtype=np.float64), nan=0.0)
     p95 = np.asarray(profile.p95_pct, dtype=np.float64)
-    with np.errstate(invalid="ignore"):
-        low = (
-            (coverage >= th.schedule_min_coverage)
-            & (p95 > th.idle_gpu_util_p95_max_pct)
-            & (p95 <= th.downshift_p95_max_pct)
-        )
-        busy = (coverage >= th.schedule_min_coverage) & (p95 > th.downshift_p95_max_pct)
-    if not busy.any():
-        return []
-    runs = circular_runs(low, th.downshift_min_run_hours)
+    runs = night_runs(profile, th)
     if not runs:
         return []
     mask = run_mask(runs)
@@ -91,9 +97,7 @@ def night_downshift(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 f"{th.idle_gpu_util_p95_max_pct:g} and {th.downshift_p95_max_pct:g} % GPU "
                 f"utilization (p95, peak {night_peak:.0f} %): low but not zero, so it cannot "
                 f"stop. {target.instance_type} ({target.gpu_count:g} x {target.gpu_model}) "
-                "carries that load; switch to it for the window and back for the day. Only "
-                "this instance's smaller types are compared: running fewer instances of its "
-                "project at night is not assessed."
+                "carries that load; switch to it for the window and back for the day."
             ),
             saving=Saving(
                 amount,
