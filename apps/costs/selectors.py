@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections import defaultdict
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 import numpy as np
@@ -38,6 +38,7 @@ GroupKey = tuple[str | None, ...]
 HOURLY_LINE_MAX = dt.timedelta(hours=1, seconds=1)
 # Days of the run rate behind the month-end forecast.
 RUN_RATE_DAYS = 7
+CENT = Decimal("0.01")
 
 
 @dataclasses.dataclass
@@ -413,7 +414,9 @@ def _month_to_date(
         between(month_start, today - dt.timedelta(days=1)) if today > month_start else Decimal(0)
     )
     recent = between(today - dt.timedelta(days=RUN_RATE_DAYS), today - dt.timedelta(days=1))
-    rate = (recent / RUN_RATE_DAYS).quantize(phases.UNIT)
+    # The daily rate in cents, as every screen and e-mail shows it, so that "before today +
+    # rate x days left" recomputed from the figures shown gives the forecast to the cent.
+    rate = (recent / RUN_RATE_DAYS).quantize(CENT, rounding=ROUND_HALF_UP)
     days_left = (month_end - today).days + 1
     return MonthToDate(
         month_start=month_start,

@@ -103,7 +103,9 @@ class MonthToDateSerializer(serializers.Serializer):
     today = serializers.DateField(help_text="Today in the organization's timezone.")
     cost = MoneyField(help_text="This month's cost so far, today's billed hours included.")
     cost_before_today = MoneyField()
-    run_rate_daily = MoneyField(help_text="Average daily cost of the last run_rate_days days.")
+    run_rate_daily = MoneyField(
+        help_text="Average daily cost of the last run_rate_days days, rounded to the cent."
+    )
     run_rate_days = serializers.IntegerField()
     days_left = serializers.IntegerField(help_text="Days of the month from today on, inclusive.")
     forecast = MoneyField(

@@ -85,3 +85,12 @@ def page(browser: Browser) -> Iterator[Page]:
 def base_url(live_server: object) -> str:
     """The server under test: a running demo if E2E_BASE_URL is set, else Django's live server."""
     return os.environ.get("E2E_BASE_URL") or live_server.url  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def own_base_url(live_server: object) -> str:
+    """Django's live server, for a test that sets up the state it reads: against a running demo
+    (E2E_BASE_URL) that state would go to the test database, not to the demo's, so it skips."""
+    if os.environ.get("E2E_BASE_URL"):
+        pytest.skip("sets up its own data; a running demo (E2E_BASE_URL) has its own database")
+    return live_server.url  # type: ignore[attr-defined]

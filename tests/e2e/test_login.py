@@ -53,10 +53,10 @@ def test_it_sends_a_signed_out_visitor_to_the_login_page(page: Page, base_url: s
 
 
 def test_it_sends_an_owner_without_a_cloud_account_to_connect_one(
-    page: Page, base_url: str
+    page: Page, own_base_url: str
 ) -> None:
     call_command("setup_demo", verbosity=0)
-    sign_in(page, base_url, "demo@example.com", "demo")
+    sign_in(page, own_base_url, "demo@example.com", "demo")
 
     page.wait_for_url("**/connect", timeout=15_000)
     page.get_by_role("heading", name="Connect a Tencent Cloud account", level=1).wait_for(

@@ -2157,7 +2157,7 @@ export interface components {
             cost: string;
             /** @description Decimal string (8 decimals, the bills' precision). */
             cost_before_today: string;
-            /** @description Average daily cost of the last run_rate_days days. */
+            /** @description Average daily cost of the last run_rate_days days, rounded to the cent. */
             run_rate_daily: string;
             run_rate_days: number;
             /** @description Days of the month from today on, inclusive. */
