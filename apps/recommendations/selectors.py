@@ -12,6 +12,7 @@ from django.db.models import Count, Max, Min, QuerySet, Sum
 from apps.accounts.models import Organization
 from apps.billing.models import BillLine
 from apps.billing.selectors import cost_total
+from apps.cloud.models import Instance
 from apps.recommendations.models import Recommendation, RecommendationSettings, Status
 from apps.recommendations.rules import KINDS
 
@@ -124,39 +125,61 @@ class Realised:
     monthly_saving_realised: Decimal | None
     monthly_saving_promised: Decimal
     currency: str
+    instances: list[str]
+    """Whose bills these are (names): the target, or the instances a project-wide one stops."""
 
 
 def _weeks(start: dt.datetime, end: dt.datetime) -> Decimal:
     return (Decimal((end - start).total_seconds()) / 604800).quantize(Decimal("0.0001"))
 
 
-def realised_saving(recommendation: Recommendation, *, now: dt.datetime) -> Realised | None:
-    """From the target instance's bills (every component): None unless accepted.
+def _measured_instances(recommendation: Recommendation) -> list[Instance]:
+    """Whose bills show what an accepted recommendation saved: its target instance, or for a
+    project-wide one the instances its action stops (fewer at night); none otherwise."""
+    if recommendation.instance_id is not None:
+        assert recommendation.instance is not None
+        return [recommendation.instance]
+    stopped = recommendation.action.get("stop_instances") or []
+    return list(
+        Instance.objects.filter(
+            organization_id=recommendation.organization_id, provider_id__in=stopped
+        ).order_by("provider_id")
+    )
 
-    The weeks before are at most ``BASELINE_WEEKS``, and no earlier than the instance's launch
-    (its first bill line when the launch is unknown) nor the first line synced for its account:
-    a younger instance is not averaged over weeks it did not exist. The weeks after end at the
-    latest line synced for the account (bills arrive a day or more late; a stopped instance has
-    no lines of its own), not at ``now``: weeks without bills yet would read as savings.
+
+def realised_saving(recommendation: Recommendation, *, now: dt.datetime) -> Realised | None:
+    """From the bills (every component) of the instances it changes: None unless accepted.
+
+    The weeks before are at most ``BASELINE_WEEKS``, and no earlier than the instances' launch
+    (their first bill line when the launch is unknown; the youngest's for several) nor the
+    first line synced for their accounts: a younger instance is not averaged over weeks it did
+    not exist. The weeks after end at the latest line synced for the accounts (bills arrive a
+    day or more late; a stopped instance has no lines of its own), not at ``now``: weeks
+    without bills yet would read as savings.
     """
-    if (
-        recommendation.status != Status.ACCEPTED
-        or recommendation.accepted_at is None
-        or recommendation.instance_id is None
-    ):
+    if recommendation.status != Status.ACCEPTED or recommendation.accepted_at is None:
+        return None
+    instances = _measured_instances(recommendation)
+    if not instances:
         return None
     accepted = recommendation.accepted_at
-    instance = recommendation.instance
-    assert instance is not None
+    ids = [instance.pk for instance in instances]
     lines = BillLine.objects.filter(
-        organization_id=recommendation.organization_id, instance_id=recommendation.instance_id
+        organization_id=recommendation.organization_id, instance_id__in=ids
     )
-    # What the bills sync covers: the instance's account's lines (the organization's without).
+    # What the bills sync covers: the instances' accounts' lines (the organization's without).
     synced = BillLine.objects.filter(organization_id=recommendation.organization_id)
-    if instance.account_id is not None:
-        synced = synced.filter(account_id=instance.account_id)
+    accounts = {instance.account_id for instance in instances}
+    if None not in accounts:
+        synced = synced.filter(account_id__in=accounts)
     covered = synced.aggregate(first=Min("fee_begin_at"), last=Max("fee_end_at"))
-    born = instance.launched_at or lines.aggregate(first=Min("fee_begin_at"))["first"]
+    first_billed = dict(
+        lines.values("instance_id")
+        .annotate(first=Min("fee_begin_at"))
+        .values_list("instance_id", "first")
+    )
+    births = [instance.launched_at or first_billed.get(instance.pk) for instance in instances]
+    born = max((b for b in births if b is not None), default=None)
     before_start = max(
         moment
         for moment in (accepted - BASELINE_WEEKS * WEEK, born, covered["first"])
@@ -198,6 +221,7 @@ def realised_saving(recommendation: Recommendation, *, now: dt.datetime) -> Real
         monthly_saving_realised=monthly,
         monthly_saving_promised=recommendation.monthly_saving,
         currency=recommendation.currency,
+        instances=[instance.name or instance.provider_id for instance in instances],
     )
 
 

@@ -133,6 +133,11 @@ class RealisedSerializer(serializers.Serializer):
     weekly_cost_before = serializers.DecimalField(max_digits=16, decimal_places=2, allow_null=True)
     after_start = serializers.DateTimeField()
     after_end = serializers.DateTimeField(help_text="The latest bill synced (or now).")
+    instances = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Whose bills are counted: the target instance, or the instances a "
+        "project-wide recommendation stops.",
+    )
     weeks_after = serializers.FloatField()
     cost_after = serializers.DecimalField(
         max_digits=16,

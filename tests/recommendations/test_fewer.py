@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from apps.analysis.models import InstanceProfile
+from apps.billing.models import BillLine
 from apps.recommendations import services
 from apps.recommendations.models import Recommendation, Status
 from apps.recommendations.rules import (
@@ -25,6 +26,7 @@ from apps.recommendations.rules import (
     evaluate_groups,
     fewer_at_night,
 )
+from apps.recommendations.selectors import realised_saving
 from tests.recommendations.builders import END, evidence, profile, working_hours_matrix
 from tests.recommendations.factories import AS_OF, bill_hours, make_instance, set_usage
 
@@ -288,3 +290,56 @@ def test_the_group_pass_reads_the_downshift_lookback(acme) -> None:
     assert row.evidence_days == 12.0
     assert "1440.00 CNY compute billed / 288.0 h billed = 5.0000 CNY/h" in row.saving_formula
     assert row.monthly_saving == 3 * (Decimal("5.0000") * month_hours(NIGHT_HOURS)).quantize(CENT)
+
+
+@pytest.mark.django_db
+def test_an_accepted_fewer_at_night_is_measured_on_the_bills_of_the_instances_it_stops(
+    acme, alice
+) -> None:
+    instances = _web_fleet(acme, [16.0, 18.0, 17.0, 16.0])
+    services.recommendations_run(organization=acme, as_of=AS_OF)
+    row = services.recommendation_accept(
+        recommendation=Recommendation.objects.get(kind="night_downshift"), actor=alice, now=END
+    )
+    stopped = [instances[i] for i in (0, 2, 3)]
+    # After: the three stopped ones billed one more day, the one kept billed two (not counted);
+    # the account's bills are synced two days past acceptance.
+    for instance in stopped:
+        bill_hours(instance, start=END, hours=24)
+    bill_hours(instances[1], start=END, hours=48)
+    BillLine.objects.create(
+        organization=acme,
+        account=instances[0].account,
+        bill_id="cos-synced",
+        component_code="v_cos_storage",
+        item_code="cos",
+        month="2026-11",
+        fee_begin_at=END + dt.timedelta(days=1),
+        fee_end_at=END + dt.timedelta(days=2, seconds=-1),
+        list_cost=Decimal("1.00"),
+        cost=Decimal("1.00"),
+    )
+
+    realised = realised_saving(row, now=END + dt.timedelta(days=7))
+
+    assert realised is not None
+    assert realised.instances == ["web-0", "web-2", "web-3"]
+    assert (realised.before_start, realised.before_end) == (END - dt.timedelta(days=14), END)
+    assert (realised.after_start, realised.after_end) == (END, END + dt.timedelta(days=2))
+    # By hand from the stopped three's lines: 3 x 336 h x 5.00 before, 3 x 24 h x 5.00 after.
+    lines = BillLine.objects.filter(instance__in=stopped)
+    before = sum(line.cost for line in lines if line.fee_begin_at < END)
+    after = sum(line.cost for line in lines if line.fee_begin_at >= END)
+    assert (realised.cost_before, realised.cost_after) == (before, after)
+    assert (before, after) == (Decimal("5040.00"), Decimal("360.00"))
+    assert (realised.weeks_before, realised.weeks_after) == (2.0, 0.2857)
+    weekly_before = (before / Decimal("2")).quantize(CENT)
+    weekly_after = (after / Decimal("0.2857")).quantize(CENT)
+    assert (realised.weekly_cost_before, realised.weekly_cost_after) == (
+        weekly_before,
+        weekly_after,
+    )
+    assert realised.monthly_saving_realised == (
+        (weekly_before - weekly_after) * 30 / Decimal(7)
+    ).quantize(CENT)
+    assert realised.monthly_saving_promised == row.monthly_saving

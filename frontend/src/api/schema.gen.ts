@@ -2684,6 +2684,8 @@ export interface components {
              * @description The latest bill synced (or now).
              */
             after_end: string;
+            /** @description Whose bills are counted: the target instance, or the instances a project-wide recommendation stops. */
+            instances: string[];
             /** Format: double */
             weeks_after: number;
             /**

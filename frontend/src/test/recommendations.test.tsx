@@ -228,6 +228,7 @@ function fakeServer(
       row.realised =
         next === 'accepted'
           ? {
+              instances: [row.instance_name ?? ''],
               before_start: '2026-09-29T09:00:00Z',
               before_end: '2026-10-27T09:00:00Z',
               weeks_before: 4,
@@ -290,6 +291,7 @@ describe('the recommendations page', () => {
 
   it('keeps the status filter in the URL', async () => {
     const realised = {
+      instances: ['idle-t4-04'],
       before_start: '2026-09-22T00:00:00Z',
       before_end: '2026-10-20T00:00:00Z',
       weeks_before: 4,
@@ -324,6 +326,7 @@ describe('the recommendations page', () => {
 
   it('an accepted row whose finding is gone stays listed as accepted, with when it went and its realised saving', async () => {
     const realised = {
+      instances: ['idle-t4-04'],
       before_start: '2026-09-22T00:00:00Z',
       before_end: '2026-10-20T00:00:00Z',
       weeks_before: 4,
@@ -571,6 +574,7 @@ describe('a recommendation\'s page', () => {
         status: 'accepted',
         accepted_at: '2026-10-13T00:00:00Z',
         realised: {
+          instances: ['idle-a10-02'],
           before_start: '2026-09-15T00:00:00Z',
           before_end: '2026-10-13T00:00:00Z',
           weeks_before: 4,
@@ -602,6 +606,7 @@ describe('a recommendation\'s page', () => {
     expect(Math.round((before! - after!) * 100) / 100).toBe(weekly);
     expect(Math.round(((weekly! * 30) / 7) * 100) / 100).toBe(monthly);
     expect(formula).toContain('× 30/7');
+    expect(within(realised).getByTestId('realised-instances').textContent).toBe('Bills of idle-a10-02.');
     // Accepted: reopen or dismiss, not accept again.
     expect(screen.getByRole('button', { name: `Reopen: ${IDLE_B.title}` })).toBeTruthy();
     expect(screen.queryByRole('button', { name: `Accept: ${IDLE_B.title}` })).toBeNull();

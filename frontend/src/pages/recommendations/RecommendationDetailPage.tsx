@@ -203,6 +203,9 @@ function RealisedCard({ realised, timeZone }: { realised: RecommendationRealised
               monthly: money(realised.monthly_saving_realised),
             })}
       </p>
+      <p className="muted small" data-testid="realised-instances">
+        {t('recommendations.realised.instances', { count: realised.instances.length, names: realised.instances.join(', ') })}
+      </p>
     </section>
   );
 }
