@@ -20,7 +20,7 @@ from apps.core.weekruns import WeekRun
 from .common import TENTH, cents, confidence, existed_days, is_payg, label, paid_price
 from .thresholds import RuleThresholds
 from .types import Finding, InstanceEvidence, Profile, Risk, Saving
-from .weekly import circular_runs, cron_lines, run_json, run_mask
+from .weekly import circular_runs, cron_lines, profile_chart, run_json, run_mask
 
 DOWNSHIFT = "night_downshift"
 
@@ -114,11 +114,7 @@ def night_downshift(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 "night_p95_peak_pct": round(night_peak, 1),
                 "weekly_hours": int(mask.sum()),
                 "tz": profile.tz,
-                "chart": "profile",
-                "chart_range": {
-                    "start": profile.start_at.isoformat(),
-                    "end": profile.end_at.isoformat(),
-                },
+                **profile_chart(profile),
             },
             action={
                 "window": {"tz": profile.tz, "runs": [run_json(run) for run in runs]},

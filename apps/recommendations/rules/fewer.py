@@ -34,7 +34,7 @@ from .common import TENTH, PaidPrice, cents, confidence, existed_days, is_payg, 
 from .downshift import DOWNSHIFT, night_runs
 from .thresholds import RuleThresholds
 from .types import PRICE_FROM_BILLS, PRICE_FROM_CATALOG, Finding, InstanceEvidence, Risk, Saving
-from .weekly import circular_runs, cron_lines, run_json, run_mask
+from .weekly import circular_runs, cron_lines, profile_chart, run_json, run_mask
 
 #: ``parameters["variant"]`` of a fewer-instances night downshift (the smaller-type variant,
 #: one instance's, has none).
@@ -205,11 +205,7 @@ def fewer_at_night(group: Sequence[InstanceEvidence], th: RuleThresholds) -> lis
                 "hourly_price": {members[i].provider_id: str(prices[i].hourly) for i in stopped},
                 "weekly_hours": weekly_hours,
                 "tz": profile.tz,
-                "chart": "profile",
-                "chart_range": {
-                    "start": profile.start_at.isoformat(),
-                    "end": profile.end_at.isoformat(),
-                },
+                **profile_chart(profile),
             },
             action={
                 "window": {

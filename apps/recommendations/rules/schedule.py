@@ -25,7 +25,7 @@ from .common import (
 )
 from .thresholds import RuleThresholds
 from .types import Finding, InstanceEvidence, Risk, Saving
-from .weekly import HOURS_PER_WEEK, circular_runs, cron_lines, run_json, run_mask
+from .weekly import HOURS_PER_WEEK, circular_runs, cron_lines, profile_chart, run_json, run_mask
 
 SCHEDULE = "schedule"
 
@@ -127,11 +127,7 @@ def schedule(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 "p95_max_pct": th.schedule_p95_max_pct,
                 "supporting_weeks": profile.supporting_weeks,
                 "tz": profile.tz,
-                "chart": "profile",
-                "chart_range": {
-                    "start": profile.start_at.isoformat(),
-                    "end": profile.end_at.isoformat(),
-                },
+                **profile_chart(profile),
             },
             action={
                 "window": {

@@ -7,6 +7,8 @@ import numpy as np
 
 from apps.core.weekruns import HOURS_PER_WEEK, WeekRun, circular_runs, runs_mask
 
+from .types import Profile
+
 __all__ = ["HOURS_PER_WEEK", "circular_runs", "cron_lines", "run_json", "run_mask"]
 
 
@@ -19,6 +21,14 @@ def run_json(run: WeekRun) -> dict[str, object]:
         "end_hour": run.end_hour,
         "hours": run.hours,
         "label": str(run),
+    }
+
+
+def profile_chart(profile: Profile) -> dict[str, object]:
+    """The evidence's chart: the hour-of-week profile, over the weeks it was computed from."""
+    return {
+        "chart": "profile",
+        "chart_range": {"start": profile.start_at.isoformat(), "end": profile.end_at.isoformat()},
     }
 
 
