@@ -14,6 +14,7 @@ from .common import (
     chart_range,
     confidence,
     existed_days,
+    instance_ids_arg,
     is_payg,
     label,
     lookback_days,
@@ -95,7 +96,7 @@ def commitment(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
         ]
         commands = [
             f"tccli cvm ModifyInstancesChargeType --region {ev.region} "
-            f"--InstanceIds '[\"{ev.provider_id}\"]' --InstanceChargeType PREPAID "
+            f"{instance_ids_arg([ev.provider_id])} --InstanceChargeType PREPAID "
             '--InstanceChargePrepaid \'{"Period":1,"RenewFlag":"NOTIFY_AND_AUTO_RENEW"}\''
         ]
         reason = "A month is paid ahead: if the work ends early, the rest of the month is lost."

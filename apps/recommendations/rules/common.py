@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
+from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
@@ -134,19 +136,20 @@ def iso(moment: dt.datetime) -> str:
     return moment.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
 
 
-def instance_ids_arg(ev: InstanceEvidence) -> str:
-    return f"--InstanceIds '[\"{ev.provider_id}\"]'"
+def instance_ids_arg(provider_ids: Sequence[str]) -> str:
+    """tccli's ``--InstanceIds`` with a JSON list, quoted for a shell: '["ins-a","ins-b"]'."""
+    return f"--InstanceIds '{json.dumps(list(provider_ids), separators=(',', ':'))}'"
 
 
-def stop_command(ev: InstanceEvidence) -> str:
+def stop_command(region: str, provider_ids: Sequence[str]) -> str:
     return (
-        f"tccli cvm StopInstances --region {ev.region} {instance_ids_arg(ev)} "
+        f"tccli cvm StopInstances --region {region} {instance_ids_arg(provider_ids)} "
         "--StoppedMode STOP_CHARGING"
     )
 
 
-def start_command(ev: InstanceEvidence) -> str:
-    return f"tccli cvm StartInstances --region {ev.region} {instance_ids_arg(ev)}"
+def start_command(region: str, provider_ids: Sequence[str]) -> str:
+    return f"tccli cvm StartInstances --region {region} {instance_ids_arg(provider_ids)}"
 
 
 def hourly_share(mask: np.ndarray, of: np.ndarray) -> float:

@@ -17,10 +17,19 @@ import numpy as np
 
 from apps.core.weekruns import WeekRun
 
-from .common import TENTH, cents, confidence, existed_days, is_payg, label, paid_price
+from .common import (
+    TENTH,
+    cents,
+    confidence,
+    existed_days,
+    instance_ids_arg,
+    is_payg,
+    label,
+    paid_price,
+)
 from .thresholds import RuleThresholds
 from .types import Finding, InstanceEvidence, Profile, Risk, Saving
-from .weekly import circular_runs, cron_lines, profile_chart, run_json, run_mask
+from .weekly import circular_runs, profile_chart, run_json, run_mask, window_cron
 
 DOWNSHIFT = "night_downshift"
 
@@ -80,7 +89,7 @@ def night_downshift(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
     windows = ", ".join(str(run) for run in runs)
     resize = (
         f"tccli cvm ResetInstancesType --region {ev.region} "
-        f"--InstanceIds '[\"{ev.provider_id}\"]' --InstanceType "
+        f"{instance_ids_arg([ev.provider_id])} --InstanceType "
     )
     return [
         Finding(
@@ -125,16 +134,12 @@ def night_downshift(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                     "stopped for ResetInstancesType).",
                 ],
                 "commands": [resize + target.instance_type, resize + ev.instance_type],
-                "cron": [
-                    f"CRON_TZ={profile.tz}",
-                    *cron_lines(
-                        [(r.start_weekday, r.start_hour) for r in runs],
-                        resize + target.instance_type,
-                    ),
-                    *cron_lines(
-                        [(r.end_weekday, r.end_hour) for r in runs], resize + ev.instance_type
-                    ),
-                ],
+                "cron": window_cron(
+                    profile.tz,
+                    runs,
+                    at_start=resize + target.instance_type,
+                    at_end=resize + ev.instance_type,
+                ),
             },
         )
     ]

@@ -21,7 +21,6 @@ The finding targets the project: one recommendation for the group, naming the in
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
@@ -30,11 +29,21 @@ import numpy as np
 
 from apps.core.weekruns import WeekRun
 
-from .common import TENTH, PaidPrice, cents, confidence, existed_days, is_payg, paid_price
+from .common import (
+    TENTH,
+    PaidPrice,
+    cents,
+    confidence,
+    existed_days,
+    is_payg,
+    paid_price,
+    start_command,
+    stop_command,
+)
 from .downshift import DOWNSHIFT, night_runs
 from .thresholds import RuleThresholds
 from .types import PRICE_FROM_BILLS, PRICE_FROM_CATALOG, Finding, InstanceEvidence, Risk, Saving
-from .weekly import circular_runs, cron_lines, profile_chart, run_json, run_mask
+from .weekly import circular_runs, profile_chart, run_json, run_mask, window_cron
 
 #: ``parameters["variant"]`` of a fewer-instances night downshift (the smaller-type variant,
 #: one instance's, has none).
@@ -138,12 +147,9 @@ def fewer_at_night(group: Sequence[InstanceEvidence], th: RuleThresholds) -> lis
     priced = "; ".join(f"{members[i].provider_id}: {prices[i].text}" for i in stopped)
     stop_ids = [members[i].provider_id for i in stopped]
     keep_ids = [members[i].provider_id for i in kept]
-    ids = f"--InstanceIds '{json.dumps(stop_ids, separators=(',', ':'))}'"
-    stop = f"tccli cvm StopInstances --region {first.region} {ids} --StoppedMode STOP_CHARGING"
-    start = f"tccli cvm StartInstances --region {first.region} {ids}"
-    cron = [f"CRON_TZ={profile.tz}"]
-    cron += cron_lines([(r.start_weekday, r.start_hour) for r in runs], stop)
-    cron += cron_lines([(r.end_weekday, r.end_hour) for r in runs], start)
+    stop = stop_command(first.region, stop_ids)
+    start = start_command(first.region, stop_ids)
+    cron = window_cron(profile.tz, runs, at_start=stop, at_end=start)
     windows = ", ".join(str(run) for run in runs)
     kind_of = f"{first.instance_type} in {first.region}"
     per_kept = summed_peak / keep

@@ -15,6 +15,7 @@ from .common import (
     cents,
     chart_range,
     confidence,
+    instance_ids_arg,
     label,
     lookback_days,
     paid_price,
@@ -121,10 +122,10 @@ def stop_idle(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
         steps.append("It is a monthly subscription: turn off auto-renewal and let it expire.")
         commands = [
             f"tccli cvm ModifyInstancesRenewFlag --region {ev.region} "
-            f"--InstanceIds '[\"{ev.provider_id}\"]' --RenewFlag DISABLE_NOTIFY_AND_MANUAL_RENEW"
+            f"{instance_ids_arg([ev.provider_id])} --RenewFlag DISABLE_NOTIFY_AND_MANUAL_RENEW"
         ]
     else:
-        commands = [stop_command(ev)]
+        commands = [stop_command(ev.region, [ev.provider_id])]
     return [
         Finding(
             kind=kind,

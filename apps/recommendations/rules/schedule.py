@@ -25,7 +25,14 @@ from .common import (
 )
 from .thresholds import RuleThresholds
 from .types import Finding, InstanceEvidence, Risk, Saving
-from .weekly import HOURS_PER_WEEK, circular_runs, cron_lines, profile_chart, run_json, run_mask
+from .weekly import (
+    HOURS_PER_WEEK,
+    circular_runs,
+    profile_chart,
+    run_json,
+    run_mask,
+    window_cron,
+)
 
 SCHEDULE = "schedule"
 
@@ -81,11 +88,9 @@ def schedule(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
     already = running_weekly < 1
     name = label(ev)
     windows = ", ".join(str(run) for run in runs)
-    stop = stop_command(ev)
-    start = start_command(ev)
-    cron = [f"CRON_TZ={profile.tz}"]
-    cron += cron_lines([(r.start_weekday, r.start_hour) for r in runs], stop)
-    cron += cron_lines([(r.end_weekday, r.end_hour) for r in runs], start)
+    stop = stop_command(ev.region, [ev.provider_id])
+    start = start_command(ev.region, [ev.provider_id])
+    cron = window_cron(profile.tz, runs, at_start=stop, at_end=start)
     honest = (
         "STOP_CHARGING stops the compute charges only: the system and data disks and the "
         "bandwidth keep billing while it is stopped, and a GPU type can be sold out when it "

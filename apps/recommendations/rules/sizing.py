@@ -15,6 +15,7 @@ from .common import (
     chart_range,
     confidence,
     hourly_share,
+    instance_ids_arg,
     is_payg,
     label,
     lookback_days,
@@ -113,7 +114,7 @@ def downsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 ],
                 "commands": [
                     f"tccli cvm ResetInstancesType --region {ev.region} "
-                    f"--InstanceIds '[\"{ev.provider_id}\"]' --InstanceType {target.instance_type}"
+                    f"{instance_ids_arg([ev.provider_id])} --InstanceType {target.instance_type}"
                 ],
             },
         )
@@ -219,7 +220,7 @@ def upsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 ],
                 "commands": [
                     f"tccli cvm ResetInstancesType --region {ev.region} "
-                    f"--InstanceIds '[\"{ev.provider_id}\"]' --InstanceType {target.instance_type}"
+                    f"{instance_ids_arg([ev.provider_id])} --InstanceType {target.instance_type}"
                 ],
             },
         )

@@ -9,7 +9,15 @@ from apps.core.weekruns import HOURS_PER_WEEK, WeekRun, circular_runs, runs_mask
 
 from .types import Profile
 
-__all__ = ["HOURS_PER_WEEK", "circular_runs", "cron_lines", "run_json", "run_mask"]
+__all__ = [
+    "HOURS_PER_WEEK",
+    "circular_runs",
+    "cron_lines",
+    "profile_chart",
+    "run_json",
+    "run_mask",
+    "window_cron",
+]
 
 
 def run_json(run: WeekRun) -> dict[str, object]:
@@ -43,6 +51,16 @@ def cron_lines(moments: list[tuple[int, int]], command: str) -> list[str]:
     for weekday, hour in moments:
         by_hour.setdefault(hour, set()).add(weekday)
     return [f"0 {hour} * * {_cron_days(days)} {command}" for hour, days in sorted(by_hour.items())]
+
+
+def window_cron(tz: str, runs: list[WeekRun], *, at_start: str, at_end: str) -> list[str]:
+    """The crontab of a recurring window: ``at_start`` as each run begins, ``at_end`` as it
+    ends, in the organization's timezone."""
+    return [
+        f"CRON_TZ={tz}",
+        *cron_lines([(r.start_weekday, r.start_hour) for r in runs], at_start),
+        *cron_lines([(r.end_weekday, r.end_hour) for r in runs], at_end),
+    ]
 
 
 def _cron_days(weekdays: set[int]) -> str:
