@@ -22,14 +22,18 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from apps.accounts.models import User
 from apps.accounts.services import api_key_create
 from apps.alerts.models import AlertKind, Comparison, ThresholdRule
 from apps.alerts.services import alert_event_raise, budget_create
 from apps.cloud.models import Instance, Project, ProjectTagKey
 from apps.cloud.providers.tencent.simulator import SimulatorServer
+from apps.digests.services import subscription_create_default
+from apps.digests.tokens import unsubscribe_token_make
 from apps.metrics.constants import Metric
 from apps.recommendations.models import Recommendation
 from tests.e2e.demo_session import WAIT_MS, DemoServer, serve_demo, settled, sign_in
+from tests.html_safety import IMG, SCRIPT, SVG
 
 if TYPE_CHECKING:
     from playwright.sync_api import APIResponse, Browser, Page, Response
@@ -41,13 +45,6 @@ pytestmark = [
     pytest.mark.xdist_group("e2e-hostile-demo"),
     pytest.mark.usefixtures("demo_database"),
 ]
-
-# Each would set the flag if the browser ran it: as HTML (the image's error handler, the SVG's
-# load handler) or by closing a script element the page had open.
-IMG = '<img src=x onerror="window.__xss=1">'
-SVG = '"><svg onload=window.__xss=1>'
-SCRIPT = "</script><script>window.__xss=1</script>"
-PAYLOADS = (IMG, SVG, SCRIPT)
 
 # Collects what the page's policy refused, before any script of the page runs.
 RECORD_VIOLATIONS = """
@@ -305,18 +302,35 @@ def test_every_html_page_has_a_strict_policy_and_runs_within_it(
     context.add_init_script(RECORD_VIOLATIONS)
     page = context.new_page()
     base = demo_server.url
-    # Django's own pages and the API's: the admin's sign-in, the API docs, the browsable API.
-    for path, ready in (
-        ("/login", "#email"),
-        ("/admin/login/", "#login-form"),
-        ("/api/docs/", ".swagger-ui .opblock"),
-        ("/api/redoc/", "[role=search], .api-content"),
-        ("/api/v1/auth/csrf", "#content"),
-    ):
+
+    def visit(path: str, ready: str) -> None:
         response = page.goto(f"{base}{path}", wait_until="load")
-        assert_strict(response)
         page.locator(ready).first.wait_for(timeout=WAIT_MS)
+        page.wait_for_load_state("networkidle", timeout=WAIT_MS)
+        assert page.evaluate("() => window.__xss") is None, f"a script from data ran on {path}"
         violations = page.evaluate("() => window.__cspViolations")
         assert violations == [], f"{path}: {violations}"
+        assert_strict(response)
+
+    # Django's own pages: the API docs, the browsable API, the unsubscribe page of a digest.
+    visit("/login", "#email")
+    visit("/api/docs/", ".swagger-ui .opblock")
+    visit("/api/v1/auth/csrf", "#content")
+    subscription = subscription_create_default(
+        organization=demo_server.demo.organization,
+        user=User.objects.get(email=demo_server.demo.email),
+    )
+    visit(f"/api/v1/digests/unsubscribe?token={unsubscribe_token_make(subscription.pk)}", "form")
+    # The admin, signed in, on the hostile project (its change form runs the admin's scripts).
+    User.objects.create_superuser(email="root@example.com", password="root-pass-2026")
+    visit("/admin/login/", "#login-form")
+    page.fill("#id_username", "root@example.com")
+    page.fill("#id_password", "root-pass-2026")
+    page.locator("#login-form [type=submit]").click()
+    page.wait_for_url(re.compile(r"/admin/$"), timeout=WAIT_MS)
+    visit("/admin/", "#content-main")
+    visit("/admin/cloud/project/", "#result_list")
+    assert IMG in page.locator("#result_list").inner_text()
+    visit(f"/admin/cloud/project/{hostile.project.pk}/change/", "#project_form")
     # An API answer (JSON) carries the policy too, should a browser ever render one.
     assert_strict(page.request.get(f"{base}/api/v1/auth/csrf"))

@@ -13,7 +13,7 @@ import { SVGRenderer } from 'echarts/renderers';
 import type { ChartOption } from './Chart';
 import { escapeHtml, tooltipHtml, withEscapingTooltips } from './chartText';
 import { i18n } from '../i18n';
-import { PHASE_COLORS, PHASE_LABELS, PHASES } from '../phases';
+import { PHASE_COLORS, PHASES } from '../phases';
 import { spendOverTimeOption, spendSeries } from '../pages/overview/spendOverTime';
 import { phaseBreakdownOption } from '../pages/overview/phaseBreakdown';
 import { fleetHeatmapOption } from '../pages/overview/fleetHeatmap';
@@ -100,9 +100,10 @@ describe('chartText', () => {
   it('gives a tooltip without a formatter an escaping one, and leaves a formatter in place', () => {
     const own = () => 'own';
     expect(withEscapingTooltips({ tooltip: { trigger: 'axis', formatter: own } }).tooltip).toEqual({ trigger: 'axis', formatter: own });
-    const option = withEscapingTooltips({ tooltip: { trigger: 'item' } }) as { tooltip: { formatter: unknown } };
-    expect(typeof option.tooltip.formatter).toBe('function');
-    expect(withEscapingTooltips({ series: [] })).toEqual({ series: [] });
+    const option: ChartOption = withEscapingTooltips({ tooltip: { trigger: 'item' } });
+    expect(typeof (option.tooltip as { formatter?: unknown }).formatter).toBe('function');
+    const without: ChartOption = { series: [] };
+    expect(withEscapingTooltips(without)).toEqual({ series: [] });
   });
 });
 
