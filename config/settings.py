@@ -207,11 +207,12 @@ SECURE_REFERRER_POLICY = "same-origin"
 # reached HTML unescaped still could not run. Styles allow 'unsafe-inline': ECharts writes its
 # tooltips as HTML with inline style attributes (the colour dots, the layout), the Swagger UI
 # injects <style> elements, and the e-mail previews are styled inline; a style cannot
-# run script. `make dev` needs nothing relaxed: the Vite dev server serves the pages there
-# (with its own inline HMR preamble) and Django only answers the proxied /api and /admin.
+# run script. `make dev` needs nothing relaxed for the app: the Vite dev server serves its pages
+# (with its own inline HMR preamble) and Django only answers the proxied /api and /admin; DEBUG
+# allows inline scripts only so that Django's debug error pages can fold their tracebacks.
 CONTENT_SECURITY_POLICY: dict[str, list[str]] = {
     "default-src": ["'self'"],
-    "script-src": ["'self'"],
+    "script-src": ["'self'", "'unsafe-inline'"] if DEBUG else ["'self'"],
     "style-src": ["'self'", "'unsafe-inline'"],
     # data: for the digest preview's charts (PNG data URLs) and the CSS's inline icons.
     "img-src": ["'self'", "data:"],

@@ -19,6 +19,7 @@ from django.core.management import call_command
 from django.db import connection, connections
 from django.db.backends.base.creation import TEST_DATABASE_PREFIX
 from django.test.utils import setup_databases, teardown_databases
+from playwright.sync_api import expect
 from pytest_django.live_server_helper import LiveServer
 
 from apps.cloud.providers.tencent.simulator import SimulatorServer
@@ -107,13 +108,15 @@ def shoot(page: Page, name: str) -> None:
 
 
 def settled(page: Page) -> None:
-    """Wait until the page has its data: no request in flight and no loading skeleton left."""
+    """Wait until the page has its data: no request in flight and no loading skeleton left.
+
+    Waits are locator assertions: ``page.wait_for_function`` with a string polls with ``eval``
+    in the page, which the Content-Security-Policy refuses (no 'unsafe-eval').
+    """
     page.wait_for_load_state("networkidle", timeout=WAIT_MS)
     page.locator("main h1").first.wait_for(timeout=WAIT_MS)
-    page.wait_for_function(
-        "!document.querySelector('main [aria-busy=\"true\"], main .skeleton, main .spinner')",
-        timeout=WAIT_MS,
-    )
+    loading = page.locator('main [aria-busy="true"], main .skeleton, main .spinner')
+    expect(loading).to_have_count(0, timeout=WAIT_MS)
 
 
 def painted_pixels(page: Page, chart: str) -> int:

@@ -21,6 +21,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from playwright.sync_api import expect
 
 from apps.accounts.models import User
 from apps.accounts.services import api_key_create
@@ -194,11 +195,7 @@ def hover_every_chart(page: Page) -> str:
     for index in range(charts.count()):
         chart = charts.nth(index)
         chart.scroll_into_view_if_needed()
-        page.wait_for_function(
-            "(el) => el.getAttribute('data-drawn') === 'true'",
-            arg=chart.element_handle(),
-            timeout=WAIT_MS,
-        )
+        expect(chart).to_have_attribute("data-drawn", "true", timeout=WAIT_MS)
         box = chart.bounding_box()
         assert box is not None
         for row in (0.2, 0.4, 0.6, 0.8):
