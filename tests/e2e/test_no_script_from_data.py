@@ -198,9 +198,11 @@ def hover_every_chart(page: Page) -> str:
         expect(chart).to_have_attribute("data-drawn", "true", timeout=WAIT_MS)
         box = chart.bounding_box()
         assert box is not None
-        for row in (0.2, 0.4, 0.6, 0.8):
-            for step in range(1, 40):
-                page.mouse.move(box["x"] + box["width"] * step / 40, box["y"] + box["height"] * row)
+        # Three rows of 31 points: every bar, band and heatmap column is crossed (a day's bars
+        # are wider than a step; an axis tooltip answers anywhere along its axis).
+        for row in (0.3, 0.55, 0.8):
+            for step in range(1, 32):
+                page.mouse.move(box["x"] + box["width"] * step / 32, box["y"] + box["height"] * row)
             # A frame for the tooltip to render before the next row.
             page.evaluate("() => new Promise((done) => requestAnimationFrame(() => done(null)))")
             seen.append(chart.inner_text())
