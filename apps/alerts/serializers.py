@@ -187,7 +187,7 @@ class AlertEventSerializer(serializers.ModelSerializer):
         read_only=True,
         help_text="About history a backfill imported: sent to nobody, reported by `summary`.",
     )
-    summary = serializers.PrimaryKeyRelatedField(
+    summary: serializers.PrimaryKeyRelatedField[AlertEvent] = serializers.PrimaryKeyRelatedField(
         read_only=True,
         allow_null=True,
         help_text="The alert (kind history) that reported this imported one, if any.",

@@ -67,7 +67,9 @@ def test_it_alerts_once_on_a_spend_jump_naming_the_instance(acme: Organization) 
     mad = statistics.median(abs(v - median) for v in baseline)
     assert (median, mad) == (200.0, 0.0)
     assert event.evidence["value"] == 500.0
-    spread = max(mad, event.evidence["mad_floor_pct"] / 100 * median, event.evidence["mad_floor_min"])
+    spread = max(
+        mad, event.evidence["mad_floor_pct"] / 100 * median, event.evidence["mad_floor_min"]
+    )
     assert event.evidence["spread"] == pytest.approx(20.0)
     assert event.evidence["alert_line"] == pytest.approx(median + 4 * MAD_TO_SIGMA * spread)
 

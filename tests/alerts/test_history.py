@@ -165,7 +165,7 @@ def test_it_tells_the_live_hours_of_the_import_day_from_the_imported_ones(
     with django_capture_on_commit_callbacks(execute=True):
         raised = anomalies_evaluate(organization=acme, as_of=AS_OF)
 
-    assert {e.instance.name: e.imported for e in raised} == {"before": True, "after": False}
+    assert {e.instance_id: e.imported for e in raised} == {before.pk: True, after.pk: False}
     (message,) = mail.outbox
     assert "instance after (ins-after)" in message.subject
 
@@ -248,9 +248,7 @@ def test_it_treats_everything_as_imported_until_the_first_sync_succeeds_and_wait
     assert event.imported
     assert history_boundary(acme, as_of=AS_OF).importing
 
-    SyncState.objects.filter(account=account).update(
-        last_success_at=AS_OF, backfilled_until=AS_OF
-    )
+    SyncState.objects.filter(account=account).update(last_success_at=AS_OF, backfilled_until=AS_OF)
     with django_capture_on_commit_callbacks(execute=True):
         (summary,) = history_summarize(organization=acme, as_of=AS_OF + dt.timedelta(minutes=5))
     assert summary.evidence["alerts"] == 1
