@@ -236,10 +236,11 @@ def test_it_leaves_days_without_analysis_out_of_the_idle_baseline(acme: Organiza
 def test_it_needs_seven_days_with_data_to_judge(acme: Organization) -> None:
     account = make_account(acme)
     box = make_instance(account, "box")
+    # Six days with data among the 30: not judged, however far above them yesterday is.
     for day in baseline_days()[-6:]:
         idle_day(box, day, 1)
         daily_spend(account, box, None, {day: "10"})
-    idle_day(box, YESTERDAY, 20)
+    idle_day(box, YESTERDAY, 12)
     daily_spend(account, box, None, {YESTERDAY: "1000"})
 
     assert anomalies_evaluate(organization=acme, as_of=AS_OF) == []

@@ -307,3 +307,39 @@ def test_it_sends_no_summary_when_the_imported_history_raised_nothing(
         assert history_summarize(organization=acme, as_of=AS_OF) == []
     assert not AlertEvent.objects.exists()
     assert mail.outbox == []
+
+
+def test_it_reports_an_account_connected_later_in_a_summary_of_its_own_import(
+    acme: Organization, django_capture_on_commit_callbacks
+) -> None:
+    first = make_account(acme)
+    box = make_instance(first, "box")
+    thirty_days_of_100(first, box, before=dt.date(2026, 11, 2))
+    spend(first, box, None, dt.date(2026, 11, 1), "400")
+    backfilled(first, dt.datetime(2026, 11, 2, 11, tzinfo=SHANGHAI))
+    with django_capture_on_commit_callbacks(execute=True):
+        anomalies_evaluate(organization=acme, as_of=dt.datetime(2026, 11, 2, 12, tzinfo=SHANGHAI))
+        (earlier,) = history_summarize(
+            organization=acme, as_of=dt.datetime(2026, 11, 2, 12, tzinfo=SHANGHAI)
+        )
+    # Two weeks later a second account is connected; its bills go back to 5 November.
+    second = make_account(acme)
+    other = make_instance(second, "other")
+    for day in range(5, 15):
+        spend(second, other, None, dt.date(2026, 11, day), "100")
+    spend(second, other, None, YESTERDAY, "400")
+    backfilled(second, AS_OF - dt.timedelta(hours=1))
+
+    with django_capture_on_commit_callbacks(execute=True):
+        (imported,) = [
+            e for e in anomalies_evaluate(organization=acme, as_of=AS_OF) if e.instance == other
+        ]
+        (later,) = history_summarize(organization=acme, as_of=AS_OF)
+
+    assert earlier.evidence["imported_from_day"] == "2026-10-03"
+    assert imported.imported
+    assert later.evidence["anomalies"] == 1
+    assert later.evidence["imported_from_day"] == "2026-11-05"  # this import's bills only
+    assert [m.subject for m in mail.outbox] == [
+        "[GPU Ledger · Acme] What the imported history shows: 1 alert"
+    ] * 2

@@ -37,6 +37,11 @@ the organization) and to the recipients of the projects it names, once each. Not
 that raised nothing: no summary. Its ``dedup_key`` is the organization and the boundary, so
 it is made once per import: a later straggler is attached to it without a second e-mail, and
 only connecting another account (a new import, a later boundary) can bring another one.
+
+The boundary is the organization's, not each account's: while a second account is being
+imported, the alerts of the first are recorded too and come in that import's summary (a
+delay of the import's length, never a loss); an account that fails to connect holds nothing
+up (what a failing first sync left half-imported is judged as live).
 """
 
 from __future__ import annotations
@@ -97,12 +102,30 @@ def history_boundary(organization: Organization, *, as_of: dt.datetime) -> Histo
 
 
 def _imported_from(organization: Organization) -> dt.date | None:
-    """The first local day of the organization's bills: where its imported history begins."""
-    first = BillLine.objects.for_organization(organization).aggregate(first=Min("fee_begin_at"))
-    if first["first"] is None:
+    """The first local day of the bills this import brought: those of the accounts backfilled
+    since the organization's previous summary (all of them, at the first)."""
+    previous = (
+        AlertEvent.objects.for_organization(organization)
+        .filter(kind=AlertKind.HISTORY)
+        .order_by("-started_at")
+        .values_list("started_at", flat=True)
+        .first()
+    )
+    states = SyncState.objects.filter(
+        account__organization=organization,
+        kind__in=(SyncKind.BILLS, SyncKind.METRICS),
+        backfilled_until__isnull=False,
+    )
+    if previous is not None:
+        states = states.filter(backfilled_until__gt=previous)
+    first = (
+        BillLine.objects.for_organization(organization)
+        .filter(account_id__in=states.values("account_id"))
+        .aggregate(first=Min("fee_begin_at"))["first"]
+    )
+    if first is None:
         return None
-    moment: dt.datetime = first["first"]
-    return moment.astimezone(zoneinfo.ZoneInfo(organization.timezone)).date()
+    return first.astimezone(zoneinfo.ZoneInfo(organization.timezone)).date()
 
 
 def _rise(event: AlertEvent) -> float:
