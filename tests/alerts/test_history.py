@@ -343,3 +343,27 @@ def test_it_reports_an_account_connected_later_in_a_summary_of_its_own_import(
     assert [m.subject for m in mail.outbox] == [
         "[GPU Ledger · Acme] What the imported history shows: 1 alert"
     ] * 2
+
+
+def test_it_shows_a_hostile_project_name_in_the_summary_as_text(
+    acme: Organization, django_capture_on_commit_callbacks
+) -> None:
+    account = make_account(acme)
+    hostile = make_project(acme, "hostile")
+    hostile.name = '<img src=x onerror="alert(1)">'
+    hostile.save()
+    box = make_instance(account, "box", hostile)
+    thirty_days_of_100(account, box, hostile)
+    spend(account, box, hostile, YESTERDAY, "400")
+    backfilled(account, AS_OF - dt.timedelta(hours=1))
+    with django_capture_on_commit_callbacks(execute=True):
+        anomalies_evaluate(organization=acme, as_of=AS_OF)
+        (summary,) = history_summarize(organization=acme, as_of=AS_OF)
+
+    html = alert_email_render(summary, "en").html
+
+    assert "<img" not in html
+    assert (
+        "The largest anomaly: Spend of project &lt;img src=x onerror=&quot;alert(1)&quot;&gt;"
+        in html
+    )
