@@ -187,11 +187,10 @@ def draw_utilization_heatmap(
                 [(x, y), (x + cell_w - 1, y + cell_h - 2)], fill=_heat_colour(grid[row][hour])
             )
     # The legend: the scale in five steps, each swatch labelled with its utilization.
-    x = float(left)
-    y = grid_bottom + 10
-    x = canvas.text((x, y - 1), "GPU") + 8
+    legend_y = grid_bottom + 10
+    legend_x = canvas.text((left, legend_y - 1), "GPU") + 8
     for pct in (0, 25, 50, 75, 100):
-        x = canvas.swatch(x, y, _heat_colour(float(pct)), f"{pct}%")
+        legend_x = canvas.swatch(legend_x, legend_y, _heat_colour(float(pct)), f"{pct}%")
     return canvas.done()
 
 

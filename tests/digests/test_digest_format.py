@@ -126,7 +126,7 @@ def test_it_draws_the_spend_bars_with_their_currency_and_a_legend_of_the_periods
 
 def test_it_draws_the_heatmap_with_clock_hours_and_its_colour_scale() -> None:
     days = [dt.date(2026, 11, 23), dt.date(2026, 11, 24)]
-    grid = [[float(hour * 4) for hour in range(24)], [None] * 24]
+    grid: list[list[float | None]] = [[float(hour * 4) for hour in range(24)], [None] * 24]
     drawing = charts.draw_utilization_heatmap(days, grid)
 
     assert list(drawing.texts[:8]) == [f"{hour:02d}:00" for hour in range(0, 24, 3)]
