@@ -418,6 +418,33 @@ describe('first run: connect a cloud account', () => {
     expect(basis.textContent).toBe('3 台实例中有 1 台在账单到达前按价格目录估算，其余来自您的账单。 1 台实例尚无账单也无目录价格，未计入。');
   });
 
+  it('says why instances are still at their catalog price once every bill is in', async () => {
+    const done = syncOf({
+      inventory: run({ state: 'done' }),
+      prices: run({ state: 'done' }),
+      metrics: run({ state: 'done' }),
+      bills: run({ state: 'done' }),
+      balance: run({ state: 'done' }),
+    });
+    const partly = {
+      body: { ...SUMMARY_WITH_COSTS.body, totals: { ...SUMMARY_WITH_COSTS.body.totals, cost_sources: { bills: 29, list_price: 6, unpriced: 0 } } },
+    };
+    mockApi({
+      'GET /api/v1/me': { body: makeMe() },
+      'GET /api/v1/cloud-accounts': { body: { ...emptyPage, count: 1, results: [account(done, { status: 'ok' })] } },
+      'GET /api/v1/cloud-accounts/5': { body: account(done, { status: 'ok' }) },
+      'GET /api/v1/analysis/summary': partly,
+    });
+    renderAppAt('/connect');
+
+    expect(await screen.findByRole('heading', { name: 'History read' })).toBeTruthy();
+    await waitFor(() =>
+      expect(screen.getByTestId('first-cost-basis').textContent).toBe(
+        '6 of 35 instances estimated from the price catalog (no hourly bill lines, e.g. monthly subscriptions); the rest from your bills.',
+      ),
+    );
+  });
+
   it('tells a viewer to ask an owner instead of showing the form', async () => {
     mockApi({
       'GET /api/v1/me': { body: makeMe({ organization: { ...makeMe().organization!, role: 'viewer' } }) },

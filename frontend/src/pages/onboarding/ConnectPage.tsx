@@ -32,10 +32,16 @@ function FirstCosts({ org, complete }: { org: Org; complete: boolean }) {
   const hasCosts = (totals?.instance_count ?? 0) > 0;
   const money = (amount: string | null | undefined) => formatMoney(amount, summary.data?.currency ?? org.currency);
   const basis = costBasis(totals?.cost_sources);
+  // While the bills are read, a catalog price stands in for the bill still to come; once they are
+  // in, an instance still at its catalog price has no hourly bill lines (a monthly subscription).
   const basisText = {
     bills: () => t('connect.basis.bills'),
-    catalog: () => t('connect.basis.catalog'),
-    mixed: () => (basis.kind === 'mixed' ? t('connect.basis.mixed', { count: basis.priced, estimated: basis.estimated }) : ''),
+    catalog: () => (complete ? t('connect.basis.catalogAfterBills') : t('connect.basis.catalog')),
+    mixed: () => {
+      if (basis.kind !== 'mixed') return '';
+      const figures = { count: basis.priced, estimated: basis.estimated };
+      return complete ? t('connect.basis.mixedAfterBills', figures) : t('connect.basis.mixed', figures);
+    },
     none: () => '',
   }[basis.kind]();
   const basisDetail = (
