@@ -12,6 +12,9 @@ VAR := var
 RUN := $(VAR)/run
 LOG := $(VAR)/log
 PORT ?= 8000
+# Every command of the demo sees PORT: e-mailed links go to http://localhost:$(PORT) unless
+# PUBLIC_URL is set (config/settings.py).
+export PORT
 SIMULATOR_PORT ?= 8900
 # The demo's mail catcher (workers/mail_catcher.py): every e-mail the demo sends lands in var/mail.
 MAIL_PORT ?= 8825

@@ -240,7 +240,9 @@ EMAIL_USE_SSL = bool(_email["EMAIL_USE_SSL"])
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "GPU Ledger <ledger@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
-PUBLIC_URL = env_str("PUBLIC_URL", "http://localhost:8000").rstrip("/")
+# The base of every link in an e-mail. Unset, it is the local web server on PORT (the port
+# gunicorn and `make demo PORT=8100` serve on), so a demo on another port mails working links.
+PUBLIC_URL = (env_str("PUBLIC_URL") or f"http://localhost:{env_int('PORT', 8000)}").rstrip("/")
 INVITATION_VALID_DAYS = env_int("INVITATION_VALID_DAYS", 7)
 EMAIL_VERIFICATION_VALID_HOURS = env_int("EMAIL_VERIFICATION_VALID_HOURS", 48)
 # How long a digest's figures and charts are shared by the digests of one scope and period.

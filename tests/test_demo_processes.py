@@ -9,7 +9,10 @@ command line names the VAR directory. The 30-day backfill is not part of it.
 from __future__ import annotations
 
 import contextlib
+import http.cookiejar
+import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -318,3 +321,112 @@ def test_it_catches_the_demos_mail_in_var_mail_and_stops_the_catcher(demo: Demo)
     demo.stop()
     assert listeners_on(port) == set()
     assert processes_naming(demo.var) == set()
+
+
+# --- e-mailed links -------------------------------------------------------------------------
+# Run inside the demo's environment by `manage.py shell`: an invitation and an alert, each
+# e-mailed by the demo's worker (which renders the links), like the dashboard's actions.
+_INVITE_AND_ALERT = """
+from django.db import transaction
+from django.utils import timezone
+from apps.accounts.models import Organization, User
+from apps.accounts.services import invitation_create
+from apps.alerts.services import alert_event_raise
+
+organization = Organization.objects.get(slug="demo")
+with transaction.atomic():
+    invitation_create(
+        organization=organization,
+        email="new@acme.test",
+        role="viewer",
+        invited_by=User.objects.get(email="demo@example.com"),
+    )
+with transaction.atomic():
+    alert_event_raise(
+        organization=organization,
+        started_at=timezone.now(),
+        kind="budget",
+        dedup_key="budget:all:80",
+        evidence={"threshold_pct": 80},
+        title="Budget 80% used",
+        message="The organization has used 80% of its budget.",
+    )
+"""
+_URL = re.compile(r"https?://[^\s\"'<>]+")
+
+
+def caught_messages(var: Path) -> dict[str, str]:
+    """Subject -> every text and HTML part of each message the demo's mail catcher kept."""
+    caught = {}
+    for path in sorted((var / "mail").glob("*.eml")):
+        message = message_from_bytes(path.read_bytes(), policy=default)
+        bodies = [
+            part.get_content()
+            for part in message.walk()
+            if part.get_content_type() in ("text/plain", "text/html")
+        ]
+        caught[str(message["Subject"])] = "\n".join(bodies)
+    return caught
+
+
+def sign_up(port: int, email: str) -> None:
+    """POST /auth/signup as the sign-up page does: the CSRF token first, then the form."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    base = f"http://127.0.0.1:{port}/api/v1"
+    with opener.open(f"{base}/auth/csrf", timeout=30) as response:
+        token = json.load(response)["csrfToken"]
+    body = {
+        "email": email,
+        "password": "a long sign-up passphrase",
+        "name": "New Lead",
+        "organization_name": "Newcomers",
+    }
+    request = urllib.request.Request(
+        f"{base}/auth/signup",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", "X-CSRFToken": token},
+        method="POST",
+    )
+    with opener.open(request, timeout=30) as response:
+        assert response.status == 201
+
+
+def test_it_links_the_demos_emails_to_the_port_it_serves(demo: Demo) -> None:
+    # `make demo PORT=...` without PUBLIC_URL: every link must open this demo, not :8000.
+    demo.env.pop("PUBLIC_URL", None)
+    manage = [sys.executable, "manage.py"]
+    env = {**demo.env, "VAR_DIR": str(demo.var)}
+
+    def run_manage(*args: str) -> str:
+        result = subprocess.run(
+            [*manage, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=240
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+        return result.stdout
+
+    run_manage("migrate", "--noinput", "--verbosity", "0")
+    run_manage("setup_demo")
+    result = demo.run(
+        "start", "mail", "worker", "web", EMAIL_URL=f"smtp://127.0.0.1:{demo.mail_port}"
+    )
+    assert result.returncode == 0, result.stdout + result.stderr + demo.logs()
+
+    sign_up(demo.port, "newcomer@acme.test")
+    run_manage("shell", "--command", _INVITE_AND_ALERT)
+    assert "Digest queued" in run_manage("send_digest", "--email", "demo@example.com")
+
+    deadline = time.monotonic() + 120
+    while len(caught := caught_messages(demo.var)) < 4:
+        assert time.monotonic() < deadline, f"caught only {sorted(caught)}" + demo.logs()
+        time.sleep(0.5)
+
+    subjects = " | ".join(caught)
+    for kind in ("Confirm", "invited", "Budget 80% used", "GPU spend"):
+        assert kind.lower() in subjects.lower(), subjects
+    for subject, body in caught.items():
+        urls = _URL.findall(body)
+        assert urls, subject
+        wrong = [url for url in urls if not url.startswith(f"http://localhost:{demo.port}/")]
+        assert wrong == [], subject
+    demo.stop()

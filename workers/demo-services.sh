@@ -7,8 +7,9 @@
 #   workers/demo-services.sh stop                                   stop them, check the ports
 #
 # Settings from the environment: VAR (default var: pid and port files in VAR/run, logs in
-# VAR/log; the services get VAR_DIR=VAR), PORT (8000), SIMULATOR_PORT (8900), MAIL_PORT (8825), VENV_BIN
-# (.venv/bin), STOP_TIMEOUT (seconds from SIGTERM to SIGKILL, 20), READY_TIMEOUT (seconds, 120).
+# VAR/log; the services get VAR_DIR=VAR), PORT (8000; also the port of e-mailed links),
+# SIMULATOR_PORT (8900), MAIL_PORT (8825), VENV_BIN (.venv/bin), STOP_TIMEOUT (seconds from
+# SIGTERM to SIGKILL, 20), READY_TIMEOUT (seconds, 120).
 # The caller provides the rest of the services' environment (make demo sources var/demo.env).
 #
 # Why a session per service: a pid file holding the pid of a wrapping shell stops the shell and
@@ -29,6 +30,9 @@ LOG="$VAR/log"
 PORT="${PORT:-8000}"
 SIMULATOR_PORT="${SIMULATOR_PORT:-8900}"
 MAIL_PORT="${MAIL_PORT:-8825}"
+# The services see PORT: unless PUBLIC_URL is set, their e-mails link to http://localhost:PORT
+# (config/settings.py), the web server this script starts.
+export PORT
 VENV_BIN="${VENV_BIN:-$ROOT/.venv/bin}"
 STOP_TIMEOUT="${STOP_TIMEOUT:-20}"
 READY_TIMEOUT="${READY_TIMEOUT:-120}"

@@ -118,7 +118,7 @@ def _compute(
     with stopwatch.measure("charts"):
         return DigestContent(
             figures=figures,
-            spend_png=charts.spend_bars(figures.daily_spend),
+            spend_png=charts.spend_bars(figures.daily_spend, currency=figures.currency),
             heatmap_png=charts.utilization_heatmap(figures.heatmap_days, figures.heatmap),
         )
 

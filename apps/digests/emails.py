@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import zoneinfo
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from email.mime.image import MIMEImage
 from email.utils import make_msgid
 from typing import Any
@@ -48,6 +48,13 @@ class DigestEmail:
 def money(amount: Decimal, currency: str) -> str:
     """An amount to the cent with thousands separators, as the digest prints every figure."""
     return f"{amount:,.2f} {currency}"
+
+
+def hours(value: Decimal | str) -> str:
+    """GPU-hours to one decimal with thousands separators ("1,234.5"), as the digest prints
+    every duration: the number format of both its languages (CLDR's en and zh write "," and ".";
+    Django's zh_Hans format, with no separator, is not what a Chinese reader sees elsewhere)."""
+    return f"{Decimal(value).quantize(Decimal('0.1'), rounding=ROUND_HALF_UP):,.1f}"
 
 
 def _change(current: Decimal, previous: Decimal) -> str:
@@ -133,7 +140,7 @@ def digest_context(
         "change_vs_previous": _change(current.cost, previous[0].cost) if previous else "—",
         "project_movers": _movers(figures.project_movers, currency),
         "instance_movers": _movers(figures.instance_movers, currency),
-        "gpu_hours": phases["gpu_hours"],
+        "gpu_hours": hours(phases["gpu_hours"]),
         "gpu_cost": money(Decimal(phases["cost"]), currency),
         "wasted_cost": money(Decimal(phases["wasted_cost"]), currency),
         "idle_cost": money(Decimal(phases["idle_cost"]), currency),
@@ -141,7 +148,7 @@ def digest_context(
         "phases": [
             {
                 "label": labels[key],
-                "gpu_hours": phases["phases"][key]["gpu_hours"],
+                "gpu_hours": hours(phases["phases"][key]["gpu_hours"]),
                 "cost": money(Decimal(phases["phases"][key]["cost"]), currency),
                 "waste": key in ("idle", "data_processing"),
             }

@@ -22,6 +22,14 @@ export interface RangeOptions {
   defaultPreset: Exclude<RangePreset, 'custom'>;
 }
 
+/**
+ * The range the dashboard's pages open on, one default for all of them: the Overview, Projects and
+ * Instances show the same days until one is changed, so a project's spend on Projects is the Overview's.
+ * (/costs, /utilization and /usage answer at most 93 days.) An instance's page, with its minute data, and
+ * the exports have their own.
+ */
+export const DASHBOARD_RANGE: RangeOptions = { maxDays: 93, defaultPreset: '30d' };
+
 const DAY_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** Today's date in `timeZone` ("YYYY-MM-DD"). */

@@ -117,7 +117,8 @@ def test_it_shows_the_figures_the_api_gives_for_the_period(
     summary = alice_client.get(
         "/api/v1/analysis/summary", {"start": start.isoformat(), "end": end.isoformat()}
     ).json()["totals"]
-    assert figure(html, "gpu-hours") == summary["gpu_hours"]
+    # One decimal, as the digest prints every duration (504 GPU-hours: 3 cards x 168 hours).
+    assert figure(html, "gpu-hours") == f"{Decimal(summary['gpu_hours']):,.1f}" == "504.0"
     assert amount(figure(html, "gpu-cost")) == Decimal(summary["cost"])
     assert amount(figure(html, "wasted-cost")) == Decimal(summary["wasted_cost"])
     # By hand: 168 h x 12.75 CNY of compute; idle 8 h and data-bound 4 h of each 24.

@@ -191,4 +191,9 @@ def test_it_signs_up_confirms_connects_and_sees_progress_then_costs(
     except PlaywrightTimeoutError:
         fail_with_worker_output(worker, "no first cost appeared after the backfill")
     assert re.search(r"\d", first_cost.inner_text())
+    # The bills are in: the figure says what it rests on (bills; subscriptions without hourly
+    # lines still at their catalog price), never a bare number.
+    basis = first_cost.get_by_test_id("first-cost-basis")
+    assert basis.get_attribute("data-basis") in ("bills", "mixed")
+    assert "from your bills" in basis.inner_text().lower()
     page.screenshot(path=str(ARTIFACTS / "onboarding-first-costs.png"), full_page=True)

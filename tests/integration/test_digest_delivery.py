@@ -151,7 +151,9 @@ def test_it_sends_each_subscriber_one_digest_at_their_local_time_through_a_week(
         totals = client.get(
             "/api/v1/analysis/summary", {"start": start.isoformat(), "end": end.isoformat()}
         ).json()["totals"]
-        assert f'data-figure="gpu-hours">{totals["gpu_hours"]}<' in html
+        # GPU-hours to one decimal with thousands separators, as the digest prints them.
+        gpu_hours = Decimal(totals["gpu_hours"])
+        assert f'data-figure="gpu-hours">{gpu_hours:,.1f}<' in html
         cost = Decimal(totals["cost"])
         assert f'data-figure="gpu-cost">{cost:,.2f} CNY<' in html
         wasted = Decimal(totals["wasted_cost"])

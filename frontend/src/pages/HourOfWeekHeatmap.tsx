@@ -1,21 +1,14 @@
 import { useTranslation } from 'react-i18next';
 import type { OffWindow, WeekGrid } from '../api/types';
+import { heatColor, heatTextRgb, rgbCss } from '../heatScale';
+import { useResolvedTheme } from '../theme';
 
 /** Monday first; the keys of the catalog's short weekday names. */
 export const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 const HOURS = Array.from({ length: 24 }, (_, h) => h);
-const LOW: [number, number, number] = [238, 243, 251];
-const HIGH: [number, number, number] = [31, 63, 138];
 
 function hh(hour: number): string {
   return String(hour).padStart(2, '0');
-}
-
-/** Light (0 %) to dark blue (100 %). */
-export function heatColor(pct: number): string {
-  const t = Math.min(1, Math.max(0, pct / 100));
-  const [r, g, b] = LOW.map((low, i) => Math.round(low + (HIGH[i]! - low) * t));
-  return `rgb(${r}, ${g}, ${b})`;
 }
 
 /** The hour-of-week cells (weekday * 24 + hour) inside the off window's runs; a run's end hour is exclusive. */
@@ -47,6 +40,8 @@ export function HourOfWeekHeatmap({
 }) {
   const off = offWindowCells(offWindow);
   const { t } = useTranslation();
+  // Colours per theme (heatScale.ts): in the dark one, idle cells must not glare or vanish.
+  const theme = useResolvedTheme();
   return (
     <div className="heatmap-wrap">
       <table className="heatmap" aria-label={t('heatmap.label', { timeZone })}>
@@ -86,7 +81,7 @@ export function HourOfWeekHeatmap({
                   <td
                     key={h}
                     className={`heatmap__cell${inOff ? ' heatmap__cell--off' : ''}`}
-                    style={{ background: heatColor(value), color: pct > 55 ? '#fff' : undefined }}
+                    style={{ background: heatColor(value, theme), color: rgbCss(heatTextRgb(value, theme)) }}
                     title={t('heatmap.cell', { when, pct, coverage: coverText, off: inOff ? t('heatmap.inOffWindow') : '' })}
                   >
                     {pct}
@@ -99,7 +94,7 @@ export function HourOfWeekHeatmap({
       </table>
       <div className="heatmap__scale muted" aria-hidden="true">
         <span>0%</span>
-        <span className="heatmap__gradient" style={{ background: `linear-gradient(90deg, ${heatColor(0)}, ${heatColor(100)})` }} />
+        <span className="heatmap__gradient" style={{ background: `linear-gradient(90deg, ${heatColor(0, theme)}, ${heatColor(100, theme)})` }} />
         <span>{t('heatmap.scaleMax')}</span>
         {off.size > 0 && (
           <>

@@ -15,7 +15,7 @@ import { formatNumber } from '../format';
 import { useApiData } from '../hooks';
 import { formatMoney, isPositive } from '../money';
 import { Sparkline } from './instances/Sparkline';
-import { moneySeries } from './instances/sparkline';
+import { endsToday, moneySeries } from './instances/sparkline';
 import { TableSkeleton } from './instances/TableSkeleton';
 import { formatUtil } from './instances/usageState';
 import { USAGE_RANGE } from './instances/InstancesUsage';
@@ -46,11 +46,14 @@ function ProjectRow({
   project,
   budget,
   currency,
+  partialToday,
 }: {
   row: ProjectUsage;
   project: Project | undefined;
   budget: BudgetUse | undefined;
   currency: string;
+  /** The range ends today: the trend's last day is not over. */
+  partialToday: boolean;
 }) {
   const { t } = useTranslation();
   const name = row.slug ? row.name : t('common.unallocated');
@@ -81,7 +84,7 @@ function ProjectRow({
         {formatMoney(row.cost, currency)}
       </td>
       <td>
-        <Sparkline values={moneySeries(row.cost_daily)} label={t('usageTables.spendTrendOf', { name })} />
+        <Sparkline values={moneySeries(row.cost_daily)} lastIsPartial={partialToday} label={t('usageTables.spendTrendOf', { name })} />
       </td>
       <td className="num">{formatNumber(Math.round(row.gpu_hours * 10) / 10)}</td>
       <td className="num">{formatUtil(row.gpu_util_avg_pct)}</td>
@@ -113,6 +116,7 @@ function ProjectsTable({ timeZone }: { timeZone: string }) {
   const bySlug = new Map((projects.data?.results ?? []).map((p) => [p.slug, p]));
   const budgetUses = budgetUseByProject(budgets.data?.results ?? [], usage.data?.currency ?? '');
   const rows = usage.data?.results ?? [];
+  const partialToday = usage.data ? endsToday(usage.data.days, usage.data.timezone) : false;
   const noProjects = usage.data !== null && rows.every((r) => r.slug === null) && projects.data?.count === 0;
 
   return (
@@ -159,6 +163,7 @@ function ProjectsTable({ timeZone }: { timeZone: string }) {
                     project={project}
                     budget={project ? budgetUses.get(project.id) : undefined}
                     currency={usage.data!.currency}
+                    partialToday={partialToday}
                   />
                 );
               })}

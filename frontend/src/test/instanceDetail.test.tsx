@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CARD_SURFACE, contrastRatio, type Rgb } from '../heatScale';
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { renderAppAt } from './render';
@@ -685,6 +686,23 @@ describe('instance detail page', () => {
     expect(off.textContent).toContain('118 h a week');
     expect(off.textContent).toContain('seen in 2 of 2 weeks');
     expect(screen.queryByText('No recurring low window')).toBeNull();
+  });
+
+  it('keeps low cells readable in the dark theme: apart from the card, their numbers legible', async () => {
+    document.documentElement.setAttribute('data-theme', 'dark');
+    try {
+      mockApi(routes());
+      renderAppAt('/instances/1');
+      await screen.findByRole('table', { name: 'p95 GPU utilization by hour of week (Asia/Shanghai)' });
+      const rgbOf = (css: string) => css.match(/\d+/g)!.slice(0, 3).map(Number) as unknown as Rgb;
+      const low = screen.getByTestId('heatmap-Mon').querySelectorAll('td')[8]!; // 5 %
+      expect(low.textContent).toBe('5');
+      const background = rgbOf(low.style.background);
+      expect(contrastRatio(background, CARD_SURFACE.dark)).toBeGreaterThanOrEqual(3);
+      expect(contrastRatio(background, rgbOf(low.style.color))).toBeGreaterThanOrEqual(4.5);
+    } finally {
+      document.documentElement.removeAttribute('data-theme');
+    }
   });
 
   it('says when there is no recurring low window', async () => {

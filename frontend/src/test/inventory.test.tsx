@@ -5,6 +5,7 @@ import { renderAppAt } from './render';
 import { emptyPage, makeMe, mockApi } from './mockApi';
 import type { Budget, InstanceUsage, InstanceUsagePage, Project, ProjectUsage, ProjectUsageList } from '../api/types';
 import { tagEntries } from '../pages/InstancesPage';
+import { addDays, todayIn } from '../dateRange';
 
 const DAYS = ['2026-11-01', '2026-11-02', '2026-11-03'];
 
@@ -116,11 +117,26 @@ describe('instances page', () => {
     expect(get.get('ordering')).toBe('-cost');
     expect(get.get('page')).toBe('1');
     expect(get.get('page_size')).toBe('50');
-    // The last 7 local days, both ends included.
+    // The dashboard's default range (the Overview's): the last 30 local days, both ends included.
     const start = new Date(`${get.get('start')}T00:00:00Z`).getTime();
     const end = new Date(`${get.get('end')}T00:00:00Z`).getTime();
-    expect((end - start) / 86_400_000).toBe(6);
+    expect((end - start) / 86_400_000).toBe(29);
     expect(get.has('region')).toBe(false);
+  });
+
+  it('marks today so far in the utilization trend when the range ends today', async () => {
+    const today = todayIn('Asia/Shanghai');
+    const days = [addDays(today, -2), addDays(today, -1), today];
+    mockApi({
+      'GET /api/v1/me': { body: makeMe() },
+      'GET /api/v1/projects': { body: { ...emptyPage, count: 2, results: PROJECTS } },
+      [`GET ${INSTANCES_URL}`]: { body: { ...usagePage([usageRow({ util_daily: [40, 50, 20] })]), days } },
+    });
+    renderAppAt('/instances');
+
+    const row = within(await screen.findByTestId('instances-table')).getByTestId('instance-ins-9bxebleo');
+    const trend = within(row).getByRole('img', { name: 'Daily GPU utilization of train-t4-01; the last point is today so far' });
+    expect(trend.querySelector('circle[data-partial="today"] title')!.textContent).toBe('Today so far (the day is not over)');
   });
 
   it('sorts by a header button, descending first, with the sort in the URL and aria-sort', async () => {
@@ -345,6 +361,50 @@ describe('projects page', () => {
     const query = server.find('GET', '/api/v1/usage/projects')[0]!.query;
     expect(query.get('start')).toBeTruthy();
     expect(query.get('end')).toBeTruthy();
+  });
+
+  it('marks today so far in the spend trend when the range ends today, in both languages', async () => {
+    const today = todayIn('Asia/Shanghai');
+    const days = [addDays(today, -2), addDays(today, -1), today];
+    const usage = (results: ProjectUsage[]) => ({ body: { ...projectsUsage(results), days } });
+    mockApi({
+      'GET /api/v1/me': { body: makeMe() },
+      'GET /api/v1/projects': { body: { ...emptyPage, count: 2, results: PROJECTS } },
+      'GET /api/v1/budgets': { body: emptyPage },
+      'GET /api/v1/usage/projects': usage([projectUsage()]),
+    });
+    const { unmount } = renderAppAt('/projects');
+
+    const nlp = within(await screen.findByTestId('projects-table')).getByTestId('project-nlp');
+    const trend = within(nlp).getByRole('img', { name: 'Daily spend of NLP; the last point is today so far' });
+    const partial = trend.querySelector('circle[data-partial="today"]')!;
+    expect(partial.querySelector('title')!.textContent).toBe('Today so far (the day is not over)');
+    // Drawn apart: the whole days are one solid line, today is reached by a dashed one.
+    expect(trend.querySelectorAll('path:not([stroke-dasharray])')).toHaveLength(1);
+    expect(trend.querySelector('path[stroke-dasharray]')).not.toBeNull();
+    unmount();
+
+    mockApi({
+      'GET /api/v1/me': { body: makeMe({ language: 'zh-hans' }) },
+      'GET /api/v1/projects': { body: { ...emptyPage, count: 2, results: PROJECTS } },
+      'GET /api/v1/budgets': { body: emptyPage },
+      'GET /api/v1/usage/projects': usage([projectUsage()]),
+    });
+    renderAppAt('/projects');
+    const zh = await screen.findByRole('img', { name: 'NLP 的每日支出；最后一个点是今天截至目前' });
+    expect(zh.querySelector('circle[data-partial="today"] title')!.textContent).toBe('今天截至目前（当天尚未结束）');
+  });
+
+  it('marks no partial day in a range that ended before today', async () => {
+    mockApi({
+      'GET /api/v1/me': { body: makeMe() },
+      'GET /api/v1/projects': { body: { ...emptyPage, count: 2, results: PROJECTS } },
+      'GET /api/v1/budgets': { body: emptyPage },
+      'GET /api/v1/usage/projects': { body: projectsUsage([projectUsage()]) },
+    });
+    renderAppAt('/projects');
+    const trend = within(await screen.findByTestId('project-nlp')).getByRole('img', { name: 'Daily spend of NLP' });
+    expect(trend.querySelector('[data-partial]')).toBeNull();
   });
 
   it('shows an empty state when there are no projects', async () => {

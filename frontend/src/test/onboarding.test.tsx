@@ -374,6 +374,77 @@ describe('first run: connect a cloud account', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('labels the first cost a catalog estimate until the bills are in, then says it is from the bills', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const withSources = (cost_sources: { bills: number; list_price: number; unpriced: number }) => ({
+      body: { ...SUMMARY_WITH_COSTS.body, totals: { ...SUMMARY_WITH_COSTS.body.totals, cost_sources } },
+    });
+    let billsIn = false;
+    const running = syncOf({ inventory: run({ state: 'done' }), prices: run({ state: 'done' }), bills: run({ done: 0, planned: 2 }) });
+    mockApi({
+      'GET /api/v1/me': { body: makeMe() },
+      'GET /api/v1/cloud-accounts': { body: { ...emptyPage, count: 1, results: [account(running)] } },
+      'GET /api/v1/cloud-accounts/5': () => ({ body: account(running) }),
+      'GET /api/v1/analysis/summary': () =>
+        billsIn ? withSources({ bills: 3, list_price: 0, unpriced: 0 }) : withSources({ bills: 0, list_price: 3, unpriced: 0 }),
+    });
+    const { unmount } = renderAppAt('/connect');
+
+    const basis = await screen.findByTestId('first-cost-basis');
+    expect(basis.getAttribute('data-basis')).toBe('catalog');
+    expect(within(screen.getByTestId('first-cost')).getByText('Estimated from the price catalog until your bills are in.')).toBeTruthy();
+
+    billsIn = true;
+    act(() => vi.advanceTimersByTime(5_000));
+    await waitFor(() => expect(screen.getByTestId('first-cost-basis').getAttribute('data-basis')).toBe('bills'));
+    expect(screen.getByTestId('first-cost-basis').textContent).toBe('From your bills.');
+    unmount();
+  });
+
+  it('says in Chinese how many instances of a partly billed figure are estimated', async () => {
+    const partly = {
+      body: { ...SUMMARY_WITH_COSTS.body, totals: { ...SUMMARY_WITH_COSTS.body.totals, cost_sources: { bills: 2, list_price: 1, unpriced: 1 } } },
+    };
+    mockApi({
+      'GET /api/v1/me': { body: makeMe({ language: 'zh-hans' }) },
+      'GET /api/v1/cloud-accounts': { body: { ...emptyPage, count: 1, results: [account(syncOf({}))] } },
+      'GET /api/v1/cloud-accounts/5': { body: account(syncOf({})) },
+      'GET /api/v1/analysis/summary': partly,
+    });
+    renderAppAt('/connect');
+
+    const basis = await screen.findByTestId('first-cost-basis');
+    expect(basis.getAttribute('data-basis')).toBe('mixed');
+    expect(basis.textContent).toBe('3 台实例中有 1 台在账单到达前按价格目录估算，其余来自您的账单。 1 台实例尚无账单也无目录价格，未计入。');
+  });
+
+  it('says why instances are still at their catalog price once every bill is in', async () => {
+    const done = syncOf({
+      inventory: run({ state: 'done' }),
+      prices: run({ state: 'done' }),
+      metrics: run({ state: 'done' }),
+      bills: run({ state: 'done' }),
+      balance: run({ state: 'done' }),
+    });
+    const partly = {
+      body: { ...SUMMARY_WITH_COSTS.body, totals: { ...SUMMARY_WITH_COSTS.body.totals, cost_sources: { bills: 29, list_price: 6, unpriced: 0 } } },
+    };
+    mockApi({
+      'GET /api/v1/me': { body: makeMe() },
+      'GET /api/v1/cloud-accounts': { body: { ...emptyPage, count: 1, results: [account(done, { status: 'ok' })] } },
+      'GET /api/v1/cloud-accounts/5': { body: account(done, { status: 'ok' }) },
+      'GET /api/v1/analysis/summary': partly,
+    });
+    renderAppAt('/connect');
+
+    expect(await screen.findByRole('heading', { name: 'History read' })).toBeTruthy();
+    await waitFor(() =>
+      expect(screen.getByTestId('first-cost-basis').textContent).toBe(
+        '6 of 35 instances estimated from the price catalog (no hourly bill lines, e.g. monthly subscriptions); the rest from your bills.',
+      ),
+    );
+  });
+
   it('tells a viewer to ask an owner instead of showing the form', async () => {
     mockApi({
       'GET /api/v1/me': { body: makeMe({ organization: { ...makeMe().organization!, role: 'viewer' } }) },

@@ -68,6 +68,29 @@ describe('the Overview', () => {
     expect(screen.queryByTestId('overview-empty')).toBeNull();
   });
 
+  it('opens on the same days as the Projects and Instances pages', async () => {
+    const server = mockApi({
+      'GET /api/v1/me': { body: makeMe() },
+      ...overviewRoutes(),
+      'GET /api/v1/usage/projects': {
+        body: { start: '2026-10-13', end: '2026-11-11', timezone: 'Asia/Shanghai', currency: 'CNY', days: [], results: [] },
+      },
+      'GET /api/v1/budgets': { body: emptyPage },
+    });
+    const overview = renderAppAt('/');
+    await screen.findByRole('img', { name: 'Daily spend stacked by Project' });
+    const spend = server.find('GET', '/api/v1/costs').find((c) => c.query.get('granularity') === 'day')!.query;
+    overview.unmount();
+
+    const projects = renderAppAt('/projects');
+    await waitFor(() => expect(server.find('GET', '/api/v1/usage/projects')).toHaveLength(1));
+    const usage = server.find('GET', '/api/v1/usage/projects')[0]!.query;
+    expect([usage.get('start'), usage.get('end')]).toEqual([spend.get('start'), spend.get('end')]);
+    // Both say it the same way: the default preset is pressed, and the URL stays clean.
+    expect(screen.getByRole('button', { name: 'Last 30 days' }).getAttribute('aria-pressed')).toBe('true');
+    projects.unmount();
+  });
+
   it('stacks the daily spend by project over the page range, unallocated apart, and switches to a tag', async () => {
     const server = mockApi({ 'GET /api/v1/me': { body: makeMe() }, ...overviewRoutes() });
     const user = userEvent.setup();

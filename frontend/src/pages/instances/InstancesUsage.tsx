@@ -12,11 +12,12 @@ import { DateRangePicker, useUrlDateRange } from '../../components/DateRangePick
 import { FormField } from '../../components/FormField';
 import { EmptyState, ErrorBanner, Pagination } from '../../components/ui';
 import { queryKeys } from '../../data/keys';
-import type { RangeOptions } from '../../dateRange';
+import { DASHBOARD_RANGE, type RangeOptions } from '../../dateRange';
 import { useApiData } from '../../hooks';
 import { formatMoney, isPositive } from '../../money';
 import { chargeTypeLabel, formatGpus, isTerminated, stateLabel, stateTone, tagEntries } from './labels';
 import { Sparkline } from './Sparkline';
+import { endsToday } from './sparkline';
 import { TableSkeleton } from './TableSkeleton';
 import {
   ariaSort,
@@ -34,8 +35,8 @@ import {
   type SortColumn,
 } from './usageState';
 
-/** The API answers at most 93 days (one sparkline value a day). */
-export const USAGE_RANGE: RangeOptions = { maxDays: 93, defaultPreset: '7d' };
+/** The dashboard's range, the Overview's too (the API answers at most 93 days, one sparkline value a day). */
+export const USAGE_RANGE: RangeOptions = DASHBOARD_RANGE;
 const SELECT_FILTERS = ['instance_type', 'gpu_model', 'charge_type', 'state', 'region'] as const;
 type Facets = InstanceUsagePage['facets'];
 const NO_FACETS: Facets = { instance_type: [], gpu_model: [], charge_type: [], state: [], region: [] };
@@ -84,7 +85,7 @@ function SortHeader({
   );
 }
 
-function UsageRow({ row, currency }: { row: InstanceUsage; currency: string }) {
+function UsageRow({ row, currency, partialToday }: { row: InstanceUsage; currency: string; partialToday: boolean }) {
   const { t } = useTranslation();
   const terminated = isTerminated({ state: row.state, terminated_at: null });
   const tags = tagEntries(row.tags);
@@ -137,6 +138,7 @@ function UsageRow({ row, currency }: { row: InstanceUsage; currency: string }) {
           <Sparkline
             values={row.util_daily}
             scale={{ min: 0, max: 100 }}
+            lastIsPartial={partialToday}
             label={t('usageTables.utilTrendOf', { name: row.name || row.provider_id })}
           />
         </div>
@@ -213,6 +215,8 @@ export function InstancesUsage({ timeZone }: { timeZone: string }) {
   const onSort = (column: SortColumn) => go(withOrdering(params, nextOrdering(state.ordering, column)));
   const filtered = FILTER_KEYS.some((k) => state.filters[k]);
   const page = data.data ?? (data.loading ? last : null);
+  // The range ends today: each row's last day of utilization is the day so far.
+  const partialToday = page ? endsToday(page.days, page.timezone) : false;
   const refreshing = data.loading && page !== null;
   const nothingAtAll = data.data !== null && data.data.count === 0 && !filtered;
 
@@ -330,7 +334,7 @@ export function InstancesUsage({ timeZone }: { timeZone: string }) {
                   </tr>
                 )}
                 {page.results.map((row) => (
-                  <UsageRow key={row.id} row={row} currency={page.currency} />
+                  <UsageRow key={row.id} row={row} currency={page.currency} partialToday={partialToday} />
                 ))}
               </tbody>
             </table>

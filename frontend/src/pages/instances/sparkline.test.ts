@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { moneySeries, sparklineShape } from './sparkline';
+import { endsToday, moneySeries, sparklineShape } from './sparkline';
 
 describe('sparklineShape', () => {
   it('draws one segment through every day, the max at the top', () => {
@@ -30,5 +30,31 @@ describe('sparklineShape', () => {
 describe('moneySeries', () => {
   it('reads decimal strings for drawing', () => {
     expect(moneySeries(['1.50000000', '0', 'x'])).toEqual([1.5, 0, null]);
+  });
+});
+
+describe('today so far', () => {
+  it('draws the last value apart, joined by its own link, when the range ends today', () => {
+    const shape = sparklineShape([10, 20, 5], 100, 20, { min: 0, max: 20 }, true);
+    expect(shape.segments).toEqual(['M0,10 L50,0']);
+    expect(shape.partial).toEqual({ x: 100, y: 15 });
+    expect(shape.partialLink).toBe('M50,0 L100,15');
+    expect(shape.dots).toEqual([]);
+  });
+
+  it('marks nothing when today has no value yet, and no link after a day without data', () => {
+    expect(sparklineShape([10, 20, null], 100, 20, { min: 0, max: 20 }, true).partial ?? null).toBeNull();
+    const lone = sparklineShape([10, null, 5], 100, 20, { min: 0, max: 20 }, true);
+    expect(lone.partial).toEqual({ x: 100, y: 15 });
+    expect(lone.partialLink).toBeNull();
+    expect(lone.dots).toEqual([{ x: 0, y: 10 }]);
+  });
+
+  it('tells whether the range ends today in the organization timezone', () => {
+    // 20:00 UTC on 1 December is already 2 December in Shanghai.
+    const now = new Date('2026-12-01T20:00:00Z');
+    expect(endsToday(['2026-12-01', '2026-12-02'], 'Asia/Shanghai', now)).toBe(true);
+    expect(endsToday(['2026-12-01', '2026-12-02'], 'Europe/Berlin', now)).toBe(false);
+    expect(endsToday([], 'Asia/Shanghai', now)).toBe(false);
   });
 });

@@ -14,6 +14,7 @@ import { EmptyState, ErrorBanner, Spinner } from '../../components/ui';
 import { useApiData } from '../../hooks';
 import { queryKeys } from '../../data/keys';
 import { formatDecimal, formatMoney } from '../../money';
+import { costBasis } from './costBasis';
 import { AccountForm, accountInput, EMPTY_FORM, testConnection, type AccountFormValues } from '../settings/CloudAccountForm';
 import { canManageOrg } from '../settings/permissions';
 
@@ -30,6 +31,25 @@ function FirstCosts({ org, complete }: { org: Org; complete: boolean }) {
   const totals = summary.data?.totals;
   const hasCosts = (totals?.instance_count ?? 0) > 0;
   const money = (amount: string | null | undefined) => formatMoney(amount, summary.data?.currency ?? org.currency);
+  const basis = costBasis(totals?.cost_sources);
+  // While the bills are read, a catalog price stands in for the bill still to come; once they are
+  // in, an instance still at its catalog price has no hourly bill lines (a monthly subscription).
+  const basisText = {
+    bills: () => t('connect.basis.bills'),
+    catalog: () => (complete ? t('connect.basis.catalogAfterBills') : t('connect.basis.catalog')),
+    mixed: () => {
+      if (basis.kind !== 'mixed') return '';
+      const figures = { count: basis.priced, estimated: basis.estimated };
+      return complete ? t('connect.basis.mixedAfterBills', figures) : t('connect.basis.mixed', figures);
+    },
+    none: () => '',
+  }[basis.kind]();
+  const basisDetail = (
+    <span data-testid="first-cost-basis" data-basis={basis.kind}>
+      {basisText}
+      {basis.unpriced > 0 && ` ${t('connect.basis.unpriced', { count: basis.unpriced })}`}
+    </span>
+  );
 
   return (
     <section className="card" aria-labelledby="first-costs-title" data-testid="first-costs">
@@ -38,7 +58,7 @@ function FirstCosts({ org, complete }: { org: Org; complete: boolean }) {
       {hasCosts && totals ? (
         <>
           <div className="stats">
-            <StatCard label={t('connect.costLast7')} value={money(totals.cost)} testId="first-cost" />
+            <StatCard label={t('connect.costLast7')} value={money(totals.cost)} detail={basisDetail} testId="first-cost" />
             <StatCard label={t('common.gpuHours')} value={formatDecimal(totals.gpu_hours)} testId="first-gpu-hours" />
             <StatCard label={t('connect.onIdle')} tone="waste" value={money(totals.idle_cost)} testId="first-idle" />
           </div>

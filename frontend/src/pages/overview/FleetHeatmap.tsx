@@ -1,5 +1,6 @@
 import { lazy, Suspense, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useResolvedTheme } from '../../theme';
 import { useHourOfWeek, type Days } from './data';
 import { fleetHeatmapOption, WEEKDAY_KEYS } from './fleetHeatmap';
 import { Section, SectionEmpty, Skeleton } from './Section';
@@ -13,6 +14,7 @@ export function FleetHeatmap({ scope, days }: { scope: OverviewScope; days: Days
   const grid = useHourOfWeek(scope, days);
   const cells = grid.data?.cells ?? [];
   const timeZone = grid.data?.timezone ?? scope.timeZone;
+  const theme = useResolvedTheme();
   const option = useMemo(
     () =>
       fleetHeatmapOption(
@@ -22,8 +24,9 @@ export function FleetHeatmap({ scope, days }: { scope: OverviewScope; days: Days
           utilization: t('dashboard.heatmap.utilization'),
           cell: (when, pct, gpuHours) => t('dashboard.heatmap.cell', { day: when.day, hour: when.hour, pct, gpuHours }),
         },
+        theme,
       ),
-    [grid.data, t],
+    [grid.data, t, theme],
   );
   return (
     <Section

@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DateRangePicker, useUrlDateRange } from '../../components/DateRangePicker';
-import type { RangeOptions } from '../../dateRange';
+import { DASHBOARD_RANGE, type RangeOptions } from '../../dateRange';
 import { FleetHeatmap } from './FleetHeatmap';
 import { KpiCards } from './KpiCards';
 import { PhaseBreakdown } from './PhaseBreakdown';
@@ -10,8 +10,8 @@ import { SyncHealth } from './SyncHealth';
 import { TopRecommendations } from './TopRecommendations';
 import type { OverviewScope } from './types';
 
-/** /utilization answers at most 93 days: every preset fits. The month-to-date cards ignore the range. */
-export const OVERVIEW_RANGE: RangeOptions = { maxDays: 93, defaultPreset: '30d' };
+/** The dashboard's range (the Projects and Instances pages' too). The month-to-date cards ignore it. */
+export const OVERVIEW_RANGE: RangeOptions = DASHBOARD_RANGE;
 
 /**
  * The team lead's view of the organization or of one project: this month's money against the budget, then

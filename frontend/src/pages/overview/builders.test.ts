@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CloudAccount } from '../../api/types';
+import { CARD_SURFACE, contrastRatio, HEAT_SCALES, type Rgb } from '../../heatScale';
 import { fleetHeatmapOption, heatmapPoints } from './fleetHeatmap';
 import { changeRatio, sameDaysLastMonth } from './kpi';
 import { phaseBreakdownOption, phaseRows, wasteMoney } from './phaseBreakdown';
@@ -137,6 +138,21 @@ describe('fleet heatmap', () => {
     expect(series!.data).toHaveLength(2);
     const formatter = (option.tooltip as { formatter: (p: unknown) => string }).formatter;
     expect(formatter({ value: [23, 0, 25] })).toBe('Sun 23:00 25.0% 2.0');
+  });
+
+  it('draws idle hours apart from the dark card in the dark theme', () => {
+    const labels = { utilization: 'GPU utilization', cell: () => '' };
+    const rampOf = (theme: 'light' | 'dark') => {
+      const option = fleetHeatmapOption([], ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'], labels, theme);
+      return (option.visualMap as { inRange: { color: string[] } }).inRange.color.map(
+        (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as unknown as Rgb,
+      );
+    };
+    const [darkLow, darkHigh] = rampOf('dark');
+    expect(contrastRatio(darkLow!, CARD_SURFACE.dark)).toBeGreaterThanOrEqual(3);
+    expect(contrastRatio(darkLow!, darkHigh!)).toBeGreaterThan(3);
+    // The light theme keeps its white-to-blue scale.
+    expect(rampOf('light')).toEqual([HEAT_SCALES.light.low, HEAT_SCALES.light.high]);
   });
 });
 

@@ -1,6 +1,7 @@
 /** The fleet's hour-of-week heatmap: 7 weekdays x 24 local hours of card-weighted GPU utilization. */
 import type { ChartOption } from '../../components/Chart';
 import { tooltipHtml } from '../../components/chartText';
+import { heatScaleHex, type ResolvedTheme } from '../../heatScale';
 import { formatDecimal } from '../../money';
 import type { HourOfWeekCell } from '../../api/types';
 
@@ -23,6 +24,7 @@ export function fleetHeatmapOption(
   cells: HourOfWeekCell[],
   weekdayNames: string[],
   labels: { cell: (when: { day: string; hour: string }, pct: string, gpuHours: string) => string; utilization: string },
+  theme: ResolvedTheme = 'light',
 ): ChartOption {
   const byKey = new Map(cells.map((c) => [`${c.weekday}-${c.hour}`, c]));
   const rows = [...weekdayNames].reverse();
@@ -58,14 +60,15 @@ export function fleetHeatmapOption(
       bottom: 0,
       text: ['100%', '0%'],
       itemHeight: 120,
-      inRange: { color: ['#eef3fb', '#1f3f8a'] },
+      // The same scale as the instance page's heatmap; in the dark theme idle cells stay apart from the card.
+      inRange: { color: heatScaleHex(theme) },
     },
     series: [
       {
         type: 'heatmap',
         name: labels.utilization,
         data: heatmapPoints(cells),
-        emphasis: { itemStyle: { borderColor: '#333', borderWidth: 1 } },
+        emphasis: { itemStyle: { borderColor: theme === 'dark' ? '#ffffff' : '#333333', borderWidth: 1 } },
       },
     ],
   };
