@@ -27,7 +27,7 @@ def _organizations_of(user: User | None) -> list[Organization | None]:
     if user is None or user.pk is None:
         return [None]
     organizations: list[Organization | None] = list(
-        Organization.objects.filter(memberships__user=user).order_by("pk")
+        Organization.objects.filter(members=user).order_by("pk")
     )
     return organizations or [None]
 

@@ -38,7 +38,8 @@ def _on_postgresql(sql):
     # The embedded default (SQLite) has the ORM's refusals only.
     def run(apps, schema_editor):
         if schema_editor.connection.vendor == "postgresql":
-            schema_editor.execute(sql)
+            # No parameters: the function body's % placeholders are plpgsql's, not psycopg's.
+            schema_editor.execute(sql, params=None)
 
     return run
 
