@@ -35,6 +35,11 @@ class AuditEntryQuerySet(OrganizationQuerySet):
     def update(self, **kwargs: Any) -> NoReturn:
         _refuse("update")
 
+    def bulk_update(self, objs: Any, fields: Any, batch_size: Any = None) -> NoReturn:
+        # Refused before Django's own opens its transaction (a refusal inside it would spoil
+        # the caller's transaction).
+        _refuse("update")
+
     def delete(self) -> NoReturn:  # type: ignore[override]
         _refuse("delete")
 
