@@ -286,6 +286,9 @@ SPECTACULAR_SETTINGS = {
         # A recommendation threshold's rule and type: "RuleEnum"/"TypeEnum" would say too little.
         "ThresholdRuleEnum": "apps.recommendations.rules.THRESHOLD_RULES",
         "ThresholdTypeEnum": "apps.recommendations.rules.THRESHOLD_TYPES",
+        # The audit log's actions, beside the recommendations' (which keep "ActionEnum").
+        "AuditActionEnum": "apps.accounts.audit.actions.ACTION_CODES",
+        "ActionEnum": "apps.recommendations.serializers.ACTIONS",
     },
 }
 

@@ -105,6 +105,9 @@ ACTIONS: dict[str, Label] = {
     PROJECT_TAG_KEY_DELETED: Label("Removed a project tag key", "移除项目标签键"),
 }
 
+# The codes, for the API's enum (config/settings.py names it AuditActionEnum).
+ACTION_CODES = list(ACTIONS)
+
 
 def action_label(code: str, language: str) -> str:
     """The label of ``code`` in ``language`` (a Django language code); the code if unknown."""

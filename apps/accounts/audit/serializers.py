@@ -7,11 +7,9 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps.accounts.audit.actions import ACTIONS, action_label
+from apps.accounts.audit.actions import ACTION_CODES, action_label
 from apps.accounts.audit.models import ActorType, AuditEntry
 from apps.api.serializers import StrictSerializer
-
-ACTION_CODES = list(ACTIONS)
 
 
 class AuditActorSerializer(serializers.Serializer):
