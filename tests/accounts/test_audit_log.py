@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from django.db import DatabaseError, connection, transaction
@@ -114,7 +115,7 @@ def test_it_refuses_to_change_or_delete_an_entry_through_the_orm(acme: Organizat
     assert AuditEntry.objects.get(pk=entry.pk).target_label == "kept"
 
 
-def _raw(*statements: tuple[str, list[object]]) -> None:
+def _raw(*statements: tuple[str, list[Any]]) -> None:
     """Run SQL in a transaction of its own (a savepoint), as any code with a cursor could."""
     with transaction.atomic(), connection.cursor() as cursor:
         for sql, params in statements:
@@ -183,7 +184,7 @@ def test_it_filters_by_action_actor_and_time(
         actor_display=charlie.email, at=base + dt.timedelta(hours=1),
     )  # fmt: skip
 
-    def ids(**params: object) -> list[int]:
+    def ids(**params: Any) -> list[int]:
         return [
             entry["id"]
             for entry in audit_entries(alice_client, **params)
@@ -221,7 +222,7 @@ def test_it_answers_a_bad_filter_with_400_naming_it(
 
 def test_it_pages_the_log(acme: Organization, alice_client: APIClient) -> None:
     made = [_entry(acme, target_label=f"b{n}") for n in range(3)]
-    first = alice_client.get(URL, {"action": "budget.created", "page_size": 2}).json()
+    first = alice_client.get(URL, {"action": "budget.created", "page_size": "2"}).json()
     assert first["count"] == 3
     assert [entry["id"] for entry in first["results"]] == [made[2].pk, made[1].pk]
     second = alice_client.get(first["next"]).json()

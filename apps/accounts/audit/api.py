@@ -59,7 +59,7 @@ class AuditEntryViewSet(
     permission_classes = [IsOrganizationManagerElseNotFound]
 
     def get_queryset(self) -> QuerySet:
-        rows = super().get_queryset()
+        rows = AuditEntry.objects.for_organization(self.tenant.organization)
         if self.action != "list":
             return rows
         params = self.request.query_params

@@ -40,7 +40,7 @@ class AuditEntryQuerySet(OrganizationQuerySet):
         # the caller's transaction).
         _refuse("update")
 
-    def delete(self) -> NoReturn:  # type: ignore[override]
+    def delete(self) -> NoReturn:
         _refuse("delete")
 
     def newest_first(self) -> AuditEntryQuerySet:
@@ -121,5 +121,5 @@ class AuditEntry(models.Model):
             _refuse("update")
         super().save(*args, **kwargs)
 
-    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:  # type: ignore[override]
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
         _refuse("delete")

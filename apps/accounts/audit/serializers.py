@@ -29,9 +29,15 @@ class AuditActorSerializer(serializers.Serializer):
 
 
 class AuditTargetSerializer(serializers.Serializer):
-    type = serializers.CharField(help_text="What was acted on: member, apikey, budget, ...")
+    type = serializers.CharField(
+        help_text="What was acted on: membership, invitation, api_key, budget, user, export, ..."
+    )
     id = serializers.CharField(allow_blank=True)
-    label = serializers.CharField(allow_blank=True, help_text="Its name then.")
+    # DRF's metaclass moves declared fields out of the class body: ``label`` shadows nothing at
+    # run time; only the type checker sees a clash with Field.label.
+    label = serializers.CharField(  # type: ignore[assignment]
+        allow_blank=True, help_text="Its name then."
+    )
 
 
 class AuditEntrySerializer(serializers.ModelSerializer):

@@ -54,17 +54,15 @@ def actor_of(request: HttpRequest | None) -> Actor:
 
     if request is None:
         return Actor(type=ActorType.SYSTEM, display="")
-    where = {
-        "client_address": client_address(request),
-        "user_agent": str(request.META.get("HTTP_USER_AGENT", ""))[:USER_AGENT_MAX_LENGTH],
-    }
+    address = client_address(request)
+    agent = str(request.META.get("HTTP_USER_AGENT", ""))[:USER_AGENT_MAX_LENGTH]
     auth = getattr(request, "auth", None)
     if isinstance(auth, ApiKey):
-        return Actor(type=ActorType.API_KEY, display=api_key_display(auth), api_key=auth, **where)
+        return Actor(ActorType.API_KEY, api_key_display(auth), None, auth, address, agent)
     user = getattr(request, "user", None)
     if isinstance(user, User) and user.pk is not None:
-        return Actor(type=ActorType.USER, display=user.email, user=user, **where)
-    return Actor(type=ActorType.ANONYMOUS, display="", **where)
+        return Actor(ActorType.USER, user.email, user, None, address, agent)
+    return Actor(ActorType.ANONYMOUS, "", None, None, address, agent)
 
 
 def _target_type(target: models.Model) -> str:
@@ -151,8 +149,7 @@ def stored_values(instance: models.Model, fields: Iterable[str]) -> dict[str, An
     A foreign key is read by its id (``project`` gives the project's id)."""
     if instance.pk is None:
         return {}
-    names = list(fields)
-    columns = {name: instance._meta.get_field(name).attname for name in names}
+    columns = {name: _attname(instance, name) for name in fields}
     row = type(instance)._default_manager.filter(pk=instance.pk).values(*columns.values()).first()
     if row is None:
         return {}
@@ -161,9 +158,14 @@ def stored_values(instance: models.Model, fields: Iterable[str]) -> dict[str, An
 
 def current_values(instance: models.Model, fields: Iterable[str]) -> dict[str, Any]:
     """``fields`` of ``instance`` as it is in memory (foreign keys by their id)."""
-    return {
-        name: getattr(instance, instance._meta.get_field(name).attname) for name in list(fields)
-    }
+    return {name: getattr(instance, _attname(instance, name)) for name in fields}
+
+
+def _attname(instance: models.Model, name: str) -> str:
+    """The column attribute of field ``name`` (``project`` -> ``project_id``)."""
+    field = instance._meta.get_field(name)
+    assert isinstance(field, models.Field), f"{name} is a relation's reverse, not a field"
+    return field.attname
 
 
 def changes_between(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
