@@ -135,3 +135,31 @@ export function rangeToParams(params: URLSearchParams, range: DateRange, options
 export function apiPeriod(range: DateRange): { start: string; end: string } {
   return { start: range.from, end: addDays(range.to, 1) };
 }
+
+/** Milliseconds that `timeZone`'s wall clock is ahead of UTC at the instant `utcMs`. */
+function zoneOffsetMs(utcMs: number, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(new Date(utcMs));
+  const part = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  const wall = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
+  return wall - utcMs;
+}
+
+/**
+ * The instant a local day starts in `timeZone`, as an ISO string in UTC (for filters that take instants,
+ * e.g. the audit log's `since`/`until`). Measured twice, so a day that starts beside a DST change is right.
+ */
+export function localMidnightIso(day: string, timeZone: string): string {
+  const midnightAsUtc = toUtcMs(day);
+  if (midnightAsUtc === null) throw new Error(`not a calendar day: ${day}`);
+  const first = midnightAsUtc - zoneOffsetMs(midnightAsUtc, timeZone);
+  return new Date(midnightAsUtc - zoneOffsetMs(first, timeZone)).toISOString();
+}
