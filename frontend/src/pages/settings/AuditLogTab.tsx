@@ -188,7 +188,9 @@ export function AuditLogTab() {
       <td className="nowrap">{formatDateTime(entry.at, org.timezone)}</td>
       <td>
         <div className="cell-title">{entry.actor.display || ACTOR_TYPE_LABELS[entry.actor.type]}</div>
-        {entry.actor.type !== 'user' && <div className="cell-sub">{ACTOR_TYPE_LABELS[entry.actor.type]}</div>}
+        {entry.actor.type !== 'user' && entry.actor.display && (
+          <div className="cell-sub">{ACTOR_TYPE_LABELS[entry.actor.type]}</div>
+        )}
       </td>
       <td>{auditActionLabel(entry)}</td>
       <td>
