@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  localMidnightIso,
   addDays,
   apiPeriod,
   customRangeProblem,
@@ -103,14 +102,3 @@ describe('the period sent to the API', () => {
   });
 });
 
-describe('localMidnightIso', () => {
-  it('gives the instant a local day starts, in UTC', () => {
-    expect(localMidnightIso('2026-11-02', 'Asia/Shanghai')).toBe('2026-11-01T16:00:00.000Z');
-    expect(localMidnightIso('2026-11-02', 'UTC')).toBe('2026-11-02T00:00:00.000Z');
-    // Berlin: winter time (UTC+1) and summer time (UTC+2), and the day clocks go forward.
-    expect(localMidnightIso('2026-01-15', 'Europe/Berlin')).toBe('2026-01-14T23:00:00.000Z');
-    expect(localMidnightIso('2026-07-15', 'Europe/Berlin')).toBe('2026-07-14T22:00:00.000Z');
-    expect(localMidnightIso('2026-03-29', 'Europe/Berlin')).toBe('2026-03-28T23:00:00.000Z');
-    expect(() => localMidnightIso('2026-02-30', 'UTC')).toThrow();
-  });
-});

@@ -136,7 +136,6 @@ export function apiPeriod(range: DateRange): { start: string; end: string } {
   return { start: range.from, end: addDays(range.to, 1) };
 }
 
-/** Milliseconds that `timeZone`'s wall clock is ahead of UTC at the instant `utcMs`. */
 function zoneOffsetMs(utcMs: number, timeZone: string): number {
   const parts = new Intl.DateTimeFormat('en-US', {
     timeZone,
@@ -148,18 +147,24 @@ function zoneOffsetMs(utcMs: number, timeZone: string): number {
     minute: '2-digit',
     second: '2-digit',
   }).formatToParts(new Date(utcMs));
-  const part = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  const wall = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
-  return wall - utcMs;
+  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour') % 24, get('minute'), get('second'));
+  return asUtc - utcMs;
 }
 
 /**
- * The instant a local day starts in `timeZone`, as an ISO string in UTC (for filters that take instants,
- * e.g. the audit log's `since`/`until`). Measured twice, so a day that starts beside a DST change is right.
+ * The first moment of calendar day `day` (YYYY-MM-DD) in `timeZone`, as the ISO instant (with its `Z`) that
+ * the APIs taking instants need (a recommendation's snooze, the audit log's since/until): they refuse a time
+ * without an offset, and "until 3 November" means the organization's midnight, not the browser's. Null for a
+ * malformed day.
  */
-export function localMidnightIso(day: string, timeZone: string): string {
-  const midnightAsUtc = toUtcMs(day);
-  if (midnightAsUtc === null) throw new Error(`not a calendar day: ${day}`);
-  const first = midnightAsUtc - zoneOffsetMs(midnightAsUtc, timeZone);
-  return new Date(midnightAsUtc - zoneOffsetMs(first, timeZone)).toISOString();
+export function startOfDayIn(day: string, timeZone: string): string | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!m) return null;
+  const naive = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  if (new Date(naive).toISOString().slice(0, 10) !== day) return null;
+  let utc = naive - zoneOffsetMs(naive, timeZone);
+  // Across a DST change the offset at midnight differs from the guess's: correct once.
+  utc = naive - zoneOffsetMs(utc, timeZone);
+  return new Date(utc).toISOString().replace('.000Z', 'Z');
 }

@@ -7,7 +7,7 @@ import { usePaginatedList } from '../../hooks';
 import { PaginatedTable } from '../../components/PaginatedTable';
 import { FormField } from '../../components/FormField';
 import { formatDateTime } from '../../format';
-import { addDays, isCalendarDay, localMidnightIso } from '../../dateRange';
+import { addDays, startOfDayIn } from '../../dateRange';
 import { translatedLabels } from '../../i18n';
 import { queryKeys } from '../../data/keys';
 
@@ -151,8 +151,11 @@ export function auditFilters(form: FilterForm, timeZone: string): AuditFilters {
   const filters: AuditFilters = {};
   if (form.action) filters.action = form.action as AuditAction;
   if (form.actor.trim()) filters.actor = form.actor.trim();
-  if (isCalendarDay(form.from)) filters.since = localMidnightIso(form.from, timeZone);
-  if (isCalendarDay(form.to)) filters.until = localMidnightIso(addDays(form.to, 1), timeZone);
+  const since = startOfDayIn(form.from, timeZone);
+  // "To" includes its whole day: until the start of the next.
+  const until = startOfDayIn(form.to, timeZone) && startOfDayIn(addDays(form.to, 1), timeZone);
+  if (since) filters.since = since;
+  if (until) filters.until = until;
   return filters;
 }
 
