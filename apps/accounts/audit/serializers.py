@@ -40,6 +40,43 @@ class AuditTargetSerializer(serializers.Serializer):
     )
 
 
+_ANY: dict[str, Any] = {}
+_CHANGE = {
+    "type": "object",
+    "properties": {"old": _ANY, "new": _ANY},
+    "required": ["old", "new"],
+    "description": "The value before and after (null: none, or back to the default).",
+}
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "properties": {
+            "changes": {
+                "type": "object",
+                "additionalProperties": _CHANGE,
+                "description": "Field -> its old and new value.",
+            },
+            "secrets_changed": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "The secrets that changed (their values are never recorded).",
+            },
+            "values": {
+                "type": "object",
+                "additionalProperties": True,
+                "description": "The object's settings when it was created or deleted.",
+            },
+        },
+        # What else an action records: the e-mail a sign-in typed, an export's period, ...
+        "additionalProperties": True,
+    }
+)
+class AuditDetailsField(serializers.DictField):
+    """What an entry recorded; its known parts are stated in the schema."""
+
+
 class AuditEntrySerializer(serializers.ModelSerializer):
     action = serializers.ChoiceField(choices=ACTION_CODES)
     action_label = serializers.SerializerMethodField(
@@ -47,7 +84,7 @@ class AuditEntrySerializer(serializers.ModelSerializer):
     )
     actor = serializers.SerializerMethodField()
     target = serializers.SerializerMethodField()
-    details = serializers.DictField(
+    details = AuditDetailsField(
         help_text="What changed (`changes`: field -> old and new), never a secret's value "
         "(`secrets_changed` names the secrets that changed)."
     )

@@ -1405,13 +1405,27 @@ export interface components {
             readonly target: components["schemas"]["AuditTarget"] | null;
             /** @description What changed (`changes`: field -> old and new), never a secret's value (`secrets_changed` names the secrets that changed). */
             details: {
+                /** @description Field -> its old and new value. */
+                changes?: {
+                    [key: string]: {
+                        old: unknown;
+                        new: unknown;
+                    };
+                };
+                /** @description The secrets that changed (their values are never recorded). */
+                secrets_changed?: string[];
+                /** @description The object's settings when it was created or deleted. */
+                values?: {
+                    [key: string]: unknown;
+                };
+            } & {
                 [key: string]: unknown;
             };
             client_address?: string;
             user_agent?: string;
         };
         AuditTarget: {
-            /** @description What was acted on: member, apikey, budget, ... */
+            /** @description What was acted on: membership, invitation, api_key, budget, user, export, ... */
             type: string;
             id: string;
             /** @description Its name then. */

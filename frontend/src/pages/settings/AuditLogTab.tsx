@@ -93,21 +93,10 @@ function showValue(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-interface Change {
-  old: unknown;
-  new: unknown;
-}
-
 /** What changed (field: old → new), which secrets changed (never their values), and anything else recorded. */
 function EntryDetails({ details }: { details: AuditEntry['details'] }) {
   const { t } = useTranslation();
-  const { changes, secrets_changed: secrets, ...rest } = details as {
-    changes?: Record<string, Change>;
-    secrets_changed?: string[];
-    [key: string]: unknown;
-  };
-  const values = (rest.values ?? null) as Record<string, unknown> | null;
-  delete rest.values;
+  const { changes, secrets_changed: secrets, values, ...rest } = details;
   const hasAny = Boolean(changes || secrets || values || Object.keys(rest).length);
   if (!hasAny) return <span className="muted">—</span>;
   return (
