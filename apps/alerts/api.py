@@ -229,6 +229,9 @@ class AlertSettingsView(OrganizationAPIView):
             "anomaly_k": row.anomaly_k,
             "anomaly_min_amount": row.anomaly_min_amount,
             "anomaly_min_idle_gpu_hours": row.anomaly_min_idle_gpu_hours,
+            "anomaly_mad_floor_pct": row.anomaly_mad_floor_pct,
+            "anomaly_mad_floor_amount": row.anomaly_mad_floor_amount,
+            "anomaly_mad_floor_idle_gpu_hours": row.anomaly_mad_floor_idle_gpu_hours,
         }
 
     @extend_schema(responses=AlertSettingsSerializer)

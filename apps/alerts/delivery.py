@@ -32,6 +32,7 @@ from apps.accounts.roles import Role
 from apps.alerts.models import (
     AlertDelivery,
     AlertEvent,
+    AlertKind,
     AlertRecipient,
     AlertSettings,
     Channel,
@@ -49,7 +50,8 @@ def recipient_languages(event: AlertEvent) -> dict[str, str]:
     """The addresses of the people ``event`` concerns, each with its reader's language.
 
     A recipient row of a project hears only of that project's alerts; one without a project
-    hears of all. Only current, active members with a confirmed address are written to.
+    hears of all. The summary of an imported history concerns every project of the alerts it
+    reports. Only current, active members with a confirmed address are written to.
     """
     members = Membership.objects.for_organization(event.organization).filter(
         user__is_active=True, user__email_verification_pending=False
@@ -58,7 +60,10 @@ def recipient_languages(event: AlertEvent) -> dict[str, str]:
     if not routes:
         chosen = members.filter(role__in=DEFAULT_ROLES)
     else:
-        applies = [r for r in routes if r.project_id in (None, event.project_id)]
+        projects = {None, event.project_id}
+        if event.kind == AlertKind.HISTORY:
+            projects |= set(event.summarized.values_list("project_id", flat=True))
+        applies = [r for r in routes if r.project_id in projects]
         roles = {r.role for r in applies if r.role}
         user_ids = {r.user_id for r in applies if r.user_id}
         chosen = members.filter(Q(role__in=roles) | Q(user_id__in=user_ids))

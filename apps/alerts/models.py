@@ -6,14 +6,18 @@ duplicate beat tick or two workers evaluating at the same moment cannot raise it
 - a budget threshold: one ``BudgetCrossing`` per (budget, month, threshold, basis);
 - a cost anomaly: one ``AlertEvent`` per ``dedup_key`` (kind, subject, day);
 - a metric threshold: at most one *open* ``AlertEvent`` per (rule, instance) while the
-  condition lasts; clearing it closes the event and raises a recovery notice.
+  condition lasts; clearing it closes the event and raises a recovery notice;
+- the summary of an imported history: one per organization and import (``dedup_key``).
+
+An alert about history a backfill imported is recorded with ``imported`` set and sent to
+nobody; the summary (kind ``history``) that reports it is (``apps.alerts.history``).
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
 
-from django.core.validators import MinValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
@@ -118,6 +122,7 @@ class AlertKind(models.TextChoices):
     ANOMALY = "anomaly", "Cost anomaly"
     THRESHOLD = "threshold", "Metric threshold"
     RECOVERY = "recovery", "Metric threshold cleared"
+    HISTORY = "history", "Imported history"
 
 
 class Severity(models.TextChoices):
@@ -154,6 +159,12 @@ class AlertEvent(OrganizationScopedModel):
     resolved_at = models.DateTimeField(null=True, blank=True)
     recovery_of = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.CASCADE, related_name="recovery"
+    )
+    # About history a backfill imported (``apps.alerts.history``): recorded, sent to nobody;
+    # ``summary`` is the one alert that reported it with the rest of that history.
+    imported = models.BooleanField(default=False)
+    summary = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="summarized"
     )
 
     class Meta:
@@ -198,9 +209,12 @@ class AlertSettings(TimestampedModel):
     """An organization's alert settings: the optional webhook and the anomaly sensitivity.
 
     The webhook is a JSON POST per alert, signed with the organization's own secret (stored
-    encrypted, never shown again). An anomaly is a day above median + ``anomaly_k`` x the
-    robust spread (1.4826 x MAD) of the 30 days before it *and* above the median by at least
+    encrypted, never shown again). An anomaly is a day above median + ``anomaly_k`` x 1.4826 x
+    the spread of the days with data among the 30 before it *and* above the median by at least
     the minimum (money, or idle GPU-hours), so a flat, cheap series does not alert on pennies.
+    The spread is the MAD, but at least ``anomaly_mad_floor_pct`` % of the median and at least
+    the absolute floor (money, or idle GPU-hours): a flat series (MAD 0) does not make every
+    rise an anomaly (``apps.alerts.evaluation.anomalies``).
     """
 
     organization = models.OneToOneField(
@@ -214,6 +228,15 @@ class AlertSettings(TimestampedModel):
         max_digits=12, decimal_places=2, default=Decimal("50.00"), validators=[MinValueValidator(0)]
     )
     anomaly_min_idle_gpu_hours = models.FloatField(default=4.0, validators=[MinValueValidator(0)])
+    anomaly_mad_floor_pct = models.FloatField(
+        default=10.0, validators=[MinValueValidator(0), MaxValueValidator(100)]
+    )
+    anomaly_mad_floor_amount = models.DecimalField(
+        max_digits=12, decimal_places=2, default=Decimal("10.00"), validators=[MinValueValidator(0)]
+    )
+    anomaly_mad_floor_idle_gpu_hours = models.FloatField(
+        default=0.5, validators=[MinValueValidator(0)]
+    )
     # Set once the default threshold rules were created, so deleting them all is respected.
     default_rules_created_at = models.DateTimeField(null=True, blank=True)
 

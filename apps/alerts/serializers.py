@@ -183,6 +183,15 @@ class AlertEventSerializer(serializers.ModelSerializer):
     instance_provider_id = serializers.CharField(
         source="instance.provider_id", default=None, read_only=True, help_text="e.g. ins-9bxebleo"
     )
+    imported = serializers.BooleanField(
+        read_only=True,
+        help_text="About history a backfill imported: sent to nobody, reported by `summary`.",
+    )
+    summary: serializers.PrimaryKeyRelatedField[AlertEvent] = serializers.PrimaryKeyRelatedField(
+        read_only=True,
+        allow_null=True,
+        help_text="The alert (kind history) that reported this imported one, if any.",
+    )
 
     class Meta:
         model = AlertEvent
@@ -203,6 +212,8 @@ class AlertEventSerializer(serializers.ModelSerializer):
             "started_at",
             "resolved_at",
             "recovery_of",
+            "imported",
+            "summary",
             "deliveries",
         ]
 
@@ -283,6 +294,22 @@ class AlertSettingsSerializer(StrictSerializer):
         max_digits=12, decimal_places=2, required=False, min_value=0
     )
     anomaly_min_idle_gpu_hours = serializers.FloatField(required=False, min_value=0)
+    anomaly_mad_floor_pct = serializers.FloatField(
+        required=False,
+        min_value=0,
+        max_value=100,
+        help_text="The MAD used is at least this percentage of the baseline's median.",
+    )
+    anomaly_mad_floor_amount = serializers.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        required=False,
+        min_value=0,
+        help_text="The spend MAD used is at least this much (organization currency).",
+    )
+    anomaly_mad_floor_idle_gpu_hours = serializers.FloatField(
+        required=False, min_value=0, help_text="The idle GPU-hours MAD used is at least this."
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         settings = self.context.get("settings")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -297,19 +298,37 @@ def threshold_rule_delete(*, rule: ThresholdRule) -> None:
 
 
 def alert_event_raise(
-    *, organization: Organization, started_at: dt.datetime, **fields: Any
+    *,
+    organization: Organization,
+    started_at: dt.datetime,
+    imported: bool = False,
+    summarizes: Sequence[int] = (),
+    **fields: Any,
 ) -> AlertEvent:
     """Record an alert and plan its deliveries; they are sent once the transaction commits.
 
     Callers make "once" hold with a database constraint (see models); this only records.
     Without a ``title`` and ``message``, the English wording of ``apps.alerts.wording`` is
     stored: the same sentences the e-mail renders in each recipient's language.
+
+    An ``imported`` alert (about history a backfill imported) is recorded and sent to nobody:
+    the history summary reports it (``apps.alerts.evaluation.history``). ``summarizes`` names
+    the imported alerts a summary reports; they are attached to it before it is planned, so
+    its recipients include those of the projects they concern.
     """
-    event = AlertEvent(organization=organization, started_at=started_at, **fields)
+    event = AlertEvent(
+        organization=organization, started_at=started_at, imported=imported, **fields
+    )
     if not event.title or not event.message:
         with translation.override("en"):
             event.title, event.message = event_wording(event)
     event.save()
+    if summarizes:
+        AlertEvent.objects.filter(pk__in=list(summarizes), organization=organization).update(
+            summary=event
+        )
+    if imported:
+        return event
     deliveries = deliveries_plan(event)
     transaction.on_commit(functools.partial(_enqueue, [d.pk for d in deliveries]))
     return event

@@ -3,7 +3,9 @@
 Evaluation is idempotent (each alert is made once by a constraint, see models), so a duplicate
 beat tick or a redelivered message raises nothing more. Beat runs the metric thresholds every
 5 minutes (metrics sync every 5) and the budgets and anomalies hourly (bills sync hourly); a
-finished analysis also queues a full evaluation of its organizations (``receivers``).
+finished analysis also queues a full evaluation of its organizations (``receivers``). A full
+evaluation ends with the summary of imported history, the one alert that reports what a
+backfill's history showed once the import is over (``evaluation.history``).
 
 Deliveries go out on the ``email`` queue, one task per delivery row. A transient failure (the
 mail server down, busy (4xx), the connection dropped; the webhook unreachable, 5xx, 408 or
@@ -31,6 +33,7 @@ from apps.accounts.models import Organization
 from apps.alerts.delivery import WebhookRejected, alert_email_send, webhook_send
 from apps.alerts.evaluation.anomalies import anomalies_evaluate
 from apps.alerts.evaluation.budgets import budgets_evaluate
+from apps.alerts.evaluation.history import history_summarize
 from apps.alerts.evaluation.thresholds import thresholds_evaluate
 from apps.alerts.models import AlertDelivery, DeliveryStatus
 from workers import queues
@@ -38,10 +41,12 @@ from workers.defaults import NEVER_RETRY, task_options
 
 logger = logging.getLogger(__name__)
 
+# In order: the summary of imported history comes last, after the alerts it may report.
 EVALUATORS: dict[str, Callable[..., list[Any]]] = {
     "budgets": budgets_evaluate,
     "anomalies": anomalies_evaluate,
     "thresholds": thresholds_evaluate,
+    "history": history_summarize,
 }
 COSTS = ("budgets", "anomalies")
 
@@ -67,9 +72,11 @@ def evaluate(
     unknown = set(parts or ()) - set(EVALUATORS)
     if unknown:
         raise ValueError(f"parts: unknown {sorted(unknown)}; known {sorted(EVALUATORS)}")
+    chosen = set(parts or EVALUATORS)
     raised = {
-        part: len(EVALUATORS[part](organization=organization, as_of=moment))
-        for part in (parts or list(EVALUATORS))
+        part: len(evaluator(organization=organization, as_of=moment))
+        for part, evaluator in EVALUATORS.items()
+        if part in chosen
     }
     return dataclasses.asdict(EvaluationResult(raised=raised))
 

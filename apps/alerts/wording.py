@@ -16,6 +16,7 @@ import datetime as dt
 from decimal import Decimal
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from apps.alerts.models import AlertEvent, AlertKind, BudgetBasis, Comparison, Severity
 from apps.cloud.models import Instance
@@ -35,6 +36,7 @@ def kind_label(kind: str) -> str:
         AlertKind.ANOMALY: _("Cost anomaly"),
         AlertKind.THRESHOLD: _("Metric threshold"),
         AlertKind.RECOVERY: _("Metric threshold cleared"),
+        AlertKind.HISTORY: _("Imported history"),
     }[AlertKind(kind)]
 
 
@@ -82,6 +84,8 @@ def event_wording(event: AlertEvent) -> tuple[str, str]:
         return _anomaly(event)
     if event.kind == AlertKind.THRESHOLD:
         return _threshold(event)
+    if event.kind == AlertKind.HISTORY:
+        return _history(event)
     return _recovery(event)
 
 
@@ -170,13 +174,33 @@ def _anomaly(event: AlertEvent) -> tuple[str, str]:
         "line": f"{figures['alert_line']:,.2f}",
         "mad": f"{figures['baseline_mad']:,.2f}",
     }
-    if figures["metric"] == SPEND:
+    if "spread" in figures:
+        # Raised with the MAD's floor (anomalies' module docstring): the spread is named.
+        values |= {
+            "days": figures["baseline_days_with_data"],
+            "spread": f"{figures['spread']:,.2f}",
+        }
+        if figures["metric"] == SPEND:
+            title = _("Spend of %(subject)s far above normal on %(day)s") % values
+            message = _(
+                "Spend of %(subject)s on %(day)s was %(value)s, against a median of "
+                "%(median)s over the %(days)s days with data before it (alert line %(line)s: "
+                "median + k x 1.4826 x spread %(spread)s, the MAD %(mad)s or its floor)."
+            )
+        else:
+            title = _("Idle GPU-hours of %(subject)s far above normal on %(day)s") % values
+            message = _(
+                "Idle GPU-hours of %(subject)s on %(day)s was %(value)s, against a median of "
+                "%(median)s over the %(days)s days with data before it (alert line %(line)s: "
+                "median + k x 1.4826 x spread %(spread)s, the MAD %(mad)s or its floor)."
+            )
+    elif figures["metric"] == SPEND:
         title = _("Spend of %(subject)s far above normal on %(day)s") % values
         message = _(
             "Spend of %(subject)s on %(day)s was %(value)s, against a 30-day median of "
             "%(median)s (alert line %(line)s: median + k x 1.4826 x MAD %(mad)s)."
         )
-    else:
+    else:  # an alert raised before the floor existed
         title = _("Idle GPU-hours of %(subject)s far above normal on %(day)s") % values
         message = _(
             "Idle GPU-hours of %(subject)s on %(day)s was %(value)s, against a 30-day median "
@@ -245,3 +269,57 @@ def _recovery(event: AlertEvent) -> tuple[str, str]:
         "%(start)s UTC to %(end)s UTC."
     ) % {**values, "why": why}
     return title, message
+
+
+def _history(event: AlertEvent) -> tuple[str, str]:
+    """The summary of an imported history (``apps.alerts.evaluation.history``)."""
+    figures = event.evidence
+    count = int(figures["alerts"])
+    values: dict[str, object] = {
+        "count": count,
+        "last": figures["imported_until"][:10],
+        "first": figures.get("imported_from_day"),
+        "days": figures.get("imported_days"),
+        "anomalies": figures["anomalies"],
+        "budgets": figures["budget_thresholds"],
+        "thresholds": figures["metric_thresholds"],
+    }
+    title = (
+        ngettext(
+            "What the imported history shows: %(count)s alert",
+            "What the imported history shows: %(count)s alerts",
+            count,
+        )
+        % values
+    )
+    if values["first"] is not None:
+        lead = _(
+            "The history imported from your cloud accounts (%(days)s days, %(first)s to "
+            "%(last)s) would have raised these alerts."
+        )
+    else:
+        lead = _(
+            "The history imported from your cloud accounts (to %(last)s) would have raised these alerts."
+        )
+    counts = _(
+        "Cost anomalies: %(anomalies)s. Budget thresholds crossed: %(budgets)s. Metric "
+        "thresholds holding at the import: %(thresholds)s. They are in the alert history and "
+        "were not sent one by one."
+    )
+    parts = [lead % values, counts % values]
+    if "largest_anomaly_id" in figures:
+        largest = AlertEvent.objects.filter(
+            pk=figures["largest_anomaly_id"], organization_id=event.organization_id
+        ).first()
+        name = localized_wording(largest)[0] if largest is not None else figures["largest_anomaly"]
+        unit = figures.get("largest_anomaly_unit") or ""
+        shown_unit = _("GPU-hours") if unit == GPU_HOURS_UNIT else unit
+        parts.append(
+            _("The largest anomaly: %(name)s (%(value)s against a median of %(median)s).")
+            % {
+                "name": name,
+                "value": f"{float(figures['largest_anomaly_value']):,.2f} {shown_unit}",
+                "median": f"{float(figures['largest_anomaly_median']):,.2f} {shown_unit}",
+            }
+        )
+    return title, " ".join(parts)

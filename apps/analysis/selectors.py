@@ -280,6 +280,7 @@ def phase_minutes_daily(
     end: dt.date,
     group_by: str = "instance",
     instance_ids: Sequence[int] | None = None,
+    until: dt.datetime | None = None,
 ) -> dict[tuple[int | None, dt.date], dict[str, int]]:
     """Phase minutes per day of ``[start, end)`` in the organization's timezone, summed.
 
@@ -289,13 +290,16 @@ def phase_minutes_daily(
     of the ``PhaseDay`` rows of the UTC days overlapping the period (one query, decoded with
     numpy): each UTC hour counts on the local day its start falls on (in a timezone with a
     half-hour offset a day is shifted by that half hour). Days without an analysed hour with
-    data are absent.
+    data are absent. With ``until``, only the hours that begin before it count (the part of
+    the days known at that moment, to the hour).
     """
     if group_by not in ("instance", "project"):
         raise ValueError(f"group_by: expected 'instance' or 'project', got {group_by!r}")
     tz = zoneinfo.ZoneInfo(organization.timezone)
     first = datetime_to_epoch_minute(dt.datetime.combine(start, dt.time(), tzinfo=tz))
     last = datetime_to_epoch_minute(dt.datetime.combine(end, dt.time(), tzinfo=tz))
+    if until is not None:
+        last = min(last, datetime_to_epoch_minute(until))
     if last <= first:
         return {}
     rows = PhaseDay.objects.for_organization(organization).filter(

@@ -48,8 +48,9 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
         return JsonResponse(
             error_body(
                 "csrf_failed",
-                f"CSRF check failed ({reason}). Browser sessions send the csrftoken cookie's "
-                "value in X-CSRFToken; tools use an API key (Authorization: Bearer) instead.",
+                f"CSRF check failed ({reason}). Browser sessions send the token of the page "
+                '(<meta name="csrf-token">) or of GET /api/v1/auth/csrf in X-CSRFToken; tools '
+                "use an API key (Authorization: Bearer) instead.",
             ),
             status=403,
         )

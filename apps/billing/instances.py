@@ -29,7 +29,6 @@ from apps.cloud.services import BilledInstance, instance_upsert_from_bills
 # line is older than this is not billed any more, i.e. it is gone.
 ENDED_AFTER = timedelta(hours=6)
 INSTANCE_ID = re.compile(r"^ins-[0-9a-z]+$")
-COMPUTE = "v_cvm_compute"
 SECONDS_UNIT = "秒"
 _HOUR = timedelta(hours=1)
 
@@ -64,6 +63,7 @@ _NUMERALS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 
 _ZONE_NAME = re.compile(r"^(?P<city>.+?)(?P<number>[一二三四五六七八九十]+)区$")
 _REGION_NAME = re.compile(r"[（(](?P<city>[^）)]+)[）)]")
 _HARDWARE = re.compile(r"(?P<cpu>\d+)核(?P<memory>\d+)G")
+_FAMILY = re.compile(r"(?P<family>[A-Z][A-Z0-9]*\d[A-Za-z0-9]*)-\d+核")
 _GPUS = re.compile(r"(?P<count>\d+(?:\.\d+)?)\*(?P<model>[^*]+?)\s*$")
 
 
@@ -87,23 +87,19 @@ def region_and_zone(region_name: str, zone_name: str) -> tuple[str, str]:
     return region, ""
 
 
-def charge_type_of(action_type: str, pay_mode_name: str) -> str:
-    if "spot" in action_type:
-        return ChargeType.SPOTPAID
-    if action_type.startswith("prepay") or pay_mode_name == "包年包月":
-        return ChargeType.PREPAID
-    return ChargeType.POSTPAID_BY_HOUR
+def hardware_of(item_code: str, item_name: str, gpu_item_name: str = "") -> tuple[str, str, float]:
+    """(instance type, GPU model, GPU count) from a runtime component; "" / 0 when unknown.
 
-
-def hardware_of(item_code: str, item_name: str) -> tuple[str, str, float]:
-    """(instance type, GPU model, GPU count) from a compute component; "" / 0 when unknown.
-
-    The item code ends with the family (``sv_cvm_compute_gn7``) and the item name spells the
-    hardware (``运算组件-GPU计算型GN7-8核32G-1*T4``); the type is the one of the synced catalog
-    with that family, CPU and memory, if exactly one matches.
+    The item name spells the hardware (``运算组件-GPU计算型GN7-8核32G-1*T4``): the family is
+    the model name before the cores (``GN7``), else the item code's last word
+    (``sv_cvm_compute_gn7``); the type is the one of the synced catalog with that family, CPU
+    and memory, if exactly one matches. The GPUs (``1*T4``) may be spelled by another component
+    of the line (a GPU component of its own): ``gpu_item_name``.
     """
-    family = item_code.rsplit("_", 1)[-1] if item_code.startswith("sv_cvm_compute_") else ""
-    hardware, gpus = _HARDWARE.search(item_name), _GPUS.search(item_name)
+    named = _FAMILY.search(item_name)
+    family = named.group("family") if named else item_code.rsplit("_", 1)[-1]
+    hardware = _HARDWARE.search(item_name)
+    gpus = _GPUS.search(item_name) or _GPUS.search(gpu_item_name)
     gpu_model, gpu_count = (gpus.group("model"), float(gpus.group("count"))) if gpus else ("", 0.0)
     if not family or hardware is None:
         return "", gpu_model, gpu_count
@@ -148,9 +144,13 @@ def _lifetime(first: list[BillLine], last: list[BillLine]) -> tuple[datetime, da
 
 
 def _describe(resource_id: str, first: list[BillLine], last: list[BillLine]) -> BilledInstance:
-    latest = sorted(last, key=lambda row: row.component_code != COMPUTE)[0]
-    compute = next((row for row in [*last, *first] if row.component_code == COMPUTE), latest)
-    instance_type, gpu_model, gpu_count = hardware_of(compute.item_code, compute.item_name)
+    # The component that spells the hardware (CPU cores, memory, GPUs) names the instance best.
+    latest = sorted(last, key=lambda row: not _HARDWARE.search(row.item_name))[0]
+    compute = next((row for row in [*last, *first] if _HARDWARE.search(row.item_name)), latest)
+    gpu_row = next((row for row in [*last, *first] if _GPUS.search(row.item_name)), compute)
+    instance_type, gpu_model, gpu_count = hardware_of(
+        compute.item_code, compute.item_name, gpu_row.item_name
+    )
     region, zone = region_and_zone(latest.region_name, latest.zone_name)
     launched_at, ended_at = _lifetime(first, last)
     return BilledInstance(
@@ -161,7 +161,9 @@ def _describe(resource_id: str, first: list[BillLine], last: list[BillLine]) -> 
         instance_type=instance_type,
         gpu_model=gpu_model,
         gpu_count=gpu_count,
-        charge_type=charge_type_of(latest.action_type, latest.pay_mode_name),
+        charge_type=next(
+            (row.charge_type for row in last if row.charge_type), ChargeType.POSTPAID_BY_HOUR
+        ),
         tags=latest.tags or {},
         launched_at=launched_at,
         ended_at=ended_at,

@@ -11,7 +11,8 @@ from typing import TypedDict
 
 from django.db import models
 
-from apps.cloud.models import CloudAccount, Instance, Project
+from apps.billing import classify
+from apps.cloud.models import ChargeType, CloudAccount, Instance, Project
 from apps.core.models import OrganizationScopedModel
 
 
@@ -23,6 +24,25 @@ class _MoneyDigits(TypedDict):
 
 
 MONEY: _MoneyDigits = {"max_digits": 20, "decimal_places": 8}
+
+
+class ChargeCategory(models.TextChoices):
+    """What a line is (``apps.billing.classify``): FOCUS's ChargeCategory, refunds apart."""
+
+    USAGE = classify.USAGE, "Usage"
+    PURCHASE = classify.PURCHASE, "Purchase"
+    REFUND = classify.REFUND, "Refund"
+    CREDIT = classify.CREDIT, "Credit"
+    ADJUSTMENT = classify.ADJUSTMENT, "Adjustment"
+
+
+class ComponentClass(models.TextChoices):
+    """What a component pays for: runtime stops with STOP_CHARGING, storage and network don't."""
+
+    RUNTIME = classify.RUNTIME, "Runtime (CPU, memory, GPU)"
+    STORAGE = classify.STORAGE, "Storage (disks, snapshots)"
+    NETWORK = classify.NETWORK, "Network (bandwidth, public IPs)"
+    UNKNOWN = classify.UNKNOWN, "Unknown (priced as runtime)"
 
 
 class BillLine(OrganizationScopedModel):
@@ -65,6 +85,35 @@ class BillLine(OrganizationScopedModel):
     time_span = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
     time_unit = models.CharField(max_length=32, blank=True)
     tags = models.JSONField(default=dict, blank=True)
+    # What the line is, read from the bill's own words by ``apps.billing.classify`` at sync.
+    charge_type = models.CharField(
+        max_length=20,
+        blank=True,
+        choices=ChargeType.choices,
+        help_text="How the resource was bought, as the line says ('' when it says nothing).",
+    )
+    charge_category = models.CharField(
+        max_length=16, choices=ChargeCategory.choices, default=ChargeCategory.USAGE
+    )
+    component_class = models.CharField(
+        max_length=16, choices=ComponentClass.choices, default=ComponentClass.UNKNOWN
+    )
+    commitment = models.CharField(
+        max_length=2, blank=True, help_text="RI or SP when a commitment paid for the component."
+    )
+    cost_without_commitment = models.DecimalField(
+        **MONEY, null=True, blank=True, help_text="OriginalCostWithRI / OriginalCostWithSP."
+    )
+    single_price = models.DecimalField(
+        **MONEY, null=True, blank=True, help_text="SinglePrice: list unit price."
+    )
+    contract_price = models.DecimalField(
+        **MONEY, null=True, blank=True, help_text="ContractPrice: the unit price paid."
+    )
+    price_unit = models.CharField(max_length=32, blank=True, help_text="e.g. 元/小时.")
+    payer_uin = models.CharField(max_length=32, blank=True)
+    owner_uin = models.CharField(max_length=32, blank=True)
+    pay_time = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -11,7 +11,10 @@ more when the month changes, however long the gap, so its last hours are never l
 The bookkeeping lives in the bills ``SyncState.progress``::
 
     {"current_month": "2026-11",
-     "open_months": {"2026-10": {"read_on": "2026-11-03", "fingerprint": "3120:4711.12345678"}}}
+     "open_months": {"2026-10": {"read_on": "2026-11-03", "fingerprint": "3120:4711.12345678"}},
+     "charge_type_disagreements": {"2026-11": ["ins-..."]}}
+
+(the instances whose bill says another charge type than the inventory, per month read).
 
 After the months are read, instances only the bills name are learned from them
 (``apps.billing.instances``).
@@ -145,6 +148,14 @@ def sync_bill_months(
         with transaction.atomic():
             current = SyncState.objects.select_for_update().get(pk=state.pk)
             merged = {**(current.progress or {}), **bookkeeping}
+            # Counted where the account's sync state is shown: the months just read replace
+            # what earlier reads said of them.
+            disagreements = dict(merged.get("charge_type_disagreements") or {})
+            for result in results:
+                disagreements.pop(result.month, None)
+                if result.charge_type_disagreements:
+                    disagreements[result.month] = list(result.charge_type_disagreements)
+            merged["charge_type_disagreements"] = disagreements
             merged.pop("previous_month_synced_on", None)
             SyncState.objects.filter(pk=state.pk).update(progress=merged)
     # Lines attached to learned instances may be of any month (see bill_lines_learn_instances).

@@ -8,6 +8,7 @@ worker killed mid-month therefore leaves the previous state of the month, never 
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
@@ -15,11 +16,14 @@ from typing import Any
 
 from django.db import transaction
 
+from apps.billing import classify
 from apps.billing.models import BalanceSnapshot, BillLine
 from apps.billing.rollups import bill_days_refresh
-from apps.cloud.models import CloudAccount, Instance
+from apps.cloud.models import CloudAccount, Instance, InstanceSource
 from apps.cloud.projects import ProjectResolver
 from apps.cloud.providers.tencent.client import TencentClient
+
+logger = logging.getLogger(__name__)
 
 # Bill times come without a zone, in Beijing time (UTC+8, no daylight saving).
 BEIJING = timezone(timedelta(hours=8))
@@ -31,6 +35,9 @@ class BillsResult:
     month: str
     lines: int
     total: Decimal
+    charge_type_disagreements: tuple[str, ...] = ()
+    """Instances whose latest usage line of the month says another charge type than the
+    inventory's ``InstanceChargeType`` (logged; a conversion during the month is one cause)."""
 
     def __str__(self) -> str:
         return f"{self.month}: {self.lines:,} bill lines, {self.total.quantize(FEN):,}"
@@ -53,8 +60,27 @@ def _beijing(value: str) -> datetime:
     return datetime.strptime(value, "%Y-%m-%d %H:%M:%S").replace(tzinfo=BEIJING)
 
 
+def _optional_beijing(value: Any) -> datetime | None:
+    try:
+        return _beijing(value) if value else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _commitment_cost(component: dict[str, Any]) -> Decimal | None:
+    """What the component would have cost without its RI / savings plan, when it had one."""
+    for field in ("OriginalCostWithRI", "OriginalCostWithSP"):
+        value = _optional_decimal(component.get(field))
+        if value is not None and value != 0:
+            return value
+    return None
+
+
 def bill_lines_from(raw: dict[str, Any], **common: Any) -> list[BillLine]:
     tags = {tag["TagKey"]: tag["TagValue"] for tag in raw.get("Tags") or []}
+    # Line-level facts first: a spot line's disk component says nothing of spot by itself.
+    charge_type = classify.charge_type_of(raw)
+    charge_category = classify.charge_category_of(raw)
     lines = []
     for component in raw.get("ComponentSet") or []:
         lines.append(
@@ -86,6 +112,17 @@ def bill_lines_from(raw: dict[str, Any], **common: Any) -> list[BillLine]:
                 time_span=_optional_decimal(component.get("TimeSpan")),
                 time_unit=component.get("TimeUnitName") or "",
                 tags=tags,
+                charge_type=charge_type,
+                charge_category=charge_category,
+                component_class=classify.component_class_of(component),
+                commitment=classify.commitment_of(component),
+                cost_without_commitment=_commitment_cost(component),
+                single_price=_optional_decimal(component.get("SinglePrice")),
+                contract_price=_optional_decimal(component.get("ContractPrice")),
+                price_unit=component.get("PriceUnit") or "",
+                payer_uin=str(raw.get("PayerUin") or ""),
+                owner_uin=str(raw.get("OwnerUin") or ""),
+                pay_time=_optional_beijing(raw.get("PayTime")),
                 **common,
             )
         )
@@ -125,6 +162,16 @@ def sync_bills(account: CloudAccount, client: TencentClient, month: str) -> Bill
                     project=project,
                 )
             )
+        disagreements = charge_type_disagreements(rows)
+        if disagreements:
+            logger.warning(
+                "bills %s of account %s: the bill and the inventory disagree on the charge type"
+                " of %d instance(s): %s",
+                month,
+                account.pk,
+                len(disagreements),
+                ", ".join(disagreements[:20]),
+            )
         keys = {(r.bill_id, r.component_code, r.item_code) for r in rows}
         BillLine.objects.bulk_create(
             rows,
@@ -143,7 +190,37 @@ def sync_bills(account: CloudAccount, client: TencentClient, month: str) -> Bill
         BillLine.objects.filter(pk__in=stale).delete()
         # The month's instance-day rollup follows its lines in the same transaction.
         bill_days_refresh(account=account, months=[month, *{r.month for r in rows}])
-    return BillsResult(month=month, lines=len(rows), total=sum((r.cost for r in rows), Decimal(0)))
+    return BillsResult(
+        month=month,
+        lines=len(rows),
+        total=sum((r.cost for r in rows), Decimal(0)),
+        charge_type_disagreements=tuple(disagreements),
+    )
+
+
+def charge_type_disagreements(rows: list[BillLine]) -> list[str]:
+    """Resource ids of inventory instances whose latest usage line says another charge type.
+
+    The bill is what the money was charged as, so it decides every figure; the inventory's
+    ``InstanceChargeType`` is the cross-check. Only the latest usage line of each instance is
+    compared: an instance converted from subscription to pay-as-you-go has older lines of the
+    old type, rightly.
+    """
+    latest: dict[str, BillLine] = {}
+    for row in rows:
+        instance = row.instance
+        if instance is None or row.charge_category != classify.USAGE or not row.charge_type:
+            continue
+        if instance.source != InstanceSource.INVENTORY:
+            continue
+        known = latest.get(instance.provider_id)
+        if known is None or row.fee_begin_at > known.fee_begin_at:
+            latest[instance.provider_id] = row
+    return sorted(
+        provider_id
+        for provider_id, row in latest.items()
+        if row.instance is not None and row.charge_type != row.instance.charge_type
+    )
 
 
 def sync_balance(account: CloudAccount, client: TencentClient, *, now: datetime) -> BalanceSnapshot:

@@ -92,6 +92,11 @@ class SyncState(TimestampedModel):
 
     Claiming is one conditional UPDATE (``next_run_at <= now`` and no live lease), so two
     workers or a duplicate beat tick cannot run the same sync of an account at once.
+
+    ``backfilled_until`` is the moment the first successful run of the kind synced up to: what
+    it brought, the days and months before that moment, is *imported history* (the backfill of
+    a newly connected account), and what later runs bring is live. Alerts use it so a backfill
+    is reported once, not day by day (``apps.alerts.history``). Set once, by ``sync_release``.
     """
 
     account = models.ForeignKey(CloudAccount, on_delete=models.CASCADE, related_name="sync_states")
@@ -100,6 +105,11 @@ class SyncState(TimestampedModel):
     leased_until = models.DateTimeField(null=True, blank=True)
     last_started_at = models.DateTimeField(null=True, blank=True)
     last_success_at = models.DateTimeField(null=True, blank=True)
+    backfilled_until = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="What the first successful run synced up to: data before it was imported.",
+    )
     last_error = models.TextField(blank=True)
     progress = models.JSONField(
         default=dict, blank=True, help_text="Resumable cursor of a long sync."

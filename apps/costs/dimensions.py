@@ -11,8 +11,9 @@ report's groups always add up to the lines' total.
 - ``instance``: the instance's resource id (``ins-...``); ``instance_type``, ``gpu_model`` and
   ``region``: the instance's. A line without an instance takes its region from its own
   region/zone names.
-- ``charge_type``: how the line was billed (spot, subscription, pay-as-you-go), from the line,
-  not the instance's current charge type, which a conversion changes for the past too.
+- ``charge_type``: how the line was billed (spot, subscription, pay-as-you-go), as the bill
+  says it (``apps.billing.classify``), not the instance's current charge type, which a
+  conversion changes for the past too; the instance's only where the line says nothing.
 - ``phase``: not a column; see ``apps.costs.phases``.
 """
 
@@ -34,9 +35,9 @@ from django.db.models import (
     When,
 )
 from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Coalesce, NullIf
 
 from apps.billing.instances import CITY_REGIONS, region_and_zone
-from apps.cloud.models import ChargeType
 from apps.costs.params import TAG_PREFIX
 
 
@@ -50,16 +51,11 @@ class Dimension:
     filter: Callable[[frozenset[str]], Q]
 
 
-def _charge_type() -> Case:
-    # The SQL twin of ``apps.billing.instances.charge_type_of`` (a test keeps them in step).
-    return Case(
-        When(action_type__contains="spot", then=Value(ChargeType.SPOTPAID.value)),
-        When(
-            Q(action_type__startswith="prepay") | Q(pay_mode_name="包年包月"),
-            then=Value(ChargeType.PREPAID.value),
-        ),
-        default=Value(ChargeType.POSTPAID_BY_HOUR.value),
-        output_field=CharField(),
+def _charge_type() -> Coalesce:
+    # What the line says (``BillLine.charge_type``, read from the bill by
+    # ``apps.billing.classify``), else its instance's: an adjustment may name no pay mode.
+    return Coalesce(
+        NullIf(F("charge_type"), Value("")), F("instance__charge_type"), output_field=CharField()
     )
 
 

@@ -33,8 +33,7 @@ class CostDay(models.Model):
         "cloud.Project", null=True, on_delete=models.SET_NULL, related_name="+", db_index=False
     )
     currency = models.CharField(max_length=3)
-    action_type = models.CharField(max_length=64, blank=True)
-    pay_mode_name = models.CharField(max_length=64, blank=True)
+    charge_type = models.CharField(max_length=20, blank=True)
     region_name = models.CharField(max_length=64, blank=True)
     zone_name = models.CharField(max_length=64, blank=True)
     tags = models.JSONField(default=dict, blank=True)

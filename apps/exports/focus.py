@@ -28,7 +28,9 @@ from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from apps.billing.instances import charge_type_of, region_and_zone
+from apps.billing.classify import PRICED_AS_RUNTIME
+from apps.billing.instances import region_and_zone
+from apps.billing.models import ChargeCategory
 from apps.billing.sync import BEIJING
 from apps.cloud.models import ChargeType
 
@@ -49,7 +51,6 @@ PRICING_CATEGORIES = ("Standard", "Dynamic", "Committed", "Other")
 SERVICE_CATEGORY = "Compute"
 SERVICE_NAME = "Cloud Virtual Machine"
 RESOURCE_TYPE = "Virtual Machine"
-COMPUTE_COMPONENT = "v_cvm_compute"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -157,13 +158,11 @@ _region_and_zone = functools.lru_cache(maxsize=1024)(region_and_zone)
 
 def line_charge_type(row: Mapping[str, Any]) -> str:
     """The charge type the line was billed under (the bill decides; the instance fills gaps)."""
-    if row["action_type"] or row["pay_mode_name"]:
-        return charge_type_of(row["action_type"] or "", row["pay_mode_name"] or "")
-    return row["instance__charge_type"] or ChargeType.POSTPAID_BY_HOUR
+    return row["charge_type"] or row["instance__charge_type"] or ChargeType.POSTPAID_BY_HOUR
 
 
 def is_adjustment(row: Mapping[str, Any]) -> bool:
-    return (row["action_type"] or "").startswith("adjust")
+    return row["charge_category"] in (ChargeCategory.ADJUSTMENT, ChargeCategory.CREDIT)
 
 
 def _quantity(row: Mapping[str, Any], start: dt.datetime, end: dt.datetime) -> tuple[Decimal, str]:
@@ -203,7 +202,7 @@ def focus_row(row: Mapping[str, Any], gpu: GpuFigures) -> dict[str, Any]:
     region_id, zone_id = _region_and_zone(row["region_name"] or "", row["zone_name"] or "")
     quantity, unit = (None, None) if adjustment else _quantity(row, start, end)
     tags = merged_tags(row)
-    compute = row["component_code"] == COMPUTE_COMPONENT and row["instance_id"] is not None
+    compute = row["component_class"] in PRICED_AS_RUNTIME and row["instance_id"] is not None
     gpu_hours = None
     idle_cost = None
     if compute and not adjustment:

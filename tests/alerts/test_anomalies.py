@@ -60,13 +60,18 @@ def test_it_alerts_once_on_a_spend_jump_naming_the_instance(acme: Organization) 
     assert event.project == vision
     assert event.instance == runaway
     assert "Most of the rise is instance runaway (ins-runaway)" in event.message
-    # Recompute the project's line by hand from the evidence: 200 a day, MAD 0, 500 > 200 + 50.
+    # Recompute the project's line by hand from the evidence: 200 a day, MAD 0, so the spread
+    # is the floor, 10 % of the median (20 > 10.00): line 200 + 4 x 1.4826 x 20 = 318.61 < 500.
     baseline = event.evidence["baseline_values"]
     median = statistics.median(baseline)
     mad = statistics.median(abs(v - median) for v in baseline)
     assert (median, mad) == (200.0, 0.0)
     assert event.evidence["value"] == 500.0
-    assert event.evidence["alert_line"] == pytest.approx(median + 4 * MAD_TO_SIGMA * mad)
+    spread = max(
+        mad, event.evidence["mad_floor_pct"] / 100 * median, event.evidence["mad_floor_min"]
+    )
+    assert event.evidence["spread"] == pytest.approx(20.0)
+    assert event.evidence["alert_line"] == pytest.approx(median + 4 * MAD_TO_SIGMA * spread)
 
 
 def test_it_does_not_alert_within_the_noise_or_under_the_minimum(acme: Organization) -> None:
@@ -114,3 +119,128 @@ def test_it_alerts_on_idle_gpu_hours_far_above_normal(acme: Organization) -> Non
     assert event.evidence["value"] == 12.0
     assert event.evidence["baseline_median"] == 1.0
     assert "Idle GPU-hours of instance box (ins-box)" in event.title
+
+
+@pytest.mark.parametrize(("yesterday", "alerts"), [("1100", False), ("1700", True)])
+def test_it_does_not_alert_on_a_tiny_rise_of_a_flat_series_but_does_on_a_big_one(
+    acme: Organization, yesterday: str, alerts: bool
+) -> None:
+    account = make_account(acme)
+    flat = make_instance(account, "flat")  # no project: judged on its own
+    for day in baseline_days():
+        daily_spend(account, flat, None, {day: "1000"})
+    daily_spend(account, flat, None, {YESTERDAY: yesterday})
+
+    raised = anomalies_evaluate(organization=acme, as_of=AS_OF)
+
+    # MAD 0: without a floor the line is the median itself, and 1,100 (100.00 above it, over
+    # the 50.00 minimum) would alert. The floor, with the default settings, is 10 % of the
+    # median or 10.00, whichever is more: spread 100, line 1,000 + 4 x 1.4826 x 100 = 1,593.04.
+    assert [e.instance for e in raised] == ([flat] if alerts else [])
+    if alerts:
+        figures = raised[0].evidence
+        assert (figures["baseline_median"], figures["baseline_mad"]) == (1000.0, 0.0)
+        assert (figures["mad_floor_pct"], figures["mad_floor_min"]) == (10.0, 10.0)
+        spread = max(
+            figures["baseline_mad"],
+            figures["mad_floor_pct"] / 100 * figures["baseline_median"],
+            figures["mad_floor_min"],
+        )
+        assert figures["spread"] == spread == 100.0
+        assert figures["alert_line"] == pytest.approx(1000 + 4 * MAD_TO_SIGMA * 100)
+        assert figures["alert_line"] == pytest.approx(1593.04)
+        assert "spread = max(baseline_mad" in figures["formula"]
+        assert "against a median of 1,000.00 CNY over the 30 days with data" in raised[0].message
+        assert "spread 100.00, the MAD 0.00 or its floor" in raised[0].message
+
+
+def test_it_draws_the_floor_from_the_organizations_settings(acme: Organization) -> None:
+    from apps.alerts.services import alert_settings_update
+
+    account = make_account(acme)
+    flat = make_instance(account, "flat")
+    for day in baseline_days():
+        daily_spend(account, flat, None, {day: "1000"})
+    daily_spend(account, flat, None, {YESTERDAY: "1100"})
+    # 1 % of the median: spread 10, line 1,059.30, so 1,100 is an anomaly now.
+    alert_settings_update(organization=acme, anomaly_mad_floor_pct=1.0)
+
+    (event,) = anomalies_evaluate(organization=acme, as_of=AS_OF)
+
+    assert event.evidence["spread"] == 10.0
+    assert event.evidence["alert_line"] == pytest.approx(1000 + 4 * MAD_TO_SIGMA * 10)
+
+
+def test_it_counts_spend_only_from_the_first_billed_day(acme: Organization) -> None:
+    account = make_account(acme)
+    new = make_instance(account, "new")
+    # Billed for 10 days only (launched then): 100 a day. The 20 days before are not zeros.
+    for day in baseline_days()[-10:]:
+        daily_spend(account, new, None, {day: "100"})
+    daily_spend(account, new, None, {YESTERDAY: "150"})
+
+    # With zeros the median was 0 and 150 alerted; over its 10 days the line is 159.30.
+    assert anomalies_evaluate(organization=acme, as_of=AS_OF) == []
+
+    daily_spend(account, new, None, {YESTERDAY: "60"})  # 210 yesterday: above 159.30
+    (event,) = anomalies_evaluate(organization=acme, as_of=AS_OF)
+    assert event.evidence["baseline_days_with_data"] == 10
+    assert event.evidence["baseline_values"] == [100.0] * 10
+    assert event.evidence["baseline_first_day"] == baseline_days()[-10].isoformat()
+
+
+def test_it_counts_a_day_without_the_subjects_lines_as_zero_once_it_was_billed(
+    acme: Organization,
+) -> None:
+    account = make_account(acme)
+    steady = make_instance(account, "steady")
+    weekly = make_instance(account, "weekly")
+    for n, day in enumerate(baseline_days()):
+        daily_spend(account, steady, None, {day: "100"})
+        if n % 3 == 0:  # billed one day in three; stopped (nothing billed) the others
+            daily_spend(account, weekly, None, {day: "300"})
+    daily_spend(account, steady, None, {YESTERDAY: "100"})
+    daily_spend(account, weekly, None, {YESTERDAY: "300"})
+
+    (event,) = anomalies_evaluate(organization=acme, as_of=AS_OF)
+
+    # The days it was not billed, while the organization's bills were there, are zeros.
+    assert event.instance == weekly
+    assert event.evidence["baseline_days_with_data"] == 30
+    assert event.evidence["baseline_median"] == 0.0
+
+
+def test_it_leaves_days_without_analysis_out_of_the_idle_baseline(acme: Organization) -> None:
+    account = make_account(acme)
+    box = make_instance(account, "box")  # one card
+    # Only the last 10 of the 30 days were analysed (the rest never was): 6 idle hours each.
+    for day in baseline_days()[-10:]:
+        idle_day(box, day, 6)
+    idle_day(box, YESTERDAY, 8)
+
+    # Counted as zeros, the 20 days without analysis made the median 0 and 8 hours alerted.
+    # Over the 10 analysed days: median 6, spread max(0, 10 % x 6, 0.5) = 0.6, line 9.56.
+    assert anomalies_evaluate(organization=acme, as_of=AS_OF) == []
+
+    PhaseDay.objects.filter(instance=box, day=YESTERDAY).delete()
+    idle_day(box, YESTERDAY, 14)
+    (event,) = anomalies_evaluate(organization=acme, as_of=AS_OF)
+
+    assert event.evidence["metric"] == "idle_gpu_hours"
+    assert event.evidence["value"] == 14.0
+    assert event.evidence["baseline_days_with_data"] == 10
+    assert event.evidence["baseline_values"] == [6.0] * 10
+    assert event.evidence["alert_line"] == pytest.approx(6 + 4 * MAD_TO_SIGMA * 0.6, abs=1e-4)
+
+
+def test_it_needs_seven_days_with_data_to_judge(acme: Organization) -> None:
+    account = make_account(acme)
+    box = make_instance(account, "box")
+    # Six days with data among the 30: not judged, however far above them yesterday is.
+    for day in baseline_days()[-6:]:
+        idle_day(box, day, 1)
+        daily_spend(account, box, None, {day: "10"})
+    idle_day(box, YESTERDAY, 12)
+    daily_spend(account, box, None, {YESTERDAY: "1000"})
+
+    assert anomalies_evaluate(organization=acme, as_of=AS_OF) == []

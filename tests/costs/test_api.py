@@ -56,7 +56,10 @@ def lines(acme: Organization) -> list[BillLine]:
                     resource_id=instance.provider_id,
                     instance=instance,
                     project=instance.project,
-                    action_type="spotpay_deduct_h" if n == 5 else "postpay_deduct_h",
+                    # What the bills sync reads off the line's words (apps.billing.classify).
+                    action_type_name="竞价实例小时结" if n == 5 else "按量计费小时结",
+                    charge_type="SPOTPAID" if n == 5 else "POSTPAID_BY_HOUR",
+                    component_class="runtime",
                     fee_begin_at=begin,
                     fee_end_at=begin + dt.timedelta(minutes=59, seconds=59),
                     list_cost=Decimal("9.5"),

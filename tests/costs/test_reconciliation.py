@@ -10,7 +10,6 @@ from decimal import Decimal
 import pytest
 from rest_framework.test import APIClient
 
-from apps.billing.instances import charge_type_of
 from apps.billing.models import BillLine
 from apps.billing.selectors import cost_total, cost_totals
 from tests.costs.conftest import MONTH
@@ -68,10 +67,12 @@ def test_it_allocates_each_group_to_the_bill_lines_it_names(
     assert Decimal(body["unallocated"]["cost"]) == unallocated
     assert sum(Decimal(r["cost"]) for r in body["unallocated"]["by_reason"]) == unallocated
 
-    # charge_type is read off each line as the bills sync reads it (charge_type_of).
+    # charge_type is how the simulator billed each instance (its fleet's charge type), whatever
+    # codes its lines carry.
+    _account, simulator = billed
     expected: dict[str, Decimal] = defaultdict(Decimal)
-    for action, pay_mode, cost in month_lines.values_list("action_type", "pay_mode_name", "cost"):
-        expected[charge_type_of(action, pay_mode)] += cost
+    for resource_id, cost in month_lines.values_list("resource_id", "cost"):
+        expected[simulator.cloud.fleet.get(resource_id).charge_type] += cost
     body = alice_client.get(
         "/api/v1/costs",
         {"start": f"{MONTH}-01", "end": f"{MONTH}-31", "group_by": "charge_type"},

@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
-from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import pytest
 from django.conf import settings
 
-if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+# ARTIFACTS: the browser tests import it from here.
+from tests.e2e.demo_session import ARTIFACTS, DESKTOP, DemoServer, sign_in  # noqa: F401
 
-ARTIFACTS = Path(__file__).parent / "artifacts"
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize
+
 CHROMIUM_FLAGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -94,3 +96,64 @@ def own_base_url(live_server: object) -> str:
     if os.environ.get("E2E_BASE_URL"):
         pytest.skip("sets up its own data; a running demo (E2E_BASE_URL) has its own database")
     return live_server.url  # type: ignore[attr-defined]
+
+
+# --- the demo of a module: it defines ``demo_server`` (tests/e2e/demo_session.py) ------------
+
+
+@pytest.fixture
+def demo_database(django_db_blocker: Any, demo_server: DemoServer) -> Iterator[None]:
+    """The tests read and write the demo's rows directly (committed: the server sees them).
+
+    A module of demo tests uses it for every test: ``pytest.mark.usefixtures("demo_database")``."""
+    with django_db_blocker.unblock():
+        yield
+
+
+@pytest.fixture(scope="module")
+def owner_state(browser: Browser, demo_server: DemoServer) -> dict[str, Any]:
+    """The demo owner's signed-in session (cookies), reused by the tests that are not about signing in."""
+    context = browser.new_context(viewport=DESKTOP)
+    try:
+        page = context.new_page()
+        sign_in(page, demo_server.url, demo_server.demo.email, demo_server.demo.password)
+        return context.storage_state()  # type: ignore[return-value]
+    finally:
+        context.close()
+
+
+OpenContext = Callable[..., "BrowserContext"]
+
+
+@pytest.fixture
+def open_context(browser: Browser, demo_server: DemoServer) -> Iterator[OpenContext]:
+    """Opens browser contexts whose every request must go to the live server, or the test fails."""
+    server = urlsplit(demo_server.url).netloc
+    contexts: list[BrowserContext] = []
+    foreign: list[str] = []
+
+    def on_request(request: Any) -> None:
+        parts = urlsplit(request.url)
+        # data:, blob: and about: never leave the browser; anything with a host must be ours.
+        if parts.scheme in {"http", "https", "ws", "wss"} and parts.netloc != server:
+            foreign.append(f"{request.method} {request.url} (from {request.frame.url})")
+
+    def open_(*, viewport: ViewportSize = DESKTOP, state: Any = None) -> BrowserContext:
+        context = browser.new_context(viewport=viewport, storage_state=state)
+        # A page's requests reach its context's "request" event: this guard covers every page
+        # (and popup) of every context of the test.
+        context.on("request", on_request)
+        contexts.append(context)
+        return context
+
+    yield open_
+    for context in contexts:
+        context.close()
+    if foreign:
+        pytest.fail("A page asked another host than the server:\n" + "\n".join(foreign))
+
+
+@pytest.fixture
+def owner_page(open_context: OpenContext, owner_state: dict[str, Any]) -> Page:
+    """A page of the signed-in demo owner, in a guarded context."""
+    return open_context(state=owner_state).new_page()

@@ -14,78 +14,43 @@ tests/e2e/artifacts/.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 import pytest
-from django.core.management import call_command
-from django.db import connection, connections
-from django.db.backends.base.creation import TEST_DATABASE_PREFIX
-from django.test.utils import setup_databases, teardown_databases
 from playwright.sync_api import expect
-from pytest_django.live_server_helper import LiveServer
 
 from apps.cloud.models import CloudAccount
-from apps.cloud.providers.tencent.simulator import DEFAULT_SECRET_ID, SimulatorServer
+from apps.cloud.providers.tencent.simulator import DEFAULT_SECRET_ID
 from apps.recommendations.models import Recommendation
-from tests.e2e.conftest import ARTIFACTS
-from tests.e2e.demo import (
-    VIEWER_EMAIL,
-    VIEWER_PASSWORD,
-    Demo,
-    add_viewer,
-    build_demo,
-    start_simulator,
+from tests.e2e.conftest import OpenContext
+from tests.e2e.demo import VIEWER_EMAIL, VIEWER_PASSWORD, Demo, add_viewer
+from tests.e2e.demo_session import (
+    WAIT_MS,
+    DemoServer,
+    serve_demo,
+    settled,
+    shoot,
+    sign_in,
+    wait_drawn,
 )
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize
+    from playwright.sync_api import Browser, Page, ViewportSize
 
 pytestmark = [
     pytest.mark.e2e,
     # One worker builds the demo once and runs every test of the module against it.
     pytest.mark.xdist_group("e2e-demo"),
+    pytest.mark.usefixtures("demo_database"),
 ]
 
-DESKTOP: ViewportSize = {"width": 1280, "height": 800}
 TABLET_PORTRAIT: ViewportSize = {"width": 768, "height": 1024}
 TABLET_LANDSCAPE: ViewportSize = {"width": 1024, "height": 768}
-# Generous: a shared 2-core CI machine runs the whole suite beside the browser.
-WAIT_MS = 30_000
 OVERVIEW_CHARTS = ("spend-over-time", "phase-breakdown", "fleet-heatmap")
-
-
-class DemoServer:
-    def __init__(self, url: str, demo: Demo, simulator: SimulatorServer) -> None:
-        self.url = url
-        self.demo = demo
-        self.simulator = simulator
-
-
-@contextlib.contextmanager
-def _test_database() -> Iterator[None]:
-    """Make sure the demo goes into the test database, never the one DATABASE_URL names.
-
-    pytest-django creates the test database only for aliases its collected tests ask for (a
-    ``django_db`` mark, ``db`` or ``live_server``). This module's tests use a module fixture
-    instead, so when the module runs alone nobody has asked: create it here then."""
-    name = str(connection.settings_dict["NAME"])
-    if name == connection.settings_dict["TEST"].get("NAME") or name.startswith(
-        TEST_DATABASE_PREFIX
-    ):
-        yield  # the suite's other tests had it set up
-        return
-    config = setup_databases(verbosity=0, interactive=False, aliases={"default": True})
-    try:
-        yield
-    finally:
-        connections.close_all()
-        teardown_databases(config, verbosity=0)
 
 
 @pytest.fixture(scope="module")
@@ -94,123 +59,14 @@ def demo_server(
 ) -> Iterator[DemoServer]:
     """The demo organization on the test database, served by a live server of this module."""
     # ``browser`` first: without Chromium or the built front-end there is nothing to build for.
-    with django_db_blocker.unblock(), _test_database():
-        simulator = start_simulator()
-        server: LiveServer | None = None
-        try:
-            demo = build_demo(simulator.endpoint)
-            server = LiveServer("localhost")
-            server._live_server_modified_settings.enable()
-            yield DemoServer(server.url, demo, simulator)
-        finally:
-            if server is not None:
-                server._live_server_modified_settings.disable()
-                server.stop()
-            simulator.stop()
-            # Leave the database as a transactional test leaves it: empty, for the next module.
-            connections.close_all()
-            call_command("flush", interactive=False, verbosity=0)
-
-
-@pytest.fixture(autouse=True)
-def _database(django_db_blocker: Any, demo_server: DemoServer) -> Iterator[None]:
-    """The tests read and write the demo's rows directly (committed: the server sees them)."""
-    with django_db_blocker.unblock():
-        yield
-
-
-@pytest.fixture(scope="module")
-def owner_state(browser: Browser, demo_server: DemoServer) -> dict[str, Any]:
-    """The demo owner's signed-in session (cookies), reused by the tests that are not about signing in."""
-    context = browser.new_context(viewport=DESKTOP)
-    try:
-        page = context.new_page()
-        sign_in(page, demo_server.url, demo_server.demo.email, demo_server.demo.password)
-        return context.storage_state()  # type: ignore[return-value]
-    finally:
-        context.close()
-
-
-OpenContext = Callable[..., "BrowserContext"]
+    with serve_demo(django_db_blocker) as server:
+        yield server
 
 
 @pytest.fixture
-def open_context(browser: Browser, demo_server: DemoServer) -> Iterator[OpenContext]:
-    """Opens browser contexts whose every request must go to the live server, or the test fails."""
-    server = urlsplit(demo_server.url).netloc
-    contexts: list[BrowserContext] = []
-    foreign: list[str] = []
-
-    def on_request(request: Any) -> None:
-        parts = urlsplit(request.url)
-        # data:, blob: and about: never leave the browser; anything with a host must be ours.
-        if parts.scheme in {"http", "https", "ws", "wss"} and parts.netloc != server:
-            foreign.append(f"{request.method} {request.url} (from {request.frame.url})")
-
-    def open_(*, viewport: ViewportSize = DESKTOP, state: Any = None) -> BrowserContext:
-        context = browser.new_context(viewport=viewport, storage_state=state)
-        # A page's requests reach its context's "request" event: this guard covers every page
-        # (and popup) of every context of the test.
-        context.on("request", on_request)
-        contexts.append(context)
-        return context
-
-    yield open_
-    for context in contexts:
-        context.close()
-    if foreign:
-        pytest.fail("A page asked another host than the server:\n" + "\n".join(foreign))
-
-
-@pytest.fixture
-def page(open_context: OpenContext, owner_state: dict[str, Any]) -> Page:
+def page(owner_page: Page) -> Page:
     """A page of the signed-in demo owner (overrides the conftest's unguarded page)."""
-    return open_context(state=owner_state).new_page()
-
-
-def sign_in(page: Page, base_url: str, email: str, password: str) -> None:
-    page.goto(f"{base_url}/login")
-    page.fill("#email", email)
-    page.fill("#password", password)
-    page.get_by_role("button", name="Sign in").click()
-    page.locator(".topbar .user-email").wait_for(timeout=WAIT_MS)
-
-
-def shoot(page: Page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-
-
-def settled(page: Page) -> None:
-    """Wait until the page has its data: no request in flight and no loading skeleton left."""
-    page.wait_for_load_state("networkidle", timeout=WAIT_MS)
-    page.locator("main h1").first.wait_for(timeout=WAIT_MS)
-    page.wait_for_function(
-        "!document.querySelector('main [aria-busy=\"true\"], main .skeleton, main .spinner')",
-        timeout=WAIT_MS,
-    )
-
-
-def painted_pixels(page: Page, chart: str) -> int:
-    """How many pixels of the chart's canvas are not transparent (0: nothing drawn)."""
-    count = page.evaluate(
-        """(name) => {
-            const canvas = document.querySelector(`[data-chart="${name}"] canvas`);
-            if (!canvas || !canvas.width || !canvas.height) return 0;
-            const ctx = canvas.getContext('2d');
-            const data = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
-            let painted = 0;
-            for (let i = 3; i < data.length; i += 4) if (data[i] !== 0) painted += 1;
-            return painted;
-        }""",
-        chart,
-    )
-    return int(count)
-
-
-def wait_drawn(page: Page, chart: str) -> None:
-    page.locator(f'[data-chart="{chart}"][data-drawn="true"]').wait_for(timeout=WAIT_MS)
-    assert painted_pixels(page, chart) > 0, f"the {chart} chart's canvas is blank"
+    return owner_page
 
 
 def first_listed_recommendation(page: Page, demo: Demo) -> Recommendation:
@@ -244,10 +100,7 @@ def test_the_overview_shows_spend_charts_and_top_recommendations(
     local = dt.datetime.now(ZoneInfo(demo_server.demo.organization.timezone))
     if local.day == 1 and local.hour < 1:
         pytest.skip("the first hour of the month has no settled bill yet")
-    page.wait_for_function(
-        "/[1-9]/.test(document.querySelector('[data-testid=\"mtd-spend\"]').innerText)",
-        timeout=WAIT_MS,
-    )
+    expect(mtd).to_have_text(re.compile(r"[1-9]"), timeout=WAIT_MS)
     for chart in OVERVIEW_CHARTS:
         wait_drawn(page, chart)
     top = page.get_by_test_id("top-recommendations")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import pytest
 from django.core.cache import cache
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+from playwright.sync_api import expect
 
 from apps.accounts.models import User
 from apps.cloud.models import CloudAccount, Instance, SyncState
@@ -169,10 +170,7 @@ def test_it_signs_up_confirms_connects_and_sees_progress_then_costs(
     page.screenshot(path=str(ARTIFACTS / "onboarding-progress.png"), full_page=True)
 
     inventory = page.get_by_test_id("progress-inventory")
-    page.wait_for_function(
-        "document.querySelector('[data-testid=progress-inventory]').dataset.phase === 'done'",
-        timeout=60_000,
-    )
+    expect(inventory).to_have_attribute("data-phase", "done", timeout=60_000)
     assert "instances" in inventory.inner_text()
     assert Instance.objects.filter(organization=account.organization).exists()
 

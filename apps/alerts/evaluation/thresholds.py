@@ -15,17 +15,24 @@ While it holds, one ``AlertEvent`` stays open per (rule, instance) (a partial un
 constraint), so re-evaluating every few minutes alerts once. When it clears, or the instance
 stops running, the open event is closed by a conditional UPDATE and one recovery notice is
 raised for it.
+
+A condition whose judged minutes end before the metrics' boundary of imported history (the
+minutes a backfill brought, ``apps.alerts.evaluation.history``) was seen in the imported
+history: its alert is recorded, open as usual, and sent to nobody (the history summary
+reports it), and so is its recovery. A condition the live minutes show alerts as usual.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from typing import cast
 
 import numpy as np
 from django.db import IntegrityError, transaction
 from django.utils import translation
 
 from apps.accounts.models import Organization
+from apps.alerts.evaluation.history import history_boundary
 from apps.alerts.models import AlertEvent, AlertKind, Comparison, Severity, ThresholdRule
 from apps.alerts.services import alert_event_raise, threshold_rules_ensure_defaults
 from apps.alerts.wording import rule_description
@@ -76,6 +83,7 @@ def thresholds_evaluate(*, organization: Organization, as_of: dt.datetime) -> li
     threshold_rules_ensure_defaults(organization)
     raised: list[AlertEvent] = []
     end = as_of.replace(second=0, microsecond=0)
+    history_until = history_boundary(organization, as_of=as_of).metrics
     rules = ThresholdRule.objects.for_organization(organization).filter(enabled=True)
     for rule in rules:
         instances = Instance.objects.for_organization(organization).filter(
@@ -95,7 +103,11 @@ def thresholds_evaluate(*, organization: Organization, as_of: dt.datetime) -> li
         for row, instance in enumerate(by_id.values()):
             verdict, evidence = judge(minutes[row], rule)
             if verdict == "breach":
-                event = _open(rule, instance, evidence, as_of)
+                # The minute after the last one judged (``end`` is the window's exclusive end).
+                after_last = cast(int, evidence["minutes_before_now_of_last_point"])
+                seen_until = end - dt.timedelta(minutes=after_last)
+                imported = history_until is not None and seen_until <= history_until
+                event = _open(rule, instance, evidence, as_of, imported=imported)
                 if event is not None:
                     raised.append(event)
             elif verdict == "clear":
@@ -125,7 +137,12 @@ def _describe(rule: ThresholdRule) -> str:
 
 
 def _open(
-    rule: ThresholdRule, instance: Instance, evidence: dict[str, object], as_of: dt.datetime
+    rule: ThresholdRule,
+    instance: Instance,
+    evidence: dict[str, object],
+    as_of: dt.datetime,
+    *,
+    imported: bool = False,
 ) -> AlertEvent | None:
     if AlertEvent.objects.filter(
         kind=AlertKind.THRESHOLD, rule=rule, instance=instance, resolved_at__isnull=True
@@ -143,6 +160,7 @@ def _open(
                 rule=rule,
                 instance=instance,
                 project_id=instance.project_id,
+                imported=imported,
                 evidence={"rule": _describe(rule), **evidence},
             )
     except IntegrityError:
@@ -181,6 +199,8 @@ def _close(
                     instance=instance,
                     project_id=instance.project_id,
                     recovery_of=event,
+                    # Nobody was told the imported one opened: nor that it closed.
+                    imported=event.imported,
                     evidence={"rule": _describe(rule), **evidence},
                 )
             )

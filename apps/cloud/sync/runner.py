@@ -89,7 +89,8 @@ def sync_release(
 ) -> None:
     """Give the lease back and schedule the next run; ``success_at`` records a success.
 
-    ``as_of`` is the moment a successful run synced up to (default: ``success_at``); when the
+    ``as_of`` is the moment a successful run synced up to (default: ``success_at``); the first
+    success records it as ``backfilled_until`` (the end of the imported history), and when the
     run completes an account's backfill, ``backfill_completed`` carries it, so the analysis it
     starts covers the synced data (a replay's as well as a live sync's).
     """
@@ -101,15 +102,14 @@ def sync_release(
     if success_at is not None:
         changes["last_success_at"] = success_at
     rows = SyncState.objects.filter(account_id=account_id, kind=kind)
-    first_success = (
-        success_at is not None
-        and kind in BACKFILL_KINDS
-        and rows.filter(last_success_at__isnull=True).exists()
-    )
+    first_success = success_at is not None and rows.filter(last_success_at__isnull=True).exists()
+    if first_success:
+        # The first run read the past: everything before this moment is imported history.
+        changes["backfilled_until"] = as_of or success_at
     # Committed before the other kind is looked at (not one transaction): when the two kinds
     # finish at once on two workers, the later look then sees both, so one of them announces.
     rows.update(**changes)
-    if first_success:
+    if first_success and kind in BACKFILL_KINDS:
         _announce_if_backfilled(account_id, as_of=as_of or success_at or timezone.now())
 
 

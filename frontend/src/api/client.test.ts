@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ApiError, api, setUnauthenticatedHandler } from './client';
+import { ApiError, api, resetCsrfToken, setUnauthenticatedHandler } from './client';
 import { CSRF, mockApi, NOT_AUTHENTICATED } from '../test/mockApi';
 
 describe('api client', () => {
@@ -23,14 +23,37 @@ describe('api client', () => {
     expect(server.find('GET', '/api/v1/auth/csrf')[0]!.credentials).toBe('same-origin');
   });
 
-  it('uses the csrftoken cookie when there is one, without asking the endpoint', async () => {
-    document.cookie = 'csrftoken=cookie-token; path=/';
-    const server = mockApi({ 'DELETE /api/v1/api-keys/5': { status: 204 } });
+  it("sends the page's token (Django's <meta name=\"csrf-token\">), without asking the endpoint", async () => {
+    document.head.insertAdjacentHTML('beforeend', '<meta name="csrf-token" content="token-of-the-page">');
+    const server = mockApi({ 'DELETE /api/v1/api-keys/5': { status: 204 }, 'DELETE /api/v1/api-keys/6': { status: 204 } });
+
+    await api.delete('/api/v1/api-keys/5');
+    await api.delete('/api/v1/api-keys/6');
+
+    expect(server.find('GET', '/api/v1/auth/csrf')).toHaveLength(0);
+    expect(server.find('DELETE', '/api/v1/api-keys/5')[0]!.headers['x-csrftoken']).toBe('token-of-the-page');
+    expect(server.find('DELETE', '/api/v1/api-keys/6')[0]!.headers['x-csrftoken']).toBe('token-of-the-page');
+  });
+
+  it("asks the endpoint once a sign-in rotated the token: the page's is the old one", async () => {
+    document.head.insertAdjacentHTML('beforeend', '<meta name="csrf-token" content="token-of-the-page">');
+    const server = mockApi({ 'GET /api/v1/auth/csrf': CSRF, 'DELETE /api/v1/api-keys/5': { status: 204 } });
+
+    resetCsrfToken();
+    await api.delete('/api/v1/api-keys/5');
+
+    expect(server.find('GET', '/api/v1/auth/csrf')).toHaveLength(1);
+    expect(server.find('DELETE', '/api/v1/api-keys/5')[0]!.headers['x-csrftoken']).toBe('csrf-from-endpoint');
+    expect(document.querySelector('meta[name="csrf-token"]')).toBeNull();
+  });
+
+  it('never reads a csrftoken cookie (the real one is HttpOnly; a readable one is not ours)', async () => {
+    document.cookie = 'csrftoken=planted-by-a-script; path=/';
+    const server = mockApi({ 'GET /api/v1/auth/csrf': CSRF, 'DELETE /api/v1/api-keys/5': { status: 204 } });
 
     await api.delete('/api/v1/api-keys/5');
 
-    expect(server.find('GET', '/api/v1/auth/csrf')).toHaveLength(0);
-    expect(server.find('DELETE', '/api/v1/api-keys/5')[0]!.headers['x-csrftoken']).toBe('cookie-token');
+    expect(server.find('DELETE', '/api/v1/api-keys/5')[0]!.headers['x-csrftoken']).toBe('csrf-from-endpoint');
   });
 
   it('does not send X-CSRFToken on GET', async () => {

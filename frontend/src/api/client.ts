@@ -2,8 +2,9 @@
  * Small fetch wrapper for the GPU Ledger API.
  *
  * - Same-origin cookies (Django session).
- * - Unsafe methods carry X-CSRFToken; the token comes from the `csrftoken` cookie, and when there is
- *   none yet, from GET /api/v1/auth/csrf (which sets the cookie and returns {"csrfToken": ...}).
+ * - Unsafe methods carry X-CSRFToken. The CSRF cookie is HttpOnly (no script, ours or injected, reads it):
+ *   the token comes from the page (Django writes it into index.html as <meta name="csrf-token">), and once
+ *   a sign-in rotated it, from GET /api/v1/auth/csrf (which returns {"csrfToken": ...}).
  * - Every error is turned into an ApiError following the API's single error format
  *   {"error": {"code", "message", "fields": {field: [messages]}}}.
  * - 401/403 with code `not_authenticated` calls the registered handler (the app redirects to /login).
@@ -12,7 +13,7 @@
 import { i18n } from '../i18n';
 
 export const API_BASE = '/api/v1';
-const CSRF_COOKIE = 'csrftoken';
+const CSRF_META = 'meta[name="csrf-token"]';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 
 export type FieldErrors = Record<string, string[]>;
@@ -62,20 +63,21 @@ export function latestRequestSeq(): number {
   return lastRequestSeq;
 }
 
-let csrfTokenFromEndpoint: string | null = null;
+let csrfToken: string | null = null;
 
-export function readCookie(name: string): string | null {
-  if (typeof document === 'undefined' || !document.cookie) return null;
-  for (const part of document.cookie.split(';')) {
-    const [rawKey, ...rest] = part.trim().split('=');
-    if (rawKey === name) return decodeURIComponent(rest.join('='));
-  }
-  return null;
+/** The token the page was served with, if it has one (the Vite dev server's page has none). */
+function pageCsrfToken(): string | null {
+  if (typeof document === 'undefined') return null;
+  return document.querySelector<HTMLMetaElement>(CSRF_META)?.content || null;
 }
 
-/** Forget the cached token: Django rotates it on login and logout. */
+/**
+ * Forget the token: Django rotates it on login and logout. The page's token is removed with it, since it
+ * is the old one; the next unsafe request asks /auth/csrf.
+ */
 export function resetCsrfToken(): void {
-  csrfTokenFromEndpoint = null;
+  csrfToken = null;
+  if (typeof document !== 'undefined') document.querySelector(CSRF_META)?.remove();
 }
 
 async function fetchCsrfToken(): Promise<string> {
@@ -86,15 +88,16 @@ async function fetchCsrfToken(): Promise<string> {
   });
   if (!response.ok) throw await toApiError(response);
   const body = (await parseJson(response)) as { csrfToken?: unknown } | null;
-  const token = readCookie(CSRF_COOKIE) ?? (typeof body?.csrfToken === 'string' ? body.csrfToken : null);
+  const token = typeof body?.csrfToken === 'string' && body.csrfToken ? body.csrfToken : null;
   if (!token) throw new ApiError(response.status, 'csrf_unavailable', i18n.t('apiError.csrf'));
-  csrfTokenFromEndpoint = token;
+  csrfToken = token;
   return token;
 }
 
-/** The CSRF token to send: the cookie when readable, else one fetched from /auth/csrf. */
+/** The CSRF token to send: the one in use, else the page's, else one fetched from /auth/csrf. */
 export async function ensureCsrfToken(): Promise<string> {
-  return readCookie(CSRF_COOKIE) ?? csrfTokenFromEndpoint ?? (await fetchCsrfToken());
+  csrfToken ??= pageCsrfToken();
+  return csrfToken ?? (await fetchCsrfToken());
 }
 
 async function safeFetch(url: string, init: RequestInit): Promise<Response> {

@@ -1221,6 +1221,10 @@ export interface components {
             /** Format: date-time */
             resolved_at?: string | null;
             recovery_of?: number | null;
+            /** @description About history a backfill imported: sent to nobody, reported by `summary`. */
+            readonly imported: boolean;
+            /** @description The alert (kind history) that reported this imported one, if any. */
+            readonly summary: number | null;
             readonly deliveries: components["schemas"]["AlertDelivery"][];
         };
         /**
@@ -1228,9 +1232,10 @@ export interface components {
          *     * `anomaly` - Cost anomaly
          *     * `threshold` - Metric threshold
          *     * `recovery` - Metric threshold cleared
+         *     * `history` - Imported history
          * @enum {string}
          */
-        AlertEventKindEnum: "budget" | "anomaly" | "threshold" | "recovery";
+        AlertEventKindEnum: "budget" | "anomaly" | "threshold" | "recovery" | "history";
         /** @description Scopes the ``project`` field to the request's organization: another one's is a 400. */
         AlertRecipient: {
             readonly id: number;
@@ -1263,6 +1268,21 @@ export interface components {
             anomaly_min_amount?: string;
             /** Format: double */
             anomaly_min_idle_gpu_hours?: number;
+            /**
+             * Format: double
+             * @description The MAD used is at least this percentage of the baseline's median.
+             */
+            anomaly_mad_floor_pct?: number;
+            /**
+             * Format: decimal
+             * @description The spend MAD used is at least this much (organization currency).
+             */
+            anomaly_mad_floor_amount?: string;
+            /**
+             * Format: double
+             * @description The idle GPU-hours MAD used is at least this.
+             */
+            anomaly_mad_floor_idle_gpu_hours?: number;
         };
         /** @description ``thresholds``: the overrides (PATCH merges; null drops one); the rest is read-only. */
         AnalysisSettings: {
@@ -2601,6 +2621,21 @@ export interface components {
             anomaly_min_amount?: string;
             /** Format: double */
             anomaly_min_idle_gpu_hours?: number;
+            /**
+             * Format: double
+             * @description The MAD used is at least this percentage of the baseline's median.
+             */
+            anomaly_mad_floor_pct?: number;
+            /**
+             * Format: decimal
+             * @description The spend MAD used is at least this much (organization currency).
+             */
+            anomaly_mad_floor_amount?: string;
+            /**
+             * Format: double
+             * @description The idle GPU-hours MAD used is at least this.
+             */
+            anomaly_mad_floor_idle_gpu_hours?: number;
         };
         /** @description ``thresholds``: the overrides (PATCH merges; null drops one); the rest is read-only. */
         PatchedAnalysisSettingsRequest: {
@@ -4106,7 +4141,7 @@ export interface operations {
                 delivery_status?: "failed" | "pending" | "sent";
                 instance?: number;
                 /** @description Repeatable. */
-                kind?: ("anomaly" | "budget" | "recovery" | "threshold")[];
+                kind?: ("anomaly" | "budget" | "history" | "recovery" | "threshold")[];
                 /** @description Threshold alerts still open (or not). */
                 open?: boolean;
                 /** @description A page number within the paginated result set. */

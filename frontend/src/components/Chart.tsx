@@ -12,6 +12,7 @@ import {
 } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 import { useResolvedTheme } from '../theme';
+import { withEscapingTooltips } from './chartText';
 import type { ComposeOption } from 'echarts/core';
 import type {
   BarSeriesOption,
@@ -75,7 +76,10 @@ export interface ChartProps {
   onZoom?: (window: { startPct: number; endPct: number }) => void;
 }
 
-/** A thin React wrapper around an ECharts instance: created on mount, resized with the window, disposed on unmount. */
+/**
+ * A thin React wrapper around an ECharts instance: created on mount, resized with the window, disposed on unmount.
+ * Tooltips are HTML: their text goes through `chartText` (a tooltip without a formatter gets its escaping one).
+ */
 export function Chart({ option, height = 320, className, ariaLabel, name, dataAttributes, onZoom }: ChartProps) {
   const containerRef = useRef<HTMLDivElement | null>(null);
   const chartRef = useRef<echarts.ECharts | null>(null);
@@ -98,7 +102,7 @@ export function Chart({ option, height = 320, className, ariaLabel, name, dataAt
       const zoom = (chart.getOption() as { dataZoom?: { start?: number; end?: number }[] }).dataZoom?.[0];
       if (zoom) onZoomRef.current?.({ startPct: zoom.start ?? 0, endPct: zoom.end ?? 100 });
     });
-    chart.setOption({ backgroundColor: 'transparent', ...optionRef.current }, { notMerge: true });
+    chart.setOption({ backgroundColor: 'transparent', ...withEscapingTooltips(optionRef.current) }, { notMerge: true });
     chartRef.current = chart;
     const onResize = () => chart.resize();
     window.addEventListener('resize', onResize);
@@ -110,7 +114,7 @@ export function Chart({ option, height = 320, className, ariaLabel, name, dataAt
   }, [theme]);
 
   useEffect(() => {
-    chartRef.current?.setOption({ backgroundColor: 'transparent', ...option }, { notMerge: true });
+    chartRef.current?.setOption({ backgroundColor: 'transparent', ...withEscapingTooltips(option) }, { notMerge: true });
   }, [option]);
 
   return (

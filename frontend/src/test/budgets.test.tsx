@@ -59,6 +59,9 @@ const SETTINGS: AlertSettings = {
   anomaly_k: 4,
   anomaly_min_amount: '50.00',
   anomaly_min_idle_gpu_hours: 4,
+  anomaly_mad_floor_pct: 10,
+  anomaly_mad_floor_amount: '10.00',
+  anomaly_mad_floor_idle_gpu_hours: 0.5,
 };
 
 const ALERT: AlertEvent = {
@@ -78,6 +81,8 @@ const ALERT: AlertEvent = {
   started_at: '2026-11-26T02:00:00Z',
   resolved_at: null,
   recovery_of: null,
+  imported: false,
+  summary: null,
   deliveries: [
     { channel: 'email', address: 'lin@acme.example', status: 'sent', attempts: 1, error: '', sent_at: '2026-11-26T02:00:05Z' },
     { channel: 'webhook', address: 'https://hooks.example.com/gpu', status: 'failed', attempts: 5, error: 'HTTP 502', sent_at: null },
@@ -242,6 +247,36 @@ describe('settings: alerts', () => {
     expect(alert.textContent).toContain('1 of 2 delivered');
     expect(alert.textContent).toContain('Not delivered to https://hooks.example.com/gpu: HTTP 502');
     expect(screen.getByText('Nobody listed: owners and admins receive every alert.')).toBeTruthy();
+  });
+
+  it('marks an alert of imported history as reported in the summary, not as undelivered', async () => {
+    const imported: AlertEvent = {
+      ...ALERT,
+      id: 41,
+      kind: 'anomaly',
+      title: 'Spend of project NLP far above normal on 2026-11-20',
+      imported: true,
+      summary: 42,
+      deliveries: [],
+    };
+    const summary: AlertEvent = {
+      ...ALERT,
+      id: 42,
+      kind: 'history',
+      severity: 'info',
+      title: 'What the imported history shows: 1 alert',
+      budget: null,
+      project: null,
+      project_name: '',
+    };
+    mockApi({ 'GET /api/v1/me': meAs('owner'), ...alertRoutes, 'GET /api/v1/alerts': page([summary, imported]) });
+    renderAppAt('/settings/alerts');
+    const row = (await screen.findByText('Spend of project NLP far above normal on 2026-11-20')).closest('tr')!;
+    expect(row.textContent).toContain('Imported history: not sent on its own, reported in the summary.');
+    expect(row.textContent).not.toContain('0 of 0 delivered');
+    const summaryRow = screen.getByText('What the imported history shows: 1 alert').closest('tr')!;
+    expect(summaryRow.textContent).toContain('Imported history');
+    expect(summaryRow.textContent).toContain('1 of 2 delivered');
   });
 
   it('lets an owner add a threshold rule and sends the chosen condition', async () => {

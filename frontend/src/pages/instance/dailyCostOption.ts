@@ -3,6 +3,7 @@
  * (`/costs?granularity=day&group_by=phase&instance=ins-…`), one bar otherwise. Pure.
  */
 import type { ChartOption } from '../../components/Chart';
+import { tooltipHtml, tooltipParams } from '../../components/chartText';
 import type { Phase } from '../../api/types';
 import type { Translate } from './offWindowWords';
 
@@ -55,13 +56,6 @@ export function dailyCostStacks(report: DailyCostReport, phases: readonly Phase[
     .map((phase) => ({ phase, values: values(byPhase.get(phase)!.series) }));
 }
 
-interface TooltipParam {
-  seriesName?: string;
-  value?: unknown;
-  marker?: string;
-  dataIndex?: number;
-}
-
 export function dailyCostOption(input: DailyCostOptionInput): ChartOption {
   const { report, phases, phaseColors, phaseLabels, t, formatMoney, formatDay } = input;
   const stacks = dailyCostStacks(report, phases);
@@ -74,13 +68,13 @@ export function dailyCostOption(input: DailyCostOptionInput): ChartOption {
       trigger: 'axis',
       axisPointer: { type: 'shadow' },
       formatter: (raw) => {
-        const params = (Array.isArray(raw) ? raw : [raw]) as TooltipParam[];
+        const params = tooltipParams(raw);
         const day = report.buckets[params[0]?.dataIndex ?? 0] ?? '';
         const lines = params
           .filter((p) => Number(p.value) > 0)
-          .map((p) => `${p.marker ?? ''}${p.seriesName ?? ''}: ${formatMoney(String(p.value))}`);
+          .map((p) => ({ marker: p.marker, text: `${p.seriesName ?? ''}: ${formatMoney(String(p.value))}` }));
         const total = params.reduce((acc, p) => acc + Number(p.value ?? 0), 0);
-        return [formatDay(day), ...lines, formatMoney(total.toFixed(2))].join('<br/>');
+        return tooltipHtml([formatDay(day), ...lines, formatMoney(total.toFixed(2))]);
       },
     },
     xAxis: { type: 'category', data: report.buckets.map(formatDay), axisLabel: { hideOverlap: true } },

@@ -4,6 +4,7 @@
  * merged phase period). Pure: the API's answers go in, an ECharts option comes out.
  */
 import type { ChartOption } from '../../components/Chart';
+import { tooltipHtml, tooltipParams } from '../../components/chartText';
 import type { Phase } from '../../api/types';
 import type { Translate } from './offWindowWords';
 
@@ -178,13 +179,6 @@ export interface TimeseriesOptionInput {
   zoom?: TimeWindow | null;
 }
 
-interface TooltipParam {
-  seriesName?: string;
-  value?: unknown;
-  marker?: string;
-  seriesIndex?: number;
-}
-
 /** The ECharts option of the instance time series. */
 export function instanceTimeseriesOption(input: TimeseriesOptionInput): ChartOption {
   const { points, resolution, bands, phaseColors, phaseLabels, start, end, t, formatTime, zoom } = input;
@@ -201,15 +195,15 @@ export function instanceTimeseriesOption(input: TimeseriesOptionInput): ChartOpt
     tooltip: {
       trigger: 'axis',
       formatter: (raw) => {
-        const params = (Array.isArray(raw) ? raw : [raw]) as TooltipParam[];
+        const params = tooltipParams(raw);
         const when = (params[0]?.value as [number, number | null] | undefined)?.[0];
         const lines = params
           .filter((p) => (p.value as [number, number | null])[1] != null)
           .map((p) => {
             const key = SERIES_KEYS[p.seriesIndex ?? 0] ?? 'gpu_util_pct';
-            return `${p.marker ?? ''}${p.seriesName ?? ''}: ${(p.value as [number, number])[1]}${unit(key)}`;
+            return { marker: p.marker, text: `${p.seriesName ?? ''}: ${(p.value as [number, number])[1]}${unit(key)}` };
           });
-        return [when === undefined ? '' : formatTime(when, true), ...lines].join('<br/>');
+        return tooltipHtml([when === undefined ? '' : formatTime(when, true), ...lines]);
       },
     },
     xAxis: {

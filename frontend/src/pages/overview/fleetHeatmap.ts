@@ -1,5 +1,6 @@
 /** The fleet's hour-of-week heatmap: 7 weekdays x 24 local hours of card-weighted GPU utilization. */
 import type { ChartOption } from '../../components/Chart';
+import { tooltipHtml } from '../../components/chartText';
 import { formatDecimal } from '../../money';
 import type { HourOfWeekCell } from '../../api/types';
 
@@ -37,11 +38,13 @@ export function fleetHeatmapOption(
         const [hour, row] = value;
         const weekday = 6 - row;
         const cell = byKey.get(`${weekday}-${hour}`);
-        return labels.cell(
-          { day: weekdayNames[weekday] ?? '', hour: `${HOURS[hour]}:00` },
-          formatDecimal(String(cell?.gpu_util_avg_pct ?? 0), 1),
-          formatDecimal(String(cell?.gpu_hours ?? 0), 1),
-        );
+        return tooltipHtml([
+          labels.cell(
+            { day: weekdayNames[weekday] ?? '', hour: `${HOURS[hour]}:00` },
+            formatDecimal(String(cell?.gpu_util_avg_pct ?? 0), 1),
+            formatDecimal(String(cell?.gpu_hours ?? 0), 1),
+          ),
+        ]);
       },
     },
     xAxis: { type: 'category', data: HOURS, splitArea: { show: true } },

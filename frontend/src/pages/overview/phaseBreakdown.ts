@@ -1,5 +1,6 @@
 /** GPU-hours and money per phase (from /api/v1/utilization), with the waste in money. */
 import type { ChartOption } from '../../components/Chart';
+import { tooltipHtml, tooltipParams } from '../../components/chartText';
 import type { Phase, Usage } from '../../api/types';
 import { formatDecimal, formatMoney, sumDecimals } from '../../money';
 import { PHASE_COLORS, PHASE_LABELS, PHASES } from '../../phases';
@@ -32,12 +33,6 @@ export function wasteMoney(rows: PhaseRow[]): { wasted: string; total: string } 
   };
 }
 
-interface ItemTooltip {
-  dataIndex?: number;
-  seriesIndex?: number;
-  marker?: string;
-}
-
 /**
  * Two horizontal bars per phase: money (top axis) and GPU-hours (bottom axis). Waste phases are drawn in
  * their phase colour with a hatch, and their money label says so.
@@ -58,15 +53,14 @@ export function phaseBreakdownOption(
     tooltip: {
       trigger: 'item',
       formatter: (raw) => {
-        const p = raw as ItemTooltip;
-        const row = rows[p.dataIndex ?? 0];
+        const row = rows[tooltipParams(raw)[0]?.dataIndex ?? 0];
         if (!row) return '';
         const money = formatMoney(row.cost, currency);
-        return [
+        return tooltipHtml([
           PHASE_LABELS[row.phase],
           `${labels.money}: ${money}${row.waste ? ` (${labels.waste})` : ''}`,
           `${labels.gpuHours}: ${formatDecimal(row.gpuHours)}`,
-        ].join('<br/>');
+        ]);
       },
     },
     yAxis: { type: 'category', data: names, inverse: true },
@@ -87,8 +81,9 @@ export function phaseBreakdownOption(
         label: {
           show: true,
           position: 'right',
+          // Drawn on the canvas as text (not HTML): nothing to escape.
           formatter: (raw) => {
-            const row = rows[(raw as ItemTooltip).dataIndex ?? 0];
+            const row = rows[tooltipParams(raw)[0]?.dataIndex ?? 0];
             if (!row) return '';
             const money = formatMoney(row.cost, currency);
             return row.waste ? `${money} · ${labels.waste}` : money;

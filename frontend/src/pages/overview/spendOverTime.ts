@@ -1,5 +1,6 @@
 /** The stacked "spend over time" bars: one series per group of the cost report, unallocated apart. */
 import type { ChartOption } from '../../components/Chart';
+import { tooltipHtml, tooltipParams } from '../../components/chartText';
 import { formatMoney, sumDecimals } from '../../money';
 import type { CostGroup, CostReport } from '../../api/types';
 
@@ -78,14 +79,6 @@ export function spendSeries(report: Pick<CostReport, 'buckets' | 'groups'>, labe
   return series;
 }
 
-interface AxisTooltipItem {
-  seriesName?: string;
-  axisValueLabel?: string;
-  marker?: string;
-  dataIndex?: number;
-  seriesIndex?: number;
-}
-
 /** Stacked bars, one bar per bucket; the tooltip lists each series' money and the bucket's total. */
 export function spendOverTimeOption(
   buckets: string[],
@@ -102,14 +95,18 @@ export function spendOverTimeOption(
     tooltip: {
       trigger: 'axis',
       axisPointer: { type: 'shadow' },
+      // Series names are project names, tag values, instance types: data, escaped by tooltipHtml.
       formatter: (raw) => {
-        const items = (Array.isArray(raw) ? raw : [raw]) as AxisTooltipItem[];
+        const items = tooltipParams(raw);
         const index = items[0]?.dataIndex ?? 0;
         const lines = items
           .filter((item) => Number(series[item.seriesIndex ?? 0]?.costs[index] ?? 0) !== 0)
-          .map((item) => `${item.marker ?? ''}${item.seriesName ?? ''}: ${formatMoney(series[item.seriesIndex ?? 0]?.costs[index], currency)}`);
+          .map((item) => ({
+            marker: item.marker,
+            text: `${item.seriesName ?? ''}: ${formatMoney(series[item.seriesIndex ?? 0]?.costs[index], currency)}`,
+          }));
         const total = sumDecimals(series.map((s) => s.costs[index]));
-        return [items[0]?.axisValueLabel ?? '', ...lines, `${totalLabel}: ${formatMoney(total, currency)}`].join('<br/>');
+        return tooltipHtml([items[0]?.axisValueLabel ?? '', ...lines, `${totalLabel}: ${formatMoney(total, currency)}`]);
       },
     },
     xAxis: { type: 'category', data: buckets, axisLabel: { hideOverlap: true } },

@@ -8,6 +8,7 @@
  *   summed from the phase segments the instance page draws.
  */
 import type { ChartOption } from '../../components/Chart';
+import { axisTooltipFormatter } from '../../components/chartText';
 import type { Phase, PhaseSegment, WeekGrid, RecommendationWindow } from '../../api/types';
 import { i18n } from '../../i18n';
 import { PHASE_COLORS, PHASE_LABELS, PHASES } from '../../phases';
@@ -51,7 +52,7 @@ export function hourOfWeekOption({ p95, window, thresholdPct }: HourOfWeekInput)
   }
   const labels = hourLabels();
   return {
-    tooltip: { trigger: 'axis' },
+    tooltip: { trigger: 'axis', formatter: axisTooltipFormatter() },
     legend: { top: 0 },
     grid: { left: 40, right: 16, top: 36, bottom: 40 },
     xAxis: { type: 'category', data: labels, axisLabel: { interval: 23, hideOverlap: true } },
@@ -142,7 +143,7 @@ export function dailyPhaseMinutes(segments: PhaseSegment[], start: string, end: 
 /** Stacked bars: hours per phase per day. */
 export function dailyPhaseOption(daily: DailyPhaseMinutes): ChartOption {
   return {
-    tooltip: { trigger: 'axis' },
+    tooltip: { trigger: 'axis', formatter: axisTooltipFormatter() },
     legend: { top: 0 },
     grid: { left: 40, right: 16, top: 36, bottom: 28 },
     xAxis: { type: 'category', data: daily.days.map((day) => day.slice(5)) },

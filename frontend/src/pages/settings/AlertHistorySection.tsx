@@ -7,7 +7,7 @@ import { formatDateTime } from '../../format';
 import { translatedLabels } from '../../i18n';
 import { usePaginatedList } from '../../hooks';
 
-const KINDS: AlertKind[] = ['budget', 'anomaly', 'threshold', 'recovery'];
+const KINDS: AlertKind[] = ['budget', 'anomaly', 'threshold', 'recovery', 'history'];
 export const ALERT_KIND_LABELS: Record<AlertKind, string> = translatedLabels(KINDS, 'alertsSettings.kind');
 const SEVERITY_TONES: Record<string, string> = { info: 'info', warning: 'warning', critical: 'danger' };
 export const SEVERITY_LABELS = translatedLabels(['info', 'warning', 'critical'] as const, 'alertsSettings.severity');
@@ -37,7 +37,11 @@ export function AlertHistorySection({ timeZone }: { timeZone: string }) {
           )}
         </td>
         <td>
-          {t('alertsSettings.history.delivered', { sent, total: a.deliveries.length })}
+          {a.imported ? (
+            <div className="cell-sub">{t('alertsSettings.history.imported')}</div>
+          ) : (
+            t('alertsSettings.history.delivered', { sent, total: a.deliveries.length })
+          )}
           {failed.map((d) => (
             <div key={`${d.channel}-${d.address}`} className="cell-sub text-danger">
               {t('alertsSettings.history.failed', { address: d.address, error: d.error ?? '' })}
