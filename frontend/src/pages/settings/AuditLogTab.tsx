@@ -217,7 +217,7 @@ export function AuditLogTab() {
           <p className="muted">{t('auditLog.intro', { org: org.name, timeZone: org.timezone })}</p>
         </div>
       </div>
-      <form className="card inline-form" onSubmit={onApply} aria-label={t('auditLog.filters')} noValidate>
+      <form className="card inline-form audit-filters" onSubmit={onApply} aria-label={t('auditLog.filters')} noValidate>
         <FormField id="audit-action" label={t('auditLog.col.action')}>
           {(control) => (
             <select {...control} value={draft.action} onChange={(e) => setDraft({ ...draft, action: e.target.value })}>
@@ -251,18 +251,16 @@ export function AuditLogTab() {
             <input {...control} type="date" value={draft.to} onChange={(e) => setDraft({ ...draft, to: e.target.value })} />
           )}
         </FormField>
-        <div className="field field--button">
+        <div className="field field--button audit-filters__buttons">
           <button type="submit" className="btn btn--primary">
             {t('auditLog.apply')}
           </button>
-        </div>
-        {filtered && (
-          <div className="field field--button">
+          {filtered && (
             <button type="button" className="btn" onClick={onClear}>
               {t('auditLog.clear')}
             </button>
-          </div>
-        )}
+          )}
+        </div>
       </form>
       <PaginatedTable
         list={list}
