@@ -35,6 +35,7 @@ help:
 	@echo "make test    - run the whole test suite (Python, front-end, browser)"
 	@echo "make lint    - ruff, format check, mypy, import contracts, TypeScript, API types current"
 	@echo "make types   - regenerate the front-end API types from the OpenAPI schema"
+	@echo "make audit   - known high-severity advisories in the pinned Python and npm packages"
 	@echo "make dev     - Django runserver + Vite dev server with hot reload"
 	@echo "make bench   - run the benchmarks and append to bench/RESULTS.md"
 
@@ -113,6 +114,13 @@ lint: install
 	$(VENV)/bin/lint-imports
 	cd frontend && npm run lint
 	PYTHON=$(PY) frontend/scripts/check-api-types.sh
+
+# Known advisories against the pinned dependencies: pip-audit over requirements.txt (OSV and
+# PyPI) and npm audit --omit=dev in frontend/. Fails on a high or critical one; where the
+# advisory data cannot be reached it says so and does not fail (.ci/dependency_audit.py).
+.PHONY: audit
+audit: install
+	$(PY) .ci/dependency_audit.py
 
 # Regenerates the front-end's API types from the backend's OpenAPI schema (drf-spectacular, then
 # openapi-typescript) into frontend/src/api/schema.gen.{yaml,ts}. Run it after changing a serializer or

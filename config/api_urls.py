@@ -10,6 +10,7 @@ from rest_framework.routers import DefaultRouter
 
 from apps.accounts import api as accounts_api
 from apps.accounts import signup as accounts_signup
+from apps.accounts.audit import api as audit_api
 from apps.alerts import api as alerts_api
 from apps.analysis import api as analysis_api
 from apps.api import views as api_views
@@ -25,6 +26,7 @@ router.register("organizations", accounts_api.OrganizationViewSet, basename="org
 router.register("members", accounts_api.MemberViewSet, basename="member")
 router.register("invitations", accounts_api.InvitationViewSet, basename="invitation")
 router.register("api-keys", accounts_api.ApiKeyViewSet, basename="api-key")
+router.register("audit-log", audit_api.AuditEntryViewSet, basename="audit-entry")
 router.register("cloud-accounts", cloud_api.CloudAccountViewSet, basename="cloud-account")
 router.register("projects", cloud_api.ProjectViewSet, basename="project")
 router.register("project-tag-keys", cloud_api.ProjectTagKeyViewSet, basename="project-tag-key")

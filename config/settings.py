@@ -67,6 +67,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Keeps the request being served, so the audit log records its actor and address.
+    "apps.accounts.audit.context.AuditContextMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Axes must come last: it turns a locked-out login into its lockout response.
@@ -168,6 +170,10 @@ AXES_USERNAME_FORM_FIELD = "email"
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "apps.accounts.lockout.lockout_response"
 AXES_VERBOSE = False
+
+# The audit log (Settings -> Audit log, /api/v1/audit-log) keeps entries this long; a daily
+# beat task purges older ones.
+AUDIT_RETENTION_DAYS = env_int("AUDIT_RETENTION_DAYS", 365)
 
 # Secrets of cloud accounts are encrypted with Fernet. Several comma-separated keys allow
 # rotation: the first encrypts, all decrypt (see apps.core.crypto).
@@ -314,6 +320,9 @@ SPECTACULAR_SETTINGS = {
         # A recommendation threshold's rule and type: "RuleEnum"/"TypeEnum" would say too little.
         "ThresholdRuleEnum": "apps.recommendations.rules.THRESHOLD_RULES",
         "ThresholdTypeEnum": "apps.recommendations.rules.THRESHOLD_TYPES",
+        # The audit log's actions, beside the recommendations' (which keep "ActionEnum").
+        "AuditActionEnum": "apps.accounts.audit.actions.ACTION_CODES",
+        "ActionEnum": "apps.recommendations.serializers.ACTIONS",
     },
 }
 

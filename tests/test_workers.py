@@ -29,6 +29,7 @@ STATED_RETRIES: dict[str, tuple[type[BaseException], ...]] = {
     "accounts.send_invitation_email": (OSError,),
     "accounts.send_verification_email": (OSError,),
     "accounts.purge_expired_invitations": NEVER_RETRY,
+    "accounts.purge_audit_log": NEVER_RETRY,
     "cloud.dispatch_due": NEVER_RETRY,
     "cloud.dispatch_account": NEVER_RETRY,
     "cloud.run_sync": (CloudError,),

@@ -32,6 +32,8 @@ BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "accounts.purge-expired-invitations": every(
         timedelta(hours=6), "accounts.purge_expired_invitations"
     ),
+    # The audit log keeps AUDIT_RETENTION_DAYS (a year); older entries go once a day.
+    "accounts.purge-audit-log": every(timedelta(hours=24), "accounts.purge_audit_log"),
     # Claims the digests due now (each subscriber's local send time); the conditional UPDATE
     # of next_send_at makes a doubled tick harmless.
     "digests.claim-due": every(timedelta(minutes=2), "digests.claim_due"),

@@ -1,7 +1,8 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.http import HttpRequest
 
-from apps.accounts.models import ApiKey, Invitation, Membership, Organization, User
+from apps.accounts.models import ApiKey, AuditEntry, Invitation, Membership, Organization, User
 
 
 @admin.register(User)
@@ -53,3 +54,23 @@ class ApiKeyAdmin(admin.ModelAdmin):
     # The hash is useless to a person and stays off the page.
     exclude = ["key_hash"]
     readonly_fields = ["prefix", "last_used_at"]
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(admin.ModelAdmin):
+    """Read-only: the audit log is append-only, here too. Also where operators read sign-in
+    attempts at e-mail addresses no account has (they belong to no organization)."""
+
+    list_display = ["at", "organization", "actor_display", "action", "target_label"]
+    list_filter = ["action", "actor_type"]
+    search_fields = ["actor_display", "target_label", "client_address"]
+    date_hierarchy = "at"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False

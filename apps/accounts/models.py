@@ -160,3 +160,19 @@ class ApiKey(OrganizationScopedModel):
     @property
     def is_active(self) -> bool:
         return self.revoked_at is None
+
+
+# The audit log's model lives in its own module of this app (apps/accounts/audit/).
+from apps.accounts.audit.models import AuditEntry  # noqa: E402
+
+__all__ = [
+    "ApiKey",
+    "ApiKeyScope",
+    "AuditEntry",
+    "Currency",
+    "Invitation",
+    "Language",
+    "Membership",
+    "Organization",
+    "User",
+]

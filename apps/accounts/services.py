@@ -17,6 +17,13 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
+from apps.accounts.audit import actions as audit_actions
+from apps.accounts.audit.services import (
+    api_key_display,
+    audit_record,
+    changes_between,
+    stored_values,
+)
 from apps.accounts.models import (
     ApiKey,
     ApiKeyScope,
@@ -152,6 +159,14 @@ def organization_create(
     organization.full_clean()
     organization.save()
     Membership.objects.create(organization=organization, user=owner, role=Role.OWNER)
+    audit_record(
+        organization=organization,
+        action=audit_actions.ORGANIZATION_CREATED,
+        target=organization,
+        details={"name": name, "timezone": timezone_name, "currency": currency},
+        # A sign-up creates the organization before anyone is signed in: its owner did.
+        actor_fallback=owner,
+    )
     return organization
 
 
@@ -166,10 +181,19 @@ def user_update_preferences(*, user: User, language: str) -> User:
 
 @transaction.atomic
 def organization_update(*, organization: Organization, **changes: str) -> Organization:
+    before = stored_values(organization, changes)
     for field, value in changes.items():
         setattr(organization, field, value)
     organization.full_clean()
     organization.save()
+    changed = changes_between(before, changes)
+    if changed:
+        audit_record(
+            organization=organization,
+            action=audit_actions.ORGANIZATION_UPDATED,
+            target=organization,
+            details={"changes": changed},
+        )
     return organization
 
 
@@ -190,8 +214,17 @@ def membership_update_role(*, membership: Membership, role: str, actor_role: str
         raise ValidationError({"role": "Only an owner can grant or take away the owner role."})
     if role != Role.OWNER:
         _ensure_an_owner_remains(membership)
+    old_role = membership.role
     membership.role = role
     membership.save(update_fields=["role", "updated_at"])
+    if old_role != role:
+        audit_record(
+            organization=membership.organization,
+            action=audit_actions.MEMBER_ROLE_CHANGED,
+            target=membership,
+            target_label=membership.user.email,
+            details={"changes": {"role": {"old": old_role, "new": role}}},
+        )
     return membership
 
 
@@ -200,6 +233,13 @@ def membership_delete(*, membership: Membership, actor_role: str) -> None:
     if membership.role == Role.OWNER and actor_role != Role.OWNER:
         raise ValidationError({"role": "Only an owner can remove an owner."})
     _ensure_an_owner_remains(membership)
+    audit_record(
+        organization=membership.organization,
+        action=audit_actions.MEMBER_REMOVED,
+        target=membership,
+        target_label=membership.user.email,
+        details={"email": membership.user.email, "role": membership.role},
+    )
     membership.delete()
 
 
@@ -224,6 +264,13 @@ def invitation_create(
         token_hash=_sha256(token),
         expires_at=timezone.now() + timedelta(days=settings.INVITATION_VALID_DAYS),
     )
+    audit_record(
+        organization=organization,
+        action=audit_actions.INVITATION_CREATED,
+        target=invitation,
+        target_label=email,
+        details={"email": email, "role": role},
+    )
     transaction.on_commit(lambda: send_invitation_email.delay(invitation.pk, token))
     return invitation
 
@@ -246,14 +293,38 @@ def invitation_accept(*, token: str, user: User) -> Membership:
         raise ValidationError({"token": f"This invitation was sent to {invitation.email}."})
     invitation.accepted_at = timezone.now()
     invitation.save(update_fields=["accepted_at", "updated_at"])
-    membership, _ = Membership.objects.get_or_create(
+    membership, joined = Membership.objects.get_or_create(
         organization=invitation.organization, user=user, defaults={"role": invitation.role}
     )
+    audit_record(
+        organization=invitation.organization,
+        action=audit_actions.INVITATION_ACCEPTED,
+        target=invitation,
+        target_label=invitation.email,
+        details={"email": invitation.email, "role": invitation.role},
+        actor=user,
+    )
+    if joined:
+        audit_record(
+            organization=invitation.organization,
+            action=audit_actions.MEMBER_JOINED,
+            target=membership,
+            target_label=user.email,
+            details={"email": user.email, "role": membership.role},
+            actor=user,
+        )
     return membership
 
 
 @transaction.atomic
 def invitation_revoke(*, invitation: Invitation) -> None:
+    audit_record(
+        organization=invitation.organization,
+        action=audit_actions.INVITATION_REVOKED,
+        target=invitation,
+        target_label=invitation.email,
+        details={"email": invitation.email, "role": invitation.role},
+    )
     invitation.delete()
 
 
@@ -310,6 +381,13 @@ def api_key_create(
         scope=scope,
         created_by=created_by,
     )
+    audit_record(
+        organization=organization,
+        action=audit_actions.API_KEY_CREATED,
+        target=api_key,
+        target_label=api_key_display(api_key),
+        details={"name": name, "scope": scope, "prefix": prefix},
+    )
     return api_key, raw_key
 
 
@@ -318,6 +396,13 @@ def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
     if api_key.revoked_at is None:
         api_key.revoked_at = timezone.now()
         api_key.save(update_fields=["revoked_at", "updated_at"])
+        audit_record(
+            organization=api_key.organization,
+            action=audit_actions.API_KEY_REVOKED,
+            target=api_key,
+            target_label=api_key_display(api_key),
+            details={"name": api_key.name, "scope": api_key.scope, "prefix": api_key.prefix},
+        )
     return api_key
 
 

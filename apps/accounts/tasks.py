@@ -8,6 +8,7 @@ from celery import shared_task
 from django.core.mail import send_mail
 
 from apps.accounts import services
+from apps.accounts.audit.services import audit_entries_purge
 from apps.accounts.emails import invitation_email_render, verification_email_render
 from apps.accounts.models import User
 from apps.accounts.verification import verification_token_make
@@ -88,3 +89,16 @@ def send_verification_email(user_id: int) -> bool:
         subject=email.subject, message=email.body, from_email=None, recipient_list=[user.email]
     )
     return True
+
+
+@shared_task(
+    **task_options(
+        name="accounts.purge_audit_log",
+        queue=queues.DEFAULT,
+        # A purge: the next scheduled run deletes whatever this one could not.
+        retry_on=NEVER_RETRY,
+    )
+)
+def purge_audit_log() -> int:
+    """Delete the audit entries older than ``AUDIT_RETENTION_DAYS``; how many."""
+    return audit_entries_purge()

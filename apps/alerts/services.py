@@ -13,6 +13,13 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone, translation
 
+from apps.accounts.audit import actions as audit_actions
+from apps.accounts.audit.services import (
+    audit_record,
+    changes_between,
+    current_values,
+    stored_values,
+)
 from apps.accounts.models import Organization, User
 from apps.alerts.delivery import deliveries_plan
 from apps.alerts.models import (
@@ -39,6 +46,33 @@ SWEEP_WINDOW = dt.timedelta(days=1)
 # the longest wait between two retries (10 minutes), so a live retry is never doubled.
 SWEEP_IDLE = dt.timedelta(minutes=30)
 GAVE_UP = "Not sent within a day of the alert."
+
+# What the audit log records of each object: its settings, never a secret.
+BUDGET_FIELDS = (
+    "name",
+    "project",
+    "amount",
+    "currency",
+    "actual_thresholds_pct",
+    "forecast_thresholds_pct",
+)
+RULE_FIELDS = (
+    "name",
+    "metric",
+    "comparison",
+    "threshold",
+    "duration_minutes",
+    "project",
+    "enabled",
+)
+RECIPIENT_FIELDS = ("role", "user", "project")
+SETTINGS_FIELDS = (
+    "webhook_url",
+    "webhook_enabled",
+    "anomaly_k",
+    "anomaly_min_amount",
+    "anomaly_min_idle_gpu_hours",
+)
 
 #: The rules every organization starts with (DOMAIN.md: thresholds in common use).
 DEFAULT_RULES: tuple[dict[str, Any], ...] = (
@@ -90,6 +124,13 @@ def budget_create(
         budget.forecast_thresholds_pct = sorted(set(forecast_thresholds_pct))
     budget.full_clean()
     budget.save()
+    audit_record(
+        organization=organization,
+        action=audit_actions.BUDGET_CREATED,
+        target=budget,
+        target_label=budget.name,
+        details={"values": current_values(budget, BUDGET_FIELDS)},
+    )
     return budget
 
 
@@ -98,15 +139,32 @@ def budget_update(*, budget: Budget, **fields: Any) -> Budget:
     for key in ("actual_thresholds_pct", "forecast_thresholds_pct"):
         if key in fields:
             fields[key] = sorted(set(fields[key]))
+    before = stored_values(budget, BUDGET_FIELDS)
     for key, value in fields.items():
         setattr(budget, key, value)
     budget.full_clean()
     budget.save()
+    changed = changes_between(before, current_values(budget, BUDGET_FIELDS))
+    if changed:
+        audit_record(
+            organization=budget.organization,
+            action=audit_actions.BUDGET_UPDATED,
+            target=budget,
+            target_label=budget.name,
+            details={"changes": changed},
+        )
     return budget
 
 
 @transaction.atomic
 def budget_delete(*, budget: Budget) -> None:
+    audit_record(
+        organization=budget.organization,
+        action=audit_actions.BUDGET_DELETED,
+        target=budget,
+        target_label=budget.name,
+        details={"values": current_values(budget, BUDGET_FIELDS)},
+    )
     budget.delete()
 
 
@@ -120,13 +178,26 @@ def alert_recipient_create(
 ) -> AlertRecipient:
     """Tell every member with ``role``, or one ``user`` (exactly one of the two, see the model's
     constraint), of one ``project``'s alerts or, without one, of all."""
-    return AlertRecipient.objects.create(
+    recipient = AlertRecipient.objects.create(
         organization=organization, role=role, user=user, project=project
+    )
+    _audit_recipient(recipient, audit_actions.ALERT_RECIPIENT_CREATED)
+    return recipient
+
+
+def _audit_recipient(recipient: AlertRecipient, action: str) -> None:
+    audit_record(
+        organization=recipient.organization,
+        action=action,
+        target=recipient,
+        target_label=recipient.user.email if recipient.user else recipient.role,
+        details={"values": current_values(recipient, RECIPIENT_FIELDS)},
     )
 
 
 @transaction.atomic
 def alert_recipient_delete(*, recipient: AlertRecipient) -> None:
+    _audit_recipient(recipient, audit_actions.ALERT_RECIPIENT_DELETED)
     recipient.delete()
 
 
@@ -141,12 +212,28 @@ def alert_settings_update(
 ) -> AlertSettings:
     """Change the settings; a new ``webhook_secret`` is stored encrypted (write-only)."""
     settings = AlertSettings.objects.select_for_update().get(pk=alert_settings_get(organization).pk)
+    before = current_values(settings, SETTINGS_FIELDS)
     for key, value in fields.items():
         setattr(settings, key, value)
     if webhook_secret is not None:
         settings.webhook_secret_encrypted = encrypt_str(webhook_secret)
     settings.full_clean()
     settings.save()
+    details: dict[str, Any] = {}
+    changed = changes_between(before, current_values(settings, SETTINGS_FIELDS))
+    if changed:
+        details["changes"] = changed
+    if webhook_secret is not None:
+        # That the signing secret changed, never the secret.
+        details["secrets_changed"] = ["webhook_secret"]
+    if details:
+        audit_record(
+            organization=organization,
+            action=audit_actions.ALERT_SETTINGS_UPDATED,
+            target=settings,
+            target_label="",
+            details=details,
+        )
     return settings
 
 
@@ -173,13 +260,39 @@ def threshold_rules_ensure_defaults(organization: Organization) -> None:
 
 @transaction.atomic
 def threshold_rule_save(*, rule: ThresholdRule) -> ThresholdRule:
+    before = stored_values(rule, RULE_FIELDS)
     rule.full_clean()
     rule.save()
+    if not before:
+        audit_record(
+            organization=rule.organization,
+            action=audit_actions.ALERT_RULE_CREATED,
+            target=rule,
+            target_label=rule.name,
+            details={"values": current_values(rule, RULE_FIELDS)},
+        )
+        return rule
+    changed = changes_between(before, current_values(rule, RULE_FIELDS))
+    if changed:
+        audit_record(
+            organization=rule.organization,
+            action=audit_actions.ALERT_RULE_UPDATED,
+            target=rule,
+            target_label=rule.name,
+            details={"changes": changed},
+        )
     return rule
 
 
 @transaction.atomic
 def threshold_rule_delete(*, rule: ThresholdRule) -> None:
+    audit_record(
+        organization=rule.organization,
+        action=audit_actions.ALERT_RULE_DELETED,
+        target=rule,
+        target_label=rule.name,
+        details={"values": current_values(rule, RULE_FIELDS)},
+    )
     # A deleted default stays deleted: threshold_rules_ensure_defaults creates them only once.
     rule.delete()
 

@@ -23,6 +23,8 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
+from apps.accounts.audit import actions as audit_actions
+from apps.accounts.audit.services import audit_record, overrides_changes
 from apps.accounts.models import Organization
 from apps.analysis import results, storage
 from apps.analysis.engine import (
@@ -459,6 +461,13 @@ def analysis_settings_update(
         except ValueError as error:
             raise ValidationError({"thresholds": [str(error)]}) from None
         if merged != row.thresholds:
+            audit_record(
+                organization=organization,
+                action=audit_actions.ANALYSIS_SETTINGS_UPDATED,
+                target=row,
+                target_label="",
+                details={"changes": overrides_changes(row.thresholds or {}, merged)},
+            )
             row.thresholds = merged
             row.save(update_fields=["thresholds", "updated_at"])
             organization_id = organization.pk

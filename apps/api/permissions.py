@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from rest_framework import permissions
+from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 
-from apps.accounts.roles import EDITOR_ROLES
+from apps.accounts.roles import EDITOR_ROLES, MANAGER_ROLES
 from apps.api.tenancy import resolve_tenant
 
 
@@ -38,3 +39,21 @@ class IsSignedInPerson(permissions.BasePermission):
 
     def has_permission(self, request: Request, view: Any) -> bool:
         return bool(request.user and request.user.is_authenticated and request.user.pk is not None)
+
+
+class IsOrganizationManagerElseNotFound(permissions.BasePermission):
+    """Only owners and admins may see the endpoint at all (the audit log): any other member,
+    and every API key (no key has a manager's role), gets a 404, as if it did not exist.
+
+    Writes are let through to the view, which has none: 405 for a manager."""
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if not (request.user and request.user.is_authenticated):
+            return False
+        tenant = resolve_tenant(request)
+        if tenant is None:
+            self.message = "You are not a member of any organization yet."
+            return False
+        if tenant.role not in MANAGER_ROLES:
+            raise NotFound()
+        return True

@@ -12,6 +12,8 @@ from django.db import transaction
 from django.dispatch import Signal
 from django.utils.text import slugify
 
+from apps.accounts.audit import actions as audit_actions
+from apps.accounts.audit.services import audit_record, changes_between, current_values
 from apps.accounts.models import Organization
 from apps.cloud.models import Instance, Project, ProjectTagKey
 
@@ -86,6 +88,7 @@ def project_update(
     """Rename a project or change which tag values land in it (merging values of others)."""
 
     with transaction.atomic():
+        before = current_values(project, ["name", "tag_values"])
         if name is not None:
             project.name = name
         if tag_values is not None:
@@ -102,6 +105,14 @@ def project_update(
                     other.save(update_fields=["tag_values", "updated_at"])
             project.tag_values = cleaned
         project.save()
+        changed = changes_between(before, current_values(project, ["name", "tag_values"]))
+        if changed:
+            audit_record(
+                organization=project.organization,
+                action=audit_actions.PROJECT_UPDATED,
+                target=project,
+                details={"changes": changed},
+            )
         projects_reassign(project.organization)
     return project
 
@@ -117,6 +128,13 @@ def project_tag_key_create(
         tag_key = ProjectTagKey.objects.create(
             organization=organization, key=key, position=position
         )
+        audit_record(
+            organization=organization,
+            action=audit_actions.PROJECT_TAG_KEY_CREATED,
+            target=tag_key,
+            target_label=key,
+            details={"key": key, "position": position},
+        )
         projects_reassign(organization)
     return tag_key
 
@@ -125,5 +143,12 @@ def project_tag_key_delete(*, tag_key: ProjectTagKey) -> None:
     """Stop naming projects by a tag key, and re-allocate without it, in one transaction."""
 
     with transaction.atomic():
+        audit_record(
+            organization=tag_key.organization,
+            action=audit_actions.PROJECT_TAG_KEY_DELETED,
+            target=tag_key,
+            target_label=tag_key.key,
+            details={"key": tag_key.key},
+        )
         tag_key.delete()
         projects_reassign(tag_key.organization)

@@ -12,6 +12,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from apps.accounts.audit import actions as audit_actions
+from apps.accounts.audit.services import audit_record, changes_between, stored_values
 from apps.accounts.models import Organization
 from apps.cloud.models import (
     CloudAccount,
@@ -30,6 +32,9 @@ from apps.core.crypto import decrypt_str, encrypt_str
 
 TERMINATED = "TERMINATED"
 EDITABLE_FIELDS = ("name", "secret_id", "regions", "site", "endpoint", "endpoint_scheme")
+# How a change of an account is recorded in the audit log: where the calls go, and the key.
+ENDPOINT_FIELDS = ("site", "endpoint", "endpoint_scheme")
+CREDENTIAL_FIELDS = ("secret_id",)
 
 
 def _validate_secret(field: str, value: str) -> str:
@@ -69,6 +74,19 @@ def cloud_account_create(
     SyncState.objects.bulk_create(
         SyncState(account=account, kind=kind, next_run_at=now) for kind in SyncKind.values
     )
+    audit_record(
+        organization=organization,
+        action=audit_actions.CLOUD_ACCOUNT_CREATED,
+        target=account,
+        details={
+            "name": name,
+            "secret_id": secret_id,
+            "regions": regions,
+            "site": site,
+            "endpoint": endpoint,
+            "endpoint_scheme": endpoint_scheme,
+        },
+    )
     return account
 
 
@@ -82,6 +100,7 @@ def cloud_account_update(
         raise ValidationError(dict.fromkeys(unknown, "Unknown field."))
     if "secret_id" in changes:
         _validate_secret("secret_id", changes["secret_id"])
+    before = stored_values(account, changes)
     for field, value in changes.items():
         setattr(account, field, value)
     if secret_key is not None:
@@ -102,7 +121,34 @@ def cloud_account_update(
             next_run_at=timezone.now(), leased_until=None
         )
     account.save()
+    _audit_account_update(account, changes_between(before, changes), secret_key is not None)
     return account
+
+
+def _audit_account_update(account: CloudAccount, changed: dict[str, Any], new_key: bool) -> None:
+    """One entry per kind of change: the credentials (never the SecretKey itself, only that
+    it changed), where the calls go, and anything else (name, regions)."""
+    groups = (
+        (audit_actions.CLOUD_ACCOUNT_CREDENTIALS_CHANGED, CREDENTIAL_FIELDS),
+        (audit_actions.CLOUD_ACCOUNT_ENDPOINT_CHANGED, ENDPOINT_FIELDS),
+    )
+    rest = dict(changed)
+    for action, fields in groups:
+        part = {name: rest.pop(name) for name in fields if name in rest}
+        details: dict[str, Any] = {"changes": part} if part else {}
+        if action == audit_actions.CLOUD_ACCOUNT_CREDENTIALS_CHANGED and new_key:
+            details["secrets_changed"] = ["secret_key"]
+        if details:
+            audit_record(
+                organization=account.organization, action=action, target=account, details=details
+            )
+    if rest:
+        audit_record(
+            organization=account.organization,
+            action=audit_actions.CLOUD_ACCOUNT_UPDATED,
+            target=account,
+            details={"changes": rest},
+        )
 
 
 def cloud_account_mark_failing(*, account_id: int, message: str) -> None:

@@ -26,6 +26,13 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from apps.accounts.audit import actions as audit_actions
+from apps.accounts.audit.services import (
+    audit_record,
+    changes_between,
+    current_values,
+    stored_values,
+)
 from apps.accounts.models import Membership, Organization, User
 from apps.cloud.models import Project
 from apps.core.sweep import deliveries_take_back
@@ -47,6 +54,17 @@ SWEEP_WINDOW = dt.timedelta(days=1)
 SWEEP_IDLE = dt.timedelta(minutes=30)
 GAVE_UP = "Not sent within a day of being due."
 UNSUBSCRIBED = "Unsubscribed before it was sent."
+# What the audit log records of a subscription's schedule and of a holiday.
+SCHEDULE_FIELDS = (
+    "frequency",
+    "weekday",
+    "day_of_month",
+    "send_time",
+    "timezone",
+    "workdays_only",
+    "is_active",
+)
+HOLIDAY_FIELDS = ("date", "name")
 CLAIM_BATCH = 100
 MAX_CLAIM_BATCHES = 200
 
@@ -93,27 +111,67 @@ def subscription_save(
     now: dt.datetime | None = None,
 ) -> DigestSubscription:
     """Create or change a subscription; its next send time follows its (new) schedule."""
+    before = stored_values(subscription, SCHEDULE_FIELDS)
+    projects_before = sorted(subscription.projects.values_list("pk", flat=True)) if before else []
     if subscription.is_active:
         subscription.unsubscribed_at = None
     subscription.next_send_at = _next_send_at(subscription, after=now or timezone.now())
     subscription.save()
     if projects is not None:
         subscription.projects.set(projects)
+    after = {
+        **current_values(subscription, SCHEDULE_FIELDS),
+        "projects": sorted(project.pk for project in projects)
+        if projects is not None
+        else projects_before,
+    }
+    if not before:
+        action, details = audit_actions.DIGEST_SUBSCRIPTION_CREATED, {"values": after}
+    else:
+        changed = changes_between({**before, "projects": projects_before}, after)
+        if not changed:
+            return subscription
+        action, details = audit_actions.DIGEST_SUBSCRIPTION_UPDATED, {"changes": changed}
+    audit_record(
+        organization=subscription.organization,
+        action=action,
+        target=subscription,
+        target_label=subscription.user.email,
+        details=details,
+    )
     return subscription
 
 
 @transaction.atomic
 def subscription_delete(*, subscription: DigestSubscription) -> None:
+    audit_record(
+        organization=subscription.organization,
+        action=audit_actions.DIGEST_SUBSCRIPTION_DELETED,
+        target=subscription,
+        target_label=subscription.user.email,
+        details={"values": current_values(subscription, SCHEDULE_FIELDS)},
+    )
     subscription.delete()
 
 
 def subscription_unsubscribe(*, subscription_id: int, now: dt.datetime | None = None) -> bool:
     """Turn a digest off (the one-click link). True if it was on."""
-    return bool(
-        DigestSubscription.objects.filter(pk=subscription_id, is_active=True).update(
+    with transaction.atomic():
+        turned_off = DigestSubscription.objects.filter(pk=subscription_id, is_active=True).update(
             is_active=False, unsubscribed_at=now or timezone.now(), next_send_at=None
         )
-    )
+        if turned_off:
+            subscription = DigestSubscription.objects.select_related("organization", "user").get(
+                pk=subscription_id
+            )
+            audit_record(
+                organization=subscription.organization,
+                action=audit_actions.DIGEST_SUBSCRIPTION_UNSUBSCRIBED,
+                target=subscription,
+                target_label=subscription.user.email,
+                details={"changes": {"is_active": {"old": True, "new": False}}},
+            )
+    return bool(turned_off)
 
 
 def _reschedule_organization(organization_id: int, *, now: dt.datetime) -> None:
@@ -128,8 +186,19 @@ def _reschedule_organization(organization_id: int, *, now: dt.datetime) -> None:
 
 @transaction.atomic
 def holiday_save(*, holiday: Holiday, now: dt.datetime | None = None) -> Holiday:
+    before = stored_values(holiday, HOLIDAY_FIELDS)
     holiday.full_clean()
     holiday.save()
+    after = current_values(holiday, HOLIDAY_FIELDS)
+    changed = changes_between(before, after)
+    if not before or changed:
+        audit_record(
+            organization=holiday.organization,
+            action=audit_actions.HOLIDAY_UPDATED if before else audit_actions.HOLIDAY_CREATED,
+            target=holiday,
+            target_label=str(holiday.date),
+            details={"changes": changed} if before else {"values": after},
+        )
     _reschedule_organization(holiday.organization_id, now=now or timezone.now())
     return holiday
 
@@ -137,6 +206,13 @@ def holiday_save(*, holiday: Holiday, now: dt.datetime | None = None) -> Holiday
 @transaction.atomic
 def holiday_delete(*, holiday: Holiday, now: dt.datetime | None = None) -> None:
     organization_id = holiday.organization_id
+    audit_record(
+        organization=holiday.organization,
+        action=audit_actions.HOLIDAY_DELETED,
+        target=holiday,
+        target_label=str(holiday.date),
+        details={"values": current_values(holiday, HOLIDAY_FIELDS)},
+    )
     holiday.delete()
     _reschedule_organization(organization_id, now=now or timezone.now())
 

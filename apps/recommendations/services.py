@@ -27,6 +27,8 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
+from apps.accounts.audit import actions as audit_actions
+from apps.accounts.audit.services import audit_record, overrides_changes
 from apps.accounts.models import Organization, User
 from apps.recommendations import rules
 from apps.recommendations.evidence import (
@@ -436,6 +438,8 @@ def recommendation_settings_update(
         row, _ = RecommendationSettings.objects.select_for_update().get_or_create(
             organization=organization
         )
+        thresholds_before = dict(row.thresholds or {})
+        prices_before = row.reserved_prices
         if thresholds is not None:
             merged = dict(row.thresholds or {})
             for key, value in thresholds.items():
@@ -457,4 +461,18 @@ def recommendation_settings_update(
                 raise ValidationError({"reserved_prices": [str(error)]}) from None
             row.reserved_prices = reserved_prices
         row.save()
+        details: dict[str, Any] = {}
+        changed = overrides_changes(thresholds_before, row.thresholds or {})
+        if changed:
+            details["changes"] = changed
+        if reserved_prices is not None and reserved_prices != prices_before:
+            details["reserved_prices"] = {"old": prices_before, "new": reserved_prices}
+        if details:
+            audit_record(
+                organization=organization,
+                action=audit_actions.RECOMMENDATION_SETTINGS_UPDATED,
+                target=row,
+                target_label="",
+                details=details,
+            )
     return row

@@ -101,3 +101,4 @@ describe('the period sent to the API', () => {
     expect(addDays('2025-12-31', 1)).toBe('2026-01-01');
   });
 });
+

@@ -143,3 +143,36 @@ export function rangeToParams(params: URLSearchParams, range: DateRange, options
 export function apiPeriod(range: DateRange): { start: string; end: string } {
   return { start: range.from, end: addDays(range.to, 1) };
 }
+
+function zoneOffsetMs(utcMs: number, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(new Date(utcMs));
+  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour') % 24, get('minute'), get('second'));
+  return asUtc - utcMs;
+}
+
+/**
+ * The first moment of calendar day `day` (YYYY-MM-DD) in `timeZone`, as the ISO instant (with its `Z`) that
+ * the APIs taking instants need (a recommendation's snooze, the audit log's since/until): they refuse a time
+ * without an offset, and "until 3 November" means the organization's midnight, not the browser's. Null for a
+ * malformed day.
+ */
+export function startOfDayIn(day: string, timeZone: string): string | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!m) return null;
+  const naive = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  if (new Date(naive).toISOString().slice(0, 10) !== day) return null;
+  let utc = naive - zoneOffsetMs(naive, timeZone);
+  // Across a DST change the offset at midnight differs from the guess's: correct once.
+  utc = naive - zoneOffsetMs(utc, timeZone);
+  return new Date(utc).toISOString().replace('.000Z', 'Z');
+}

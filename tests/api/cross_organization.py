@@ -113,6 +113,9 @@ PROBES: dict[str, Probe] = {
         "invitation", payload=_with_takeover(email="new@acme.test", role="viewer")
     ),
     "/api/v1/invitations/{id}": Probe("invitation"),
+    # The audit log is read-only: its writes are 405s, and Globex's entries never show.
+    "/api/v1/audit-log": Probe("audit_entry"),
+    "/api/v1/audit-log/{id}": Probe("audit_entry"),
     "/api/v1/api-keys": Probe("api_key", payload=_with_takeover(name="k", scope="read")),
     "/api/v1/api-keys/{id}": Probe("api_key"),
     "/api/v1/api-keys/{id}/revoke": Probe("api_key"),

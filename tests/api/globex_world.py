@@ -16,7 +16,7 @@ from django.apps import apps
 from django.db import models
 
 from apps.accounts import services as accounts_services
-from apps.accounts.models import Invitation, Membership, Organization, User
+from apps.accounts.models import AuditEntry, Invitation, Membership, Organization, User
 from apps.alerts.models import AlertEvent, AlertRecipient, AlertSettings, Budget, ThresholdRule
 from apps.analysis.engine.thresholds import Phase
 from apps.analysis.models import (
@@ -99,6 +99,8 @@ def globex_world(globex: Organization, bob: User) -> GlobexWorld:
             expires_at=MIDNIGHT + dt.timedelta(days=3650),
         ),
         "api_key": api_key,
+        # Connecting the account and creating the key wrote entries of Globex's audit log.
+        "audit_entry": AuditEntry.objects.filter(organization=globex).latest("id"),
         "cloud_account": account,
         "project": project,
         "project_tag_key": ProjectTagKey.objects.create(organization=globex, key="team"),

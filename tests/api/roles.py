@@ -157,3 +157,24 @@ def role_violations(
             if _snapshot(world) != before:
                 violations.append(Violation(method, path, f"as {principal}: changed data"))
     return violations
+
+
+# Reads that only owners and admins may make (the audit log): every other role and every API
+# key is answered 404, as if the route did not exist, for the list and for an object alike.
+MANAGER_ONLY_READS = ("/api/v1/audit-log", "/api/v1/audit-log/{id}")
+
+
+def manager_only_read_violations(
+    clients: Mapping[str, APIClient], world: GlobexWorld
+) -> list[Violation]:
+    """Every manager-only read that ``clients`` (none of them an owner or admin) could make."""
+    violations = []
+    for path in MANAGER_ONLY_READS:
+        url = path.replace("{id}", str(world[PROBES[path].target].pk))
+        for principal, client in clients.items():
+            response = client.get(url)
+            if response.status_code != 404:
+                violations.append(
+                    Violation("get", path, f"as {principal}: {response.status_code}, not 404")
+                )
+    return violations

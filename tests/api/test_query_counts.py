@@ -22,6 +22,8 @@ from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
 from apps.accounts import services as accounts_services
+from apps.accounts.audit import actions as audit_actions
+from apps.accounts.audit.services import audit_record
 from apps.accounts.models import Invitation, Membership, Organization, User
 from apps.accounts.roles import Role
 from apps.alerts.models import AlertEvent, AlertRecipient, Budget, ThresholdRule
@@ -188,6 +190,15 @@ def _holidays(world: GlobexWorld, user: User, i: int) -> None:
     )
 
 
+def _audit_entries(world: GlobexWorld, user: User, i: int) -> None:
+    audit_record(
+        organization=world.organization,
+        action=audit_actions.BUDGET_CREATED,
+        target=world["budget"],
+        actor=user,
+    )
+
+
 Adder = Callable[[GlobexWorld, User, int], Any]
 
 # Path -> (the most queries it may take, how to add one more row of what it lists). Five is
@@ -210,7 +221,10 @@ LIST_QUERY_COUNTS: dict[str, tuple[int, Adder]] = {
     "/api/v1/alert-recipients": (5, _alert_recipients),
     # Alerts prefetch their deliveries (one more query for the page).
     "/api/v1/alerts": (6, _alerts),
-    "/api/v1/exports/focus": (9, _bill_lines),
+    # The first page of a FOCUS export records who downloaded which period (one INSERT).
+    "/api/v1/exports/focus": (10, _bill_lines),
+    # The audit log's entries carry their actor's and target's names: no join per row.
+    "/api/v1/audit-log": (5, _audit_entries),
     # Subscriptions prefetch their projects and their latest delivery.
     "/api/v1/digest-subscriptions": (7, _digest_subscriptions),
     "/api/v1/holidays": (5, _holidays),

@@ -8,13 +8,14 @@ import pytest
 from rest_framework.test import APIClient
 
 from apps.accounts.models import ApiKey, Organization, User
-from apps.api.permissions import IsOrganizationMember
+from apps.api.permissions import IsOrganizationManagerElseNotFound, IsOrganizationMember
 from tests.api.cross_organization import schema_operations
 from tests.api.globex_world import GlobexWorld, globex_world
 from tests.api.roles import (
     READ_KEY,
     VIEWER,
     coverage_violations,
+    manager_only_read_violations,
     role_violations,
 )
 
@@ -70,3 +71,26 @@ def test_it_reports_every_write_once_roles_stop_being_checked(
         ("patch", "/api/v1/analysis/settings"),
         ("post", "/api/v1/api-keys"),
     } <= reported
+
+
+def test_it_answers_the_manager_only_reads_of_every_other_principal_with_404(
+    clients: dict[str, APIClient],
+    acme_world: GlobexWorld,
+    acme: Organization,
+    key_client: Callable[..., tuple[APIClient, ApiKey]],
+) -> None:
+    write_client, _ = key_client(acme, "write")
+    everyone = {**clients, "write key": write_client}
+    assert [str(v) for v in manager_only_read_violations(everyone, acme_world)] == []
+
+
+def test_it_reports_a_manager_only_read_once_its_role_check_is_gone(
+    clients: dict[str, APIClient], acme_world: GlobexWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Proves the check can fail: without the managers-only permission, viewers read the log."""
+    monkeypatch.setattr(
+        IsOrganizationManagerElseNotFound, "has_permission", lambda self, request, view: True
+    )
+    reported = {(v.path, v.problem) for v in manager_only_read_violations(clients, acme_world)}
+    assert ("/api/v1/audit-log", "as viewer: 200, not 404") in reported
+    assert ("/api/v1/audit-log/{id}", "as read-only key: 200, not 404") in reported

@@ -204,6 +204,42 @@ def test_an_owner_overrides_a_recommendation_threshold_and_resets_it(
     assert "idle_min_share" not in page.request.get(settings_url).json()["thresholds"]
 
 
+def test_an_owner_sees_their_sign_ins_in_the_audit_log(
+    open_context: OpenContext, demo_server: DemoServer
+) -> None:
+    demo = demo_server.demo
+    page = open_context().new_page()
+    page.goto(f"{demo_server.url}/login")
+    page.fill("#email", demo.email)
+    page.fill("#password", "not-the-password")
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_text("The e-mail address or the password is wrong.").wait_for(timeout=WAIT_MS)
+    sign_in(page, demo_server.url, demo.email, demo.password)
+
+    page.get_by_role("link", name="Settings").first.click()
+    page.get_by_role("link", name="Audit log").click()
+    page.wait_for_url("**/settings/audit-log", timeout=WAIT_MS)
+    rows = page.get_by_test_id("audit-row")
+    signed_in = rows.filter(has_text="Signed in").first
+    signed_in.wait_for(timeout=WAIT_MS)
+    assert demo.email in signed_in.inner_text()
+    failed = rows.filter(has_text="Sign-in failed").first
+    failed.wait_for(timeout=WAIT_MS)
+    # Newest first: the sign-in comes after (above) the failed attempt before it.
+    texts = rows.all_inner_texts()
+    assert texts.index(signed_in.inner_text()) < texts.index(failed.inner_text())
+    failed.get_by_text("Show").click()
+    assert "reason" in failed.inner_text()
+    assert "not-the-password" not in page.content()
+
+    page.get_by_label("Action").select_option("sign_in.failed")
+    page.get_by_role("button", name="Filter").click()
+    # Locator assertions, not wait_for_function: the CSP refuses the eval it polls with.
+    expect(rows.filter(has_not_text="Sign-in failed")).to_have_count(0, timeout=WAIT_MS)
+    expect(rows.first).to_contain_text("Sign-in failed")
+    shoot(page, "settings-audit-log-filtered")
+
+
 def test_every_page_is_photographed(page: Page, demo_server: DemoServer) -> None:
     base = demo_server.url
     recommendation = Recommendation.objects.filter(organization=demo_server.demo.organization)
@@ -222,6 +258,7 @@ def test_every_page_is_photographed(page: Page, demo_server: DemoServer) -> None
         ("settings-budgets", "/settings/budgets"),
         ("settings-alerts", "/settings/alerts"),
         ("settings-recommendations", "/settings/recommendations"),
+        ("settings-audit-log", "/settings/audit-log"),
     ]
     for name, path in pages:
         page.goto(f"{base}{path}")

@@ -306,8 +306,9 @@ def test_it_needs_a_signed_in_member_or_an_api_key(client: Any) -> None:
 def test_it_reads_a_page_in_a_pinned_number_of_queries(
     synced, alice_client: APIClient, page_size: int
 ) -> None:
-    """Session, user and membership (3), the lines' cursor in a savepoint (3), hour rollups and
-    phase days of the hourly lines (2) and of the subscriptions (2): 20 rows or 2,000 alike."""
+    """Session, user and membership (3), the download's audit entry (1), the lines' cursor in a
+    savepoint (3), hour rollups and phase days of the hourly lines (2) and of the subscriptions
+    (2): 20 rows or 2,000 alike."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -317,7 +318,7 @@ def test_it_reads_a_page_in_a_pinned_number_of_queries(
         response = alice_client.get("/api/v1/exports/focus", query)
     assert response.status_code == 200
     kinds = {r["ChargeFrequency"] for r in response.json()["results"]}
-    assert len(captured) == 6 + (2 if "Usage-Based" in kinds else 0) + (
+    assert len(captured) == 7 + (2 if "Usage-Based" in kinds else 0) + (
         2 if "Recurring" in kinds else 0
     ), [q["sql"][:80] for q in captured.captured_queries]
 

@@ -1,6 +1,8 @@
 import { api, resetCsrfToken } from './client';
 import type {
   AlertEvent,
+  AuditEntry,
+  AuditFilters,
   AlertRecipient,
   AlertRecipientInput,
   AlertSettings,
@@ -253,6 +255,12 @@ export const alertRecipientsApi = {
     api.get<Page<AlertRecipient>>('/api/v1/alert-recipients', pageParams(q), signal),
   create: (input: AlertRecipientInput) => api.post<AlertRecipient>('/api/v1/alert-recipients', input),
   remove: (id: number) => api.delete(`/api/v1/alert-recipients/${id}`),
+};
+
+export const auditLogApi = {
+  /** The organization's audit log, newest first (owners and admins; anyone else gets a 404). */
+  list: (q: PageQuery, filters: AuditFilters, signal?: AbortSignal) =>
+    api.get<Page<AuditEntry>>('/api/v1/audit-log', { ...pageParams(q), ...filters }, signal),
 };
 
 export const alertsApi = {

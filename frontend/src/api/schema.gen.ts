@@ -229,6 +229,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Security-relevant actions: sign-ins, members, invitations, keys, cloud credentials,
+         *     exports, settings. Who (a person or an API key), what, when (UTC), from where.
+         */
+        get: operations["v1_audit_log_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit-log/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Security-relevant actions: sign-ins, members, invitations, keys, cloud credentials,
+         *     exports, settings. Who (a person or an API key), what, when (UTC), from where.
+         */
+        get: operations["v1_audit_log_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/csrf": {
         parameters: {
             query?: never;
@@ -1308,6 +1348,110 @@ export interface components {
             scope?: components["schemas"]["ScopeEnum"];
         };
         /**
+         * @description * `sign_in.succeeded` - sign_in.succeeded
+         *     * `sign_in.failed` - sign_in.failed
+         *     * `sign_in.locked_out` - sign_in.locked_out
+         *     * `sign_out` - sign_out
+         *     * `organization.created` - organization.created
+         *     * `organization.updated` - organization.updated
+         *     * `member.joined` - member.joined
+         *     * `member.role_changed` - member.role_changed
+         *     * `member.removed` - member.removed
+         *     * `invitation.created` - invitation.created
+         *     * `invitation.accepted` - invitation.accepted
+         *     * `invitation.revoked` - invitation.revoked
+         *     * `api_key.created` - api_key.created
+         *     * `api_key.revoked` - api_key.revoked
+         *     * `cloud_account.created` - cloud_account.created
+         *     * `cloud_account.updated` - cloud_account.updated
+         *     * `cloud_account.credentials_changed` - cloud_account.credentials_changed
+         *     * `cloud_account.endpoint_changed` - cloud_account.endpoint_changed
+         *     * `export.downloaded` - export.downloaded
+         *     * `analysis_settings.updated` - analysis_settings.updated
+         *     * `recommendation_settings.updated` - recommendation_settings.updated
+         *     * `alert_settings.updated` - alert_settings.updated
+         *     * `alert_rule.created` - alert_rule.created
+         *     * `alert_rule.updated` - alert_rule.updated
+         *     * `alert_rule.deleted` - alert_rule.deleted
+         *     * `alert_recipient.created` - alert_recipient.created
+         *     * `alert_recipient.deleted` - alert_recipient.deleted
+         *     * `budget.created` - budget.created
+         *     * `budget.updated` - budget.updated
+         *     * `budget.deleted` - budget.deleted
+         *     * `digest_subscription.created` - digest_subscription.created
+         *     * `digest_subscription.updated` - digest_subscription.updated
+         *     * `digest_subscription.deleted` - digest_subscription.deleted
+         *     * `digest_subscription.unsubscribed` - digest_subscription.unsubscribed
+         *     * `holiday.created` - holiday.created
+         *     * `holiday.updated` - holiday.updated
+         *     * `holiday.deleted` - holiday.deleted
+         *     * `project.updated` - project.updated
+         *     * `project_tag_key.created` - project_tag_key.created
+         *     * `project_tag_key.deleted` - project_tag_key.deleted
+         * @enum {string}
+         */
+        AuditActionEnum: "sign_in.succeeded" | "sign_in.failed" | "sign_in.locked_out" | "sign_out" | "organization.created" | "organization.updated" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "api_key.created" | "api_key.revoked" | "cloud_account.created" | "cloud_account.updated" | "cloud_account.credentials_changed" | "cloud_account.endpoint_changed" | "export.downloaded" | "analysis_settings.updated" | "recommendation_settings.updated" | "alert_settings.updated" | "alert_rule.created" | "alert_rule.updated" | "alert_rule.deleted" | "alert_recipient.created" | "alert_recipient.deleted" | "budget.created" | "budget.updated" | "budget.deleted" | "digest_subscription.created" | "digest_subscription.updated" | "digest_subscription.deleted" | "digest_subscription.unsubscribed" | "holiday.created" | "holiday.updated" | "holiday.deleted" | "project.updated" | "project_tag_key.created" | "project_tag_key.deleted";
+        AuditActor: {
+            /**
+             * @description user: a person; api_key: an API key; anonymous: nobody signed in (a failed sign-in, an unsubscribe link); system: GPU Ledger itself (a scheduled task).
+             *
+             *     * `user` - Person
+             *     * `api_key` - API key
+             *     * `anonymous` - Not signed in
+             *     * `system` - GPU Ledger
+             */
+            type: components["schemas"]["AuditActorTypeEnum"];
+            /** @description The person's or the API key's id; null for the others. */
+            id: number | null;
+            /** @description As they were named then: an e-mail address, an API key's name and prefix, or the address typed at a failed sign-in. */
+            display: string;
+        };
+        /**
+         * @description * `user` - Person
+         *     * `api_key` - API key
+         *     * `anonymous` - Not signed in
+         *     * `system` - GPU Ledger
+         * @enum {string}
+         */
+        AuditActorTypeEnum: "user" | "api_key" | "anonymous" | "system";
+        AuditEntry: {
+            readonly id: number;
+            /** Format: date-time */
+            at?: string;
+            action: components["schemas"]["AuditActionEnum"];
+            /** @description The action in the request's language (Accept-Language, else the person's). */
+            readonly action_label: string;
+            readonly actor: components["schemas"]["AuditActor"];
+            readonly target: components["schemas"]["AuditTarget"] | null;
+            /** @description What changed (`changes`: field -> old and new), never a secret's value (`secrets_changed` names the secrets that changed). */
+            details: {
+                /** @description Field -> its old and new value. */
+                changes?: {
+                    [key: string]: {
+                        old: unknown;
+                        new: unknown;
+                    };
+                };
+                /** @description The secrets that changed (their values are never recorded). */
+                secrets_changed?: string[];
+                /** @description The object's settings when it was created or deleted. */
+                values?: {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+            client_address?: string;
+            user_agent?: string;
+        };
+        AuditTarget: {
+            /** @description What was acted on: membership, invitation, api_key, budget, user, export, ... */
+            type: string;
+            id: string;
+            /** @description Its name then. */
+            label: string;
+        };
+        /**
          * @description * `actual` - actual
          *     * `forecast` - forecast
          * @enum {string}
@@ -2269,6 +2413,21 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["ApiKey"][];
+        };
+        PaginatedAuditEntryList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["AuditEntry"][];
         };
         PaginatedBudgetList: {
             /** @example 123 */
@@ -4862,6 +5021,154 @@ export interface operations {
             };
             /** @description The request body is not JSON (or form data). */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key or person: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_audit_log_list: {
+        parameters: {
+            query?: {
+                /** @description Repeatable. */
+                action?: ("alert_recipient.created" | "alert_recipient.deleted" | "alert_rule.created" | "alert_rule.deleted" | "alert_rule.updated" | "alert_settings.updated" | "analysis_settings.updated" | "api_key.created" | "api_key.revoked" | "budget.created" | "budget.deleted" | "budget.updated" | "cloud_account.created" | "cloud_account.credentials_changed" | "cloud_account.endpoint_changed" | "cloud_account.updated" | "digest_subscription.created" | "digest_subscription.deleted" | "digest_subscription.unsubscribed" | "digest_subscription.updated" | "export.downloaded" | "holiday.created" | "holiday.deleted" | "holiday.updated" | "invitation.accepted" | "invitation.created" | "invitation.revoked" | "member.joined" | "member.removed" | "member.role_changed" | "organization.created" | "organization.updated" | "project.updated" | "project_tag_key.created" | "project_tag_key.deleted" | "recommendation_settings.updated" | "sign_in.failed" | "sign_in.locked_out" | "sign_in.succeeded" | "sign_out")[];
+                /** @description Part of the actor's e-mail address or API key name (case-insensitive). */
+                actor?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description ISO time: at or after. */
+                since?: string;
+                /** @description ISO time: before. */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedAuditEntryList"];
+                };
+            };
+            /** @description Invalid input: `error.fields` names each bad field or query parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but the role (or the API key's scope) may not do this; or a failed CSRF check of a browser session. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in the request's organization (another organization's objects are not found either), or no such page. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key or person: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_audit_log_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this audit entry. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEntry"];
+                };
+            };
+            /** @description Invalid input: `error.fields` names each bad field or query parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but the role (or the API key's scope) may not do this; or a failed CSRF check of a browser session. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in the request's organization (another organization's objects are not found either), or no such page. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -46,6 +46,23 @@ export type SignupCreated = AsRendered<Schemas['SignupCreated']>;
 /** The one-time set-password link of an owner created with `manage.py create_organization`. */
 export type SetPasswordInput = Schemas['SetPasswordRequest'];
 
+/**
+ * One entry of the organization's audit log (owners and admins read it). Its `details` keep their optional
+ * parts optional: an entry records `changes`, `secrets_changed` or `values` only where they apply.
+ */
+export type AuditEntry = Omit<AsRendered<Schemas['AuditEntry']>, 'details'> & {
+  details: Schemas['AuditEntry']['details'];
+};
+export type AuditAction = Schemas['AuditActionEnum'];
+export type AuditActorType = Schemas['AuditActorTypeEnum'];
+/** The audit log's filters; `since`/`until` are ISO instants (`until` exclusive). */
+export interface AuditFilters {
+  action?: AuditAction;
+  actor?: string;
+  since?: string;
+  until?: string;
+}
+
 /** A page of a list endpoint; every list has the same envelope (PaginatedProjectList stands for all). */
 export type Page<T> = Omit<AsRendered<Schemas['PaginatedProjectList']>, 'results'> & { results: T[] };
 

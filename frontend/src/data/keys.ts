@@ -25,6 +25,8 @@ export const queryKeys = {
   alertRecipients: ['alert-recipients'] as const,
   alerts: ['alerts'] as const,
   alertSettings: ['alert-settings'] as const,
+  /** Written by the server beside every audited change; read fresh whenever the tab opens. */
+  auditLog: ['audit-log'] as const,
   /** The cost report (/costs) and the utilization reads: refetched after a sync, never mutated here. */
   costs: ['costs'] as const,
   utilization: ['utilization'] as const,

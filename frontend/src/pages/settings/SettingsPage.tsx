@@ -10,6 +10,7 @@ import { BudgetsTab } from './BudgetsTab';
 import { AlertsTab } from './AlertsTab';
 import { ProjectsTab } from './ProjectsTab';
 import { RecommendationsTab } from './RecommendationsTab';
+import { AuditLogTab } from './AuditLogTab';
 import { SettingsManagedNotice } from './SettingsManagedNotice';
 import { canManageOrg } from './permissions';
 
@@ -22,6 +23,7 @@ const TABS = [
   { to: '/settings/budgets', label: 'budgets.tab' },
   { to: '/settings/alerts', label: 'alertsSettings.tab' },
   { to: '/settings/recommendations', label: 'recommendationSettings.tab' },
+  { to: '/settings/audit-log', label: 'auditLog.tab' },
 ] as const;
 
 export function SettingsPage() {
@@ -76,6 +78,7 @@ export function SettingsPage() {
               <Route path="budgets" element={<BudgetsTab />} />
               <Route path="alerts" element={<AlertsTab />} />
               <Route path="recommendations" element={<RecommendationsTab />} />
+              <Route path="audit-log" element={<AuditLogTab />} />
               <Route path="*" element={<Navigate to="/settings/members" replace />} />
             </Routes>
           </div>
