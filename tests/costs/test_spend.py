@@ -9,6 +9,7 @@ from decimal import Decimal
 import pytest
 
 from apps.accounts.models import Organization
+from apps.billing.models import BillLine
 from apps.costs import spend
 from tests.alerts.builders import bill, make_account, make_instance, make_project
 
@@ -71,3 +72,31 @@ def test_it_refuses_what_it_cannot_answer(acme: Organization) -> None:
         spend.spend_by(acme, START, END, ("region",))
     with pytest.raises(ValueError, match="timezone"):
         spend.spend_by(acme, START, END, ("day",))
+
+
+def test_its_cost_rate_is_the_latest_hour_else_the_subscriptions_per_hour(
+    acme: Organization,
+) -> None:
+    account = make_account(acme)
+    hourly = make_instance(account, "hourly")
+    prepaid = make_instance(account, "prepaid")
+    now = dt.datetime(2026, 11, 20, 12, 30, tzinfo=dt.UTC)
+    bill(account, now - dt.timedelta(hours=3), "9.00", instance=hourly)
+    for component, cost in (("v_cvm_compute", "1.20"), ("v_cvm_gpu", "8.00")):
+        line = bill(account, now - dt.timedelta(hours=2), cost, instance=hourly)
+        BillLine.objects.filter(pk=line.pk).update(component_code=component)
+    bill(account, now - dt.timedelta(hours=30), "99.00", instance=prepaid)  # a day and more ago
+    # Two subscriptions covering now, billed to hh:59:59 as Tencent does: 30 days and 7 days.
+    for days, cost in ((30, "2160.00"), (7, "100.00")):
+        line = bill(account, now - dt.timedelta(days=1, minutes=30), cost, instance=prepaid)
+        BillLine.objects.filter(pk=line.pk).update(
+            fee_end_at=line.fee_begin_at + dt.timedelta(days=days, seconds=-1)
+        )
+
+    rates = spend.cost_rates_per_hour(acme, [hourly.pk, prepaid.pk], now)
+
+    # The latest hour's components, by hand; the subscriptions' cost over their hours.
+    assert rates[hourly.pk] == Decimal("1.20") + Decimal("8.00")
+    by_hand = Decimal("2160.00") / (30 * 24) + Decimal("100.00") / (7 * 24)
+    assert rates[prepaid.pk] == by_hand.quantize(Decimal("0.00000001"))
+    assert spend.cost_rates_per_hour(acme, [prepaid.pk], now - dt.timedelta(days=2)) == {}
