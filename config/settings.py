@@ -150,6 +150,8 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 AUTH_USER_MODEL = "accounts.User"
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
+    # Refuses every sign-in at an account locked by the per-account back-off (lockout.py).
+    "apps.accounts.lockout.AccountLockoutBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 PASSWORD_HASHERS = [
@@ -171,6 +173,18 @@ AXES_USERNAME_FORM_FIELD = "email"
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "apps.accounts.lockout.lockout_response"
 AXES_VERBOSE = False
+# Credential stuffing spreads its guesses over many addresses: the account itself locks after
+# this many wrong passwords from anywhere, for LOGIN_BACKOFF_SECONDS, doubling with each
+# further wrong password after a lock-out (up to the maximum); a quiet day or a sign-in that
+# gets through forgets them. The account's owner is e-mailed at each lock-out.
+LOGIN_ACCOUNT_FAILURE_LIMIT = env_int("LOGIN_ACCOUNT_FAILURE_LIMIT", 20)
+LOGIN_BACKOFF_SECONDS = env_int("LOGIN_BACKOFF_SECONDS", 60)
+LOGIN_BACKOFF_MAX_SECONDS = env_int("LOGIN_BACKOFF_MAX_SECONDS", 3600)
+if LOGIN_ACCOUNT_FAILURE_LIMIT < 1 or not 0 < LOGIN_BACKOFF_SECONDS <= LOGIN_BACKOFF_MAX_SECONDS:
+    raise ImproperlyConfigured(
+        "LOGIN_ACCOUNT_FAILURE_LIMIT must be 1 or more, and 0 < LOGIN_BACKOFF_SECONDS <= "
+        "LOGIN_BACKOFF_MAX_SECONDS"
+    )
 
 # The audit log (Settings -> Audit log, /api/v1/audit-log) keeps entries this long; a daily
 # beat task purges older ones.

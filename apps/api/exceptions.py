@@ -8,6 +8,7 @@ shape, so clients parse one thing. Model-level ``ValidationError`` raised by ser
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
@@ -76,4 +77,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     elif isinstance(exc, exceptions.APIException):
         code = exc.get_codes() if isinstance(exc.get_codes(), str) else exc.default_code
         response.data = error_body(str(code), " ".join(_flatten(exc.detail)))
+    if response.status_code == status.HTTP_429_TOO_MANY_REQUESTS and not response.has_header(
+        "Retry-After"
+    ):
+        # Every 429 says when to come back. Our throttles always know (their wait is at least a
+        # second); a throttle that cannot tell gets a minute, DRF's shortest rate window.
+        response["Retry-After"] = str(max(1, math.ceil(getattr(exc, "wait", None) or 60)))
     return response
