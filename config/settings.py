@@ -65,6 +65,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # /api/: a 400 for a query parameter or path id the OpenAPI schema does not take.
+    "apps.api.parameters.ParameterContractMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Keeps the request being served, so the audit log records its actor and address.

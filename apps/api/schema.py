@@ -12,6 +12,8 @@ from drf_spectacular.utils import Direction, OpenApiExample, OpenApiParameter, O
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 
+from apps.api.parameters import bound_integer_schema
+
 
 class ApiKeyScheme(OpenApiAuthenticationExtension):
     target_class = "apps.api.authentication.ApiKeyAuthentication"
@@ -128,6 +130,14 @@ class ApiAutoSchema(AutoSchema):
                     description="An ETag of an earlier answer: 304 without a body if unchanged.",
                 )
             )
+        return parameters
+
+    def _get_parameters(self) -> list[dict[str, Any]]:
+        # Integer parameters (ids, filters, pages) state the 64-bit range the API enforces
+        # (apps/api/parameters.py) unless they state a narrower one.
+        parameters: list[dict[str, Any]] = super()._get_parameters()
+        for parameter in parameters:
+            bound_integer_schema(parameter.get("schema", {}))
         return parameters
 
     def _get_response_bodies(self, direction: Direction = "response") -> dict[str, Any]:
