@@ -59,7 +59,7 @@ _ERROR_DESCRIPTIONS = {
     "CSRF check of a browser session.",
     "404": "No such object in the request's organization (another organization's objects "
     "are not found either), or no such page.",
-    "415": "The request body is not JSON (or form data).",
+    "415": "The request body is not JSON (`Content-Type: application/json`).",
     "429": "Too many requests for this API key or person: wait `Retry-After` seconds.",
 }
 _ERROR_EXAMPLES = {
