@@ -66,6 +66,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # /api/: a 400 for a query parameter or path id the OpenAPI schema does not take.
+    "apps.api.parameters.ParameterContractMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Keeps the request being served, so the audit log records its actor and address.
@@ -320,6 +322,10 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["apps.api.filters.StrictFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "apps.api.schema.ApiAutoSchema",
     "EXCEPTION_HANDLER": "apps.api.exceptions.exception_handler",
+    # Writes take JSON only: a form-encoded or multipart body is a 415, not a second dialect with
+    # other coercions (a form's "tag_values=x" would be a list). No endpoint takes a file; the
+    # digest's one-click unsubscribe (RFC 8058, a form POST) reads its token from the URL only.
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",

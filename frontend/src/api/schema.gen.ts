@@ -3621,8 +3621,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["AlertRecipientRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["AlertRecipientRequest"];
-                "multipart/form-data": components["schemas"]["AlertRecipientRequest"];
             };
         };
         responses: {
@@ -3670,7 +3668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3841,8 +3839,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ThresholdRuleRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ThresholdRuleRequest"];
-                "multipart/form-data": components["schemas"]["ThresholdRuleRequest"];
             };
         };
         responses: {
@@ -3890,7 +3886,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4062,8 +4058,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedThresholdRuleRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedThresholdRuleRequest"];
-                "multipart/form-data": components["schemas"]["PatchedThresholdRuleRequest"];
             };
         };
         responses: {
@@ -4111,7 +4105,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4364,8 +4358,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedAlertSettingsRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedAlertSettingsRequest"];
-                "multipart/form-data": components["schemas"]["PatchedAlertSettingsRequest"];
             };
         };
         responses: {
@@ -4413,7 +4405,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4511,8 +4503,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedAnalysisSettingsRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedAnalysisSettingsRequest"];
-                "multipart/form-data": components["schemas"]["PatchedAnalysisSettingsRequest"];
             };
         };
         responses: {
@@ -4560,7 +4550,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4749,8 +4739,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ApiKeyRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ApiKeyRequest"];
-                "multipart/form-data": components["schemas"]["ApiKeyRequest"];
             };
         };
         responses: {
@@ -4798,7 +4786,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4970,8 +4958,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ApiKeyRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ApiKeyRequest"];
-                "multipart/form-data": components["schemas"]["ApiKeyRequest"];
             };
         };
         responses: {
@@ -5019,7 +5005,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5247,8 +5233,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["LoginRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["LoginRequest"];
-                "multipart/form-data": components["schemas"]["LoginRequest"];
             };
         };
         responses: {
@@ -5278,7 +5262,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5334,7 +5318,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5366,8 +5350,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SetPasswordRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["SetPasswordRequest"];
-                "multipart/form-data": components["schemas"]["SetPasswordRequest"];
             };
         };
         responses: {
@@ -5397,7 +5379,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5429,8 +5411,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SignupRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["SignupRequest"];
-                "multipart/form-data": components["schemas"]["SignupRequest"];
             };
         };
         responses: {
@@ -5460,7 +5440,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5492,8 +5472,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["VerifyEmailRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["VerifyEmailRequest"];
-                "multipart/form-data": components["schemas"]["VerifyEmailRequest"];
             };
         };
         responses: {
@@ -5523,7 +5501,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5555,8 +5533,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ResendVerificationRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ResendVerificationRequest"];
-                "multipart/form-data": components["schemas"]["ResendVerificationRequest"];
             };
         };
         responses: {
@@ -5586,7 +5562,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5691,8 +5667,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["BudgetRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["BudgetRequest"];
-                "multipart/form-data": components["schemas"]["BudgetRequest"];
             };
         };
         responses: {
@@ -5740,7 +5714,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5915,8 +5889,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedBudgetRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedBudgetRequest"];
-                "multipart/form-data": components["schemas"]["PatchedBudgetRequest"];
             };
         };
         responses: {
@@ -5964,7 +5936,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6067,8 +6039,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CloudAccountRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["CloudAccountRequest"];
-                "multipart/form-data": components["schemas"]["CloudAccountRequest"];
             };
         };
         responses: {
@@ -6116,7 +6086,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6220,8 +6190,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedCloudAccountRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedCloudAccountRequest"];
-                "multipart/form-data": components["schemas"]["PatchedCloudAccountRequest"];
             };
         };
         responses: {
@@ -6269,7 +6237,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6304,8 +6272,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CloudAccountRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["CloudAccountRequest"];
-                "multipart/form-data": components["schemas"]["CloudAccountRequest"];
             };
         };
         responses: {
@@ -6353,7 +6319,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6385,8 +6351,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ConnectionTestRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ConnectionTestRequest"];
-                "multipart/form-data": components["schemas"]["ConnectionTestRequest"];
             };
         };
         responses: {
@@ -6434,7 +6398,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6642,8 +6606,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["DigestSubscriptionRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["DigestSubscriptionRequest"];
-                "multipart/form-data": components["schemas"]["DigestSubscriptionRequest"];
             };
         };
         responses: {
@@ -6691,7 +6653,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6795,8 +6757,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["DigestSubscriptionRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["DigestSubscriptionRequest"];
-                "multipart/form-data": components["schemas"]["DigestSubscriptionRequest"];
             };
         };
         responses: {
@@ -6844,7 +6804,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6947,8 +6907,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedDigestSubscriptionRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedDigestSubscriptionRequest"];
-                "multipart/form-data": components["schemas"]["PatchedDigestSubscriptionRequest"];
             };
         };
         responses: {
@@ -6996,7 +6954,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7194,7 +7152,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7528,8 +7486,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["HolidayRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["HolidayRequest"];
-                "multipart/form-data": components["schemas"]["HolidayRequest"];
             };
         };
         responses: {
@@ -7577,7 +7533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7681,8 +7637,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["HolidayRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["HolidayRequest"];
-                "multipart/form-data": components["schemas"]["HolidayRequest"];
             };
         };
         responses: {
@@ -7730,7 +7684,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7833,8 +7787,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedHolidayRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedHolidayRequest"];
-                "multipart/form-data": components["schemas"]["PatchedHolidayRequest"];
             };
         };
         responses: {
@@ -7882,7 +7834,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8390,8 +8342,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["InvitationRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["InvitationRequest"];
-                "multipart/form-data": components["schemas"]["InvitationRequest"];
             };
         };
         responses: {
@@ -8439,7 +8389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8608,8 +8558,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["InvitationAcceptRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["InvitationAcceptRequest"];
-                "multipart/form-data": components["schemas"]["InvitationAcceptRequest"];
             };
         };
         responses: {
@@ -8639,7 +8587,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8737,8 +8685,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedMeUpdateRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedMeUpdateRequest"];
-                "multipart/form-data": components["schemas"]["PatchedMeUpdateRequest"];
             };
         };
         responses: {
@@ -8786,7 +8732,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8818,8 +8764,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SwitchOrganizationRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["SwitchOrganizationRequest"];
-                "multipart/form-data": components["schemas"]["SwitchOrganizationRequest"];
             };
         };
         responses: {
@@ -8867,7 +8811,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9110,8 +9054,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedMembershipRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedMembershipRequest"];
-                "multipart/form-data": components["schemas"]["PatchedMembershipRequest"];
             };
         };
         responses: {
@@ -9159,7 +9101,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9262,8 +9204,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OrganizationCreateRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["OrganizationCreateRequest"];
-                "multipart/form-data": components["schemas"]["OrganizationCreateRequest"];
             };
         };
         responses: {
@@ -9311,7 +9251,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9415,8 +9355,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedOrganizationRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedOrganizationRequest"];
-                "multipart/form-data": components["schemas"]["PatchedOrganizationRequest"];
             };
         };
         responses: {
@@ -9464,7 +9402,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9567,8 +9505,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ProjectTagKeyRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ProjectTagKeyRequest"];
-                "multipart/form-data": components["schemas"]["ProjectTagKeyRequest"];
             };
         };
         responses: {
@@ -9616,7 +9552,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9859,8 +9795,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedProjectRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedProjectRequest"];
-                "multipart/form-data": components["schemas"]["PatchedProjectRequest"];
             };
         };
         responses: {
@@ -9908,7 +9842,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10126,8 +10060,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ActionInputRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ActionInputRequest"];
-                "multipart/form-data": components["schemas"]["ActionInputRequest"];
             };
         };
         responses: {
@@ -10175,7 +10107,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10273,8 +10205,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedSettingsRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedSettingsRequest"];
-                "multipart/form-data": components["schemas"]["PatchedSettingsRequest"];
             };
         };
         responses: {
@@ -10322,7 +10252,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
