@@ -39,13 +39,14 @@ def cost_days_rebuild(*, organization: Organization, months: Sequence[str] | Non
     """
     tz_name = organization.timezone
     tz = zoneinfo.ZoneInfo(tz_name)
-    state, _ = CostRollupState.objects.select_for_update().get_or_create(
+    state, created = CostRollupState.objects.select_for_update().get_or_create(
         organization=organization, defaults={"tz": tz_name}
     )
     lines = BillLine.objects.for_organization(organization)
     days = CostDay.objects.filter(organization=organization)
     project_days = CostProjectDay.objects.filter(organization=organization)
-    if months is not None and state.tz == tz_name:
+    # Never built (or built in another timezone): every day, whatever months were read.
+    if months is not None and not created and state.tz == tz_name:
         months = sorted(set(months))
         if not months:
             return 0
@@ -98,14 +99,37 @@ def cost_project_days_write(*, organization: Organization, days: QuerySet[CostDa
     return len(rows)
 
 
-def cost_days_ensure(organization: Organization) -> None:
-    """Build the rollup if it never was, or was built in another timezone."""
+def cost_days_ensure(organization: Organization) -> bool:
+    """Build the rollup if it never was, or was built in another timezone; True if it did.
+
+    Called where the inputs change (the organization saved, the schema migrated), never on a
+    read: GET requests only read the rollup."""
     state = CostRollupState.objects.filter(organization=organization).first()
-    if state is None or state.tz != organization.timezone:
-        cost_days_rebuild(organization=organization)
+    if state is not None and state.tz == organization.timezone:
+        return False
+    if state is None and not BillLine.objects.for_organization(organization).exists():
+        return False
+    cost_days_rebuild(organization=organization)
+    return True
 
 
 def on_bill_lines_changed(
     sender: Any, *, organization: Organization, months: Sequence[str] | None, **kwargs: Any
 ) -> None:
     cost_days_rebuild(organization=organization, months=months)
+
+
+def on_organization_saved(sender: Any, *, instance: Organization, **kwargs: Any) -> None:
+    """An organization's timezone changed: its local days move, so the rollup is rebuilt in
+    the same transaction as the change (``organization_update`` is atomic)."""
+    if kwargs.get("raw"):
+        return
+    cost_days_ensure(instance)
+
+
+def on_post_migrate(sender: Any, **kwargs: Any) -> None:
+    """After ``migrate``: build the rollup of every organization whose rollup a migration
+    dropped (or that was never built), so that no request has to."""
+    using = kwargs.get("using")
+    for organization in Organization.objects.using(using).all().iterator():
+        cost_days_ensure(organization)
