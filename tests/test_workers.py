@@ -36,6 +36,8 @@ STATED_RETRIES: dict[str, tuple[type[BaseException], ...]] = {
     "cloud.run_sync": (CloudError,),
     "analysis.analyse_recent": (OperationalError,),
     "analysis.analyse_full": (OperationalError,),
+    "analysis.analyse_batch": (OperationalError,),
+    "analysis.announce": (OperationalError,),
     "recommendations.recommend": (OperationalError,),
     "metrics.prune_raw": NEVER_RETRY,
     "metrics.compact_recent": (OperationalError,),
