@@ -6,6 +6,7 @@ needs only Python and Node. Production sets DEBUG=0, SECRET_KEY, FIELD_ENCRYPTIO
 DATABASE_URL and REDIS_URL.
 """
 
+import ipaddress
 from pathlib import Path
 
 import dj_database_url
@@ -180,6 +181,26 @@ AUDIT_RETENTION_DAYS = env_int("AUDIT_RETENTION_DAYS", 365)
 FIELD_ENCRYPTION_KEY = env_str("FIELD_ENCRYPTION_KEY")
 if not FIELD_ENCRYPTION_KEY and not DEBUG:
     raise ImproperlyConfigured("FIELD_ENCRYPTION_KEY must be set when DEBUG=0")
+
+# --- Client addresses -----------------------------------------------------------------------
+# X-Forwarded-For is believed only from proxies the operator names (apps.core.clientip): every
+# rate limit, the sign-in lock-out and the audit log key on that one address. Either the number
+# of proxies in front of the server (each appends the address it saw) or their CIDR blocks;
+# neither (the default): the socket's peer is the client.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", [])
+if TRUSTED_PROXY_COUNT < 0:
+    raise ImproperlyConfigured("TRUSTED_PROXY_COUNT must be 0 or more")
+if TRUSTED_PROXY_COUNT and TRUSTED_PROXIES:
+    raise ImproperlyConfigured("Set TRUSTED_PROXY_COUNT or TRUSTED_PROXIES, not both")
+for _block in TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(_block, strict=False)
+    except ValueError as _exc:
+        raise ImproperlyConfigured(
+            f"TRUSTED_PROXIES must be CIDR blocks (10.0.0.0/8,...), got {_block!r}"
+        ) from _exc
+AXES_CLIENT_IP_CALLABLE = "apps.core.clientip.client_address"
 
 # --- HTTPS and cookies ----------------------------------------------------------------------
 # Production sits behind TLS; HTTPS=0 turns the TLS-only settings off for plain-HTTP setups

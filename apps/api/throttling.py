@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 
 from apps.accounts.models import ApiKey
+from apps.core.clientip import client_address
 
 if TYPE_CHECKING:
     # rest_framework.views imports the throttles (via api_settings): not at run time.
@@ -31,7 +32,15 @@ def client_ident(request: Request, fallback: str) -> str:
     return f"ip:{fallback}"
 
 
-class ClientRateThrottle(SimpleRateThrottle):
+class AddressRateThrottle(SimpleRateThrottle):
+    """A throttle whose address is ``client_address`` (trusted proxies only), never DRF's own
+    reading of ``X-Forwarded-For``, which believes whatever the client sends."""
+
+    def get_ident(self, request: Request) -> str:
+        return client_address(request)
+
+
+class ClientRateThrottle(AddressRateThrottle):
     """``API_RATE_LIMIT`` (e.g. ``1200/min``) per API key, person or anonymous address."""
 
     scope = "api"
