@@ -79,6 +79,7 @@ _PCT = Decimal("0.01")
 # Time units of the bills' TimeSpan (Chinese names as the bill APIs write them).
 _SECONDS_PER_UNIT = {"秒": 1, "分钟": 60, "小时": 3600, "天": 86400}
 _MONTH_UNITS = {"月"}
+_YEAR_UNITS = {"年"}
 _AMOUNT_UNITS = {"个": "", "台": "", "GB": "GB-", "G": "GB-"}
 
 
@@ -127,6 +128,8 @@ def _quantity(row: Mapping[str, Any], start: dt.datetime, end: dt.datetime) -> t
     span, unit = row["time_span"], row["time_unit"] or ""
     if unit in _MONTH_UNITS and span is not None:
         return (amount * span).quantize(_Q8, ROUND_HALF_UP), f"{prefix}Months"
+    if unit in _YEAR_UNITS and span is not None:
+        return (amount * span).quantize(_Q8, ROUND_HALF_UP), f"{prefix}Years"
     if unit in _SECONDS_PER_UNIT and span is not None:
         hours = span * _SECONDS_PER_UNIT[unit] / 3600
     else:
@@ -407,7 +410,9 @@ def amortized_rows(
                 return value
             return focus_amortize.piece(value, start, end, a, b)
 
-        quantity = part(line["PricingQuantity"])
+        quantity = line["PricingQuantity"]
+        if quantity is not None:
+            quantity = focus_amortize.share(quantity, start, end, a, b)
         out.append(
             {
                 **line,

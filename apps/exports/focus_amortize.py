@@ -20,6 +20,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 
 BEIJING = dt.timezone(dt.timedelta(hours=8))
 _Q8 = Decimal("0.00000001")
+_Q12 = Decimal("0.000000000001")
 _DAY = dt.timedelta(days=1)
 
 
@@ -39,6 +40,19 @@ def piece(
 ) -> Decimal:
     """The part of ``cost`` (covering ``[start, end)``) that falls in ``[a, b)``."""
     return cumulative(cost, start, end, b) - cumulative(cost, start, end, a)
+
+
+def share(
+    value: Decimal, start: dt.datetime, end: dt.datetime, a: dt.datetime, b: dt.datetime
+) -> Decimal:
+    """``value`` x the part of ``[start, end)`` in ``[a, b)``, to 12 decimals: a quantity, whose
+    product with a unit price must give the piece's cost (8 decimals would be off by a unit
+    price times 5e-9: 0.0004 yuan on a year's reserved instance)."""
+    if end <= start:
+        return value
+    covered = Decimal((min(b, end) - max(a, start)) // dt.timedelta(microseconds=1))
+    total = Decimal((end - start) // dt.timedelta(microseconds=1))
+    return (value * covered / total).quantize(_Q12, ROUND_HALF_EVEN)
 
 
 def beijing_days(

@@ -113,7 +113,8 @@ def _field(column: FocusColumn) -> serializers.Field:
         f"{column.description}",
     }
     if column.data_type == DECIMAL:
-        return serializers.DecimalField(max_digits=30, decimal_places=8, **common)
+        # Costs have the bills' 8 decimals; an amortized row's quantities 12.
+        return serializers.DecimalField(max_digits=34, decimal_places=12, **common)
     if column.data_type == DATETIME:
         return serializers.DateTimeField(**common)
     if column.data_type == JSON:
