@@ -22,22 +22,18 @@ from rest_framework.test import APIClient
 
 from apps.accounts.models import Organization
 from tests.exports.conftest import streamed_text
+from tests.exports.focus_spec import (
+    ISO_Z,
+    MANDATORY_1_2,
+    MANDATORY_1_3,
+    NUMERIC,
+    ONLY_1_3,
+    is_amortized,
+)
 from tests.exports.tencent_bills import OWNER, PAYER, store_documented_bills
 
 pytestmark = pytest.mark.django_db
 
-# Cost and Usage mandatory columns, as the specification pages list them.
-MANDATORY_1_2 = {
-    "BilledCost", "BillingAccountId", "BillingAccountName", "BillingCurrency",
-    "BillingPeriodEnd", "BillingPeriodStart", "ChargeCategory", "ChargeClass",
-    "ChargeDescription", "ChargePeriodEnd", "ChargePeriodStart", "ContractedCost",
-    "EffectiveCost", "InvoiceIssuerName", "ListCost", "PricingQuantity", "PricingUnit",
-    "ProviderName", "PublisherName", "ServiceCategory", "ServiceName",
-}  # fmt: skip
-# 1.3: ServiceProviderName and HostProviderName; ProviderName and PublisherName deprecated,
-# still mandatory.
-MANDATORY_1_3 = MANDATORY_1_2 | {"ServiceProviderName", "HostProviderName"}
-FOCUS_1_3_ONLY = {"ServiceProviderName", "HostProviderName"}
 ALLOWED = {
     "ChargeCategory": {"Usage", "Purchase", "Tax", "Credit", "Adjustment"},
     "ChargeClass": {"", "Correction"},
@@ -50,8 +46,6 @@ DECIMALS = {
     "BilledCost", "EffectiveCost", "ListCost", "ContractedCost", "ListUnitPrice",
     "ContractedUnitPrice", "PricingQuantity", "ConsumedQuantity",
 }  # fmt: skip
-NUMERIC = re.compile(r"^-?\d+(\.\d+)?$")  # no exponent, no thousands separator
-ISO_Z = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 CUSTOM = re.compile(r"^x_[A-Z][A-Za-z0-9]*$")
 # Beijing months October and November 2026, in UTC.
 WINDOW = {"start": "2026-09-30T16:00:00Z", "end": "2026-11-30T16:00:00Z"}
@@ -86,10 +80,6 @@ def own_rows(rows: list[dict[str, str]], bill_id: str) -> list[dict[str, str]]:
     return [r for r in rows if r["x_BillLineId"] == bill_id and not is_amortized(r)]
 
 
-def is_amortized(row: dict[str, str]) -> bool:
-    return row["ChargeCategory"] == "Usage" and row["ChargeFrequency"] == "Recurring"
-
-
 @pytest.mark.parametrize("version", ["1.2", "1.3"])
 def test_it_writes_each_versions_mandatory_columns_and_custom_ones_named_x(
     export: Export, version: str
@@ -98,7 +88,7 @@ def test_it_writes_each_versions_mandatory_columns_and_custom_ones_named_x(
     header = set(rows[0])
     mandatory = MANDATORY_1_3 if version == "1.3" else MANDATORY_1_2
     assert header >= mandatory
-    assert not (header & FOCUS_1_3_ONLY) if version == "1.2" else header >= FOCUS_1_3_ONLY
+    assert not (header & ONLY_1_3) if version == "1.2" else header >= ONLY_1_3
     assert header >= {"CommitmentDiscountId", "CommitmentDiscountCategory",
                       "CommitmentDiscountType", "CommitmentDiscountStatus",
                       "CommitmentDiscountName", "ListUnitPrice", "ContractedUnitPrice",
@@ -111,7 +101,7 @@ def test_it_writes_each_versions_mandatory_columns_and_custom_ones_named_x(
 def test_it_defaults_to_1_3_and_refuses_another_version(
     export: Export, alice_client: APIClient
 ) -> None:
-    assert set(export()[0]) >= FOCUS_1_3_ONLY
+    assert set(export()[0]) >= ONLY_1_3
     for path in ("/api/v1/exports/focus.csv", "/api/v1/exports/focus"):
         response = alice_client.get(path, {**WINDOW, "version": "1.4"})
         assert response.status_code == 400

@@ -7,7 +7,6 @@ import csv
 import datetime as dt
 import io
 import json
-import re
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -35,28 +34,13 @@ from apps.exports.focus_columns import (
 )
 from apps.metrics.models import InstanceHourRollup
 from tests.exports.conftest import streamed_text, sync_fleet_bills
+from tests.exports.focus_spec import ISO_Z, MANDATORY_1_2, MANDATORY_1_3, is_amortized
+from tests.exports.focus_spec import NUMERIC as DECIMAL_TEXT
 
 pytestmark = pytest.mark.django_db
 
-# FOCUS 1.2's mandatory columns, as the specification lists them (not read from the code).
-FOCUS_1_2_MANDATORY = {
-    "BilledCost", "BillingAccountId", "BillingAccountName", "BillingCurrency",
-    "BillingPeriodEnd", "BillingPeriodStart", "ChargeCategory", "ChargeClass",
-    "ChargeDescription", "ChargePeriodEnd", "ChargePeriodStart", "ContractedCost",
-    "EffectiveCost", "InvoiceIssuerName", "ListCost", "PricingQuantity", "PricingUnit",
-    "ProviderName", "PublisherName", "ServiceCategory", "ServiceName",
-}  # fmt: skip
-# FOCUS 1.3 adds two (and keeps the two it deprecates mandatory).
-FOCUS_1_3_MANDATORY = FOCUS_1_2_MANDATORY | {"ServiceProviderName", "HostProviderName"}
-ISO_Z = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
-DECIMAL_TEXT = re.compile(r"^-?\d+(\.\d+)?$")
 # Tencent bill months are Beijing months: October is [Sep 30 16:00Z, Oct 31 16:00Z).
 OCTOBER = {"start": "2026-10-01", "end": "2026-11-01"}
-
-
-def is_amortized(row: dict[str, Any]) -> bool:
-    """A row of a purchase's cost spread over a day it covers (no bill line of its own)."""
-    return row["ChargeCategory"] == "Usage" and row["ChargeFrequency"] == "Recurring"
 
 
 def focus_csv(client: APIClient, **query: str) -> list[dict[str, str]]:
@@ -104,9 +88,7 @@ def test_it_totals_billed_cost_of_a_month_to_the_bills_real_cost_exactly(
     assert {row["PricingCategory"] for row in rows} == {"Standard", "Dynamic", ""}
 
 
-@pytest.mark.parametrize(
-    ("version", "mandatory"), [("1.2", FOCUS_1_2_MANDATORY), ("1.3", FOCUS_1_3_MANDATORY)]
-)
+@pytest.mark.parametrize(("version", "mandatory"), [("1.2", MANDATORY_1_2), ("1.3", MANDATORY_1_3)])
 def test_it_writes_every_mandatory_column_typed_as_the_version_says(
     synced, alice_client: APIClient, version: str, mandatory: set[str]
 ) -> None:
@@ -402,6 +384,6 @@ def test_its_json_pages_conform_to_the_openapi_schema(synced, alice_client: APIC
     assert set(row_schema["properties"]) - set(row_schema["required"]) == {
         "ServiceProviderName", "HostProviderName"
     }  # fmt: skip
-    assert set(row_schema["properties"]) >= FOCUS_1_3_MANDATORY
+    assert set(row_schema["properties"]) >= MANDATORY_1_3
     enums = {name: item.get("enum") for name, item in schema["components"]["schemas"].items()}
     assert enums["PricingCategoryEnum"] == ["Standard", "Dynamic", "Committed", "Other"]
