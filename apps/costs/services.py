@@ -8,12 +8,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Count, Max, Min, QuerySet
+from django.db.models import Count, QuerySet
 from django.db.models.functions import TruncDate
 
 from apps.accounts.models import Organization
 from apps.billing.models import BillLine
-from apps.billing.sync import BEIJING
+from apps.billing.months import bill_months_span
 from apps.costs.models import CostDay, CostProjectDay, CostRollupState
 from apps.costs.sums import grouped_sums
 
@@ -26,15 +26,6 @@ GROUP_COLUMNS = (
     "zone_name",
     "tags",
 )
-
-
-def _month_bounds(month: str) -> tuple[dt.datetime, dt.datetime]:
-    first = dt.date.fromisoformat(f"{month}-01")
-    following = (first + dt.timedelta(days=32)).replace(day=1)
-    return (
-        dt.datetime.combine(first, dt.time(), tzinfo=BEIJING),
-        dt.datetime.combine(following, dt.time(), tzinfo=BEIJING),
-    )
 
 
 @transaction.atomic
@@ -58,14 +49,7 @@ def cost_days_rebuild(*, organization: Organization, months: Sequence[str] | Non
         months = sorted(set(months))
         if not months:
             return 0
-        # The months' own span, widened to their lines' fee times (a late adjustment of a
-        # month may be dated after it).
-        begin, end = _month_bounds(months[0])[0], _month_bounds(months[-1])[1]
-        span = lines.filter(month__in=months).aggregate(
-            first=Min("fee_begin_at"), last=Max("fee_begin_at")
-        )
-        begin = min(begin, span["first"] or begin)
-        end = max(end, (span["last"] or end) + dt.timedelta(seconds=1))
+        begin, end = bill_months_span(organization.pk, months)
         first_day = begin.astimezone(tz).date()
         last_day = (end - dt.timedelta(microseconds=1)).astimezone(tz).date()
         lines = lines.filter(
