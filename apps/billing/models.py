@@ -130,6 +130,13 @@ class BillLine(OrganizationScopedModel):
             # The exports (in charge-period order), budgets and costs read an organization's
             # lines by the start of their charge period, not by bill month.
             models.Index(fields=["organization", "fee_begin_at"], name="billline_org_fee_begin"),
+            # Purchases still covering a period that started after them (the FOCUS export's
+            # amortized rows): few lines, found without reading the hourly ones.
+            models.Index(
+                fields=["organization", "fee_end_at"],
+                name="billline_org_prepaid_end",
+                condition=models.Q(charge_category__in=["purchase", "refund"]),
+            ),
         ]
 
     def __str__(self) -> str:

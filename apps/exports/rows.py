@@ -14,7 +14,6 @@ from typing import Any
 
 from apps.core.spreadsheet import spreadsheet_row
 from apps.exports.focus import (
-    FOCUS_COLUMN_NAMES,
     GpuFigures,
     charge_period,
     focus_row,
@@ -80,14 +79,13 @@ def cost_row(row: dict[str, Any], tz: zoneinfo.ZoneInfo) -> list[str]:
     ]
 
 
-def focus_text_row(row: dict[str, Any], gpu: GpuFigures) -> list[str]:
-    values = focus_row(row, gpu)
-    return [text_value(values[name]) for name in FOCUS_COLUMN_NAMES]
+def focus_text_row(values: dict[str, Any], names: tuple[str, ...]) -> list[str]:
+    """A FOCUS row (``focus.focus_rows``) as CSV text, in the order of a version's ``names``."""
+    return [text_value(values[name]) for name in names]
 
 
-def focus_json_row(row: dict[str, Any], gpu: GpuFigures) -> dict[str, Any]:
-    values = focus_row(row, gpu)
-    return {name: json_value(values[name]) for name in FOCUS_COLUMN_NAMES}
+def focus_json_row(values: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    return {name: json_value(values[name]) for name in names}
 
 
 def csv_stream(header: Iterable[str], rows: Iterable[list[str]]) -> Iterator[bytes]:

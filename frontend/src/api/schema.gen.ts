@@ -646,7 +646,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description FOCUS 1.2: every mandatory column, resource, region, pricing category, tags, GPU columns. */
+        /**
+         * @description FOCUS: every mandatory column of the version, resource, region, pricing and commitment
+         *     columns, tags, GPU columns; prepaid purchases amortized in EffectiveCost.
+         */
         get: operations["v1_exports_focus_csv_retrieve"];
         put?: never;
         post?: never;
@@ -1613,6 +1616,18 @@ export interface components {
          */
         CloudAccountStatusEnum: "pending" | "ok" | "failing" | "disabled";
         /**
+         * @description * `Spend` - Spend
+         *     * `Usage` - Usage
+         * @enum {string}
+         */
+        CommitmentDiscountCategoryEnum: "Spend" | "Usage";
+        /**
+         * @description * `Used` - Used
+         *     * `Unused` - Unused
+         * @enum {string}
+         */
+        CommitmentDiscountStatusEnum: "Used" | "Unused";
+        /**
          * @description * `below` - below
          *     * `above` - above
          * @enum {string}
@@ -1849,10 +1864,10 @@ export interface components {
         FocusRow: {
             /**
              * Format: decimal
-             * @description FOCUS Decimal, Mandatory. RealCost of the line.
+             * @description FOCUS Decimal, Mandatory. RealCost of the line, as invoiced.
              */
             BilledCost: string;
-            /** @description FOCUS String, Mandatory. The cloud account's id in GPU Ledger. */
+            /** @description FOCUS String, Mandatory. The payer's Tencent account (UIN). */
             BillingAccountId: string;
             /** @description FOCUS String, Mandatory. */
             BillingAccountName: string | null;
@@ -1879,7 +1894,7 @@ export interface components {
              */
             ChargeCategory: components["schemas"]["ChargeCategoryEnum"];
             /**
-             * @description FOCUS String, Mandatory.
+             * @description FOCUS String, Mandatory. Correction for a refund or adjustment of an earlier bill month, else null.
              *
              *     * `Correction` - Correction
              */
@@ -1905,22 +1920,54 @@ export interface components {
              */
             ChargePeriodEnd: string;
             /**
+             * @description FOCUS String, Conditional. Null unless a reserved instance or savings plan is involved.
+             *
+             *     * `Spend` - Spend
+             *     * `Usage` - Usage
+             */
+            CommitmentDiscountCategory: (components["schemas"]["CommitmentDiscountCategoryEnum"] | components["schemas"]["NullEnum"]) | null;
+            /** @description FOCUS String, Conditional. Null unless a reserved instance or savings plan is involved. */
+            CommitmentDiscountId: string | null;
+            /** @description FOCUS String, Conditional. Null unless a reserved instance or savings plan is involved. */
+            CommitmentDiscountName: string | null;
+            /**
+             * @description FOCUS String, Conditional. Null unless a reserved instance or savings plan is involved.
+             *
+             *     * `Used` - Used
+             *     * `Unused` - Unused
+             */
+            CommitmentDiscountStatus: (components["schemas"]["CommitmentDiscountStatusEnum"] | components["schemas"]["NullEnum"]) | null;
+            /** @description FOCUS String, Conditional. Null unless a reserved instance or savings plan is involved. */
+            CommitmentDiscountType: string | null;
+            /**
              * Format: decimal
              * @description FOCUS Decimal, Mandatory.
              */
             ContractedCost: string;
             /**
              * Format: decimal
-             * @description FOCUS Decimal, Mandatory.
+             * @description FOCUS Decimal, Conditional. ContractPrice.
+             */
+            ContractedUnitPrice: string | null;
+            /**
+             * Format: decimal
+             * @description FOCUS Decimal, Mandatory. Amortized: 0 on a prepaid purchase, its cost spread over the days it covers.
              */
             EffectiveCost: string;
+            /** @description FOCUS String, Mandatory. FOCUS 1.3 on. */
+            HostProviderName?: string | null;
             /** @description FOCUS String, Mandatory. */
             InvoiceIssuerName: string;
             /**
              * Format: decimal
-             * @description FOCUS Decimal, Mandatory.
+             * @description FOCUS Decimal, Mandatory. Cost of the line at list price.
              */
             ListCost: string;
+            /**
+             * Format: decimal
+             * @description FOCUS Decimal, Conditional. SinglePrice.
+             */
+            ListUnitPrice: string | null;
             /**
              * @description FOCUS String, Conditional.
              *
@@ -1937,9 +1984,9 @@ export interface components {
             PricingQuantity: string | null;
             /** @description FOCUS String, Mandatory. */
             PricingUnit: string | null;
-            /** @description FOCUS String, Mandatory. */
+            /** @description FOCUS String, Mandatory. Deprecated in 1.3, still mandatory. */
             ProviderName: string;
-            /** @description FOCUS String, Mandatory. */
+            /** @description FOCUS String, Mandatory. Deprecated in 1.3, still mandatory. */
             PublisherName: string;
             /**
              * @description FOCUS String, Mandatory.
@@ -1949,6 +1996,24 @@ export interface components {
             ServiceCategory: components["schemas"]["ServiceCategoryEnum"];
             /** @description FOCUS String, Mandatory. */
             ServiceName: string;
+            /** @description FOCUS String, Mandatory. FOCUS 1.3 on. */
+            ServiceProviderName?: string;
+            /**
+             * @description FOCUS String, Recommended.
+             *
+             *     * `Virtual Machines` - Virtual Machines
+             */
+            ServiceSubcategory: components["schemas"]["ServiceSubcategoryEnum"];
+            /** @description FOCUS String, Conditional. The component's ItemCode. */
+            SkuId: string | null;
+            /** @description FOCUS String, Conditional. The component's name. */
+            SkuMeter: string | null;
+            /** @description FOCUS String, Conditional. ItemCode / charge type. */
+            SkuPriceId: string | null;
+            /** @description FOCUS String, Conditional. The owner's UIN. */
+            SubAccountId: string | null;
+            /** @description FOCUS String, Conditional. */
+            SubAccountName: string | null;
             /** @description FOCUS String, Conditional. */
             ResourceId: string | null;
             /** @description FOCUS String, Conditional. */
@@ -1991,6 +2056,8 @@ export interface components {
              * @description FOCUS Decimal, Custom. Cost x idle minutes / minutes.
              */
             x_IdleCost: string | null;
+            /** @description FOCUS String, Custom. The Tencent BillId the row comes from (an amortized row: its purchase's). */
+            x_BillLineId: string;
         };
         /**
          * @description * `daily` - Daily
@@ -3089,6 +3156,11 @@ export interface components {
          * @enum {string}
          */
         ServiceCategoryEnum: "Compute";
+        /**
+         * @description * `Virtual Machines` - Virtual Machines
+         * @enum {string}
+         */
+        ServiceSubcategoryEnum: "Virtual Machines";
         /** @description Reject unknown fields and non-string values for text fields. */
         SetPasswordRequest: {
             uid: string;
@@ -7263,6 +7335,8 @@ export interface operations {
                 page_size?: number;
                 /** @description ISO date or date-time, inclusive (naive = the organization's timezone); default: the start of the current month. */
                 start?: string;
+                /** @description FOCUS version of the columns (default 1.3; 1.3 adds ServiceProviderName and HostProviderName). */
+                version?: "1.2" | "1.3";
             };
             header?: never;
             path?: never;
@@ -7335,6 +7409,8 @@ export interface operations {
                 format?: "csv" | "json";
                 /** @description ISO date or date-time, inclusive (naive = the organization's timezone); default: the start of the current month. */
                 start?: string;
+                /** @description FOCUS version of the columns (default 1.3; 1.3 adds ServiceProviderName and HostProviderName). */
+                version?: "1.2" | "1.3";
             };
             header?: never;
             path?: never;
