@@ -10,12 +10,20 @@ import pytest
 from tencentcloud.billing.v20180709 import models as billing_models
 from tencentcloud.common.exception.tencent_cloud_sdk_exception import TencentCloudSDKException
 
-from apps.cloud.providers.tencent.simulator.catalog import DISK_HOURLY_CNY, DISK_MONTHLY_CNY
+from apps.cloud.providers.tencent.simulator.catalog import (
+    BANDWIDTH_MBPS_HOURLY_CNY,
+    BANDWIDTH_MBPS_MONTHLY_CNY,
+    DATA_DISK_GB_HOURLY_CNY,
+    DATA_DISK_GB_MONTHLY_CNY,
+    DISK_HOURLY_CNY,
+    DISK_MONTHLY_CNY,
+)
 from apps.cloud.providers.tencent.simulator.constants import (
     INITIAL_CASH_FEN,
     month_bounds,
     to_epoch,
 )
+from apps.cloud.providers.tencent.simulator.scenario import hardware_of
 
 from ._sdk import MONTH, NOW, billing, describe_bill_detail
 
@@ -25,6 +33,19 @@ SETTLED = to_epoch(NOW) // 3600 * 3600  # lines appear once their hour is over
 
 def _line_total(line) -> Decimal:
     return sum((Decimal(c.RealCost) for c in line.ComponentSet), Decimal(0))
+
+
+def _keeps_billing(inst, monthly: bool = False) -> Decimal:
+    """System disk, data disk and bandwidth of an instance, per hour (billed while it exists)
+    or per subscription month."""
+    hardware = hardware_of(inst.index)
+    prices = (
+        (DISK_MONTHLY_CNY, DATA_DISK_GB_MONTHLY_CNY, BANDWIDTH_MBPS_MONTHLY_CNY)
+        if monthly
+        else (DISK_HOURLY_CNY, DATA_DISK_GB_HOURLY_CNY, BANDWIDTH_MBPS_HOURLY_CNY)
+    )
+    disk, data_disk, bandwidth = prices
+    return disk + hardware.data_disk_gb * data_disk + hardware.bandwidth_mbps * bandwidth
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +102,7 @@ def test_it_bills_an_always_on_instance_its_hourly_price_per_hour(sim, month_lin
     lines = [line for line in month_lines if line.ResourceId == inst.instance_id]
 
     assert len(lines) == hours
-    assert sum(map(_line_total, lines)) == hours * (inst.spec.hourly_cny + DISK_HOURLY_CNY)
+    assert sum(map(_line_total, lines)) == hours * (inst.spec.hourly_cny + _keeps_billing(inst))
     assert {line.ActionTypeName for line in lines} == {"按量计费小时结"}
 
 
@@ -91,9 +112,11 @@ def test_it_bills_spot_at_the_spot_price(sim, month_lines):
 
     lines = [line for line in month_lines if line.ResourceId == inst.instance_id]
 
-    assert sum(map(_line_total, lines)) == hours * (inst.spec.spot_hourly_cny + DISK_HOURLY_CNY)
+    assert sum(map(_line_total, lines)) == hours * (
+        inst.spec.spot_hourly_cny + _keeps_billing(inst)
+    )
     compute = lines[0].ComponentSet[0]
-    assert Decimal(compute.SinglePrice) == inst.spec.hourly_cny
+    assert Decimal(compute.SinglePrice) == inst.spec.compute_hourly_cny
     assert Decimal(compute.Cost) > Decimal(compute.RealCost)
 
 
@@ -104,7 +127,7 @@ def test_it_charges_day_only_instances_only_disk_at_night(sim, month_lines):
 
     lines = [line for line in month_lines if line.ResourceId == inst.instance_id]
 
-    expected = inst.spec.hourly_cny * running / 3600 + DISK_HOURLY_CNY * hours
+    expected = inst.spec.hourly_cny * running / 3600 + _keeps_billing(inst) * hours
     assert sum(map(_line_total, lines)) == expected
     assert running < hours * 3600 / 2
 
@@ -116,7 +139,9 @@ def test_it_bills_prepaid_instances_once_per_subscription_month(sim, month_lines
 
         assert len(lines) == len(starts)
         for line in lines:
-            assert _line_total(line) == inst.spec.monthly_discount_cny + DISK_MONTHLY_CNY
+            assert _line_total(line) == inst.spec.monthly_discount_cny + _keeps_billing(
+                inst, monthly=True
+            )
             assert line.PayModeName == "包年包月"
 
 
@@ -205,10 +230,14 @@ def test_it_bills_the_first_partial_hour_per_second(sim, month_lines):
     lines = [line for line in month_lines if line.ResourceId == new.instance_id]
     seconds = 3600 - new.created_at % 3600
 
-    compute = lines[0].ComponentSet[0]
+    compute, gpu, *_ = lines[0].ComponentSet
 
-    assert compute.TimeSpan == str(seconds)
-    assert compute.TimeUnitName == "秒"
-    exact = new.spec.hourly_cny * seconds / 3600
-    assert Decimal(compute.RealCost) == exact.quantize(Decimal("0.00000001"), ROUND_HALF_UP)
+    for component, hourly in (
+        (compute, new.spec.compute_hourly_cny),
+        (gpu, new.spec.gpu_hourly_cny),
+    ):
+        assert component.TimeSpan == str(seconds)
+        assert component.TimeUnitName == "秒"
+        exact = hourly * seconds / 3600
+        assert Decimal(component.RealCost) == exact.quantize(Decimal("0.00000001"), ROUND_HALF_UP)
     assert len(lines) == (SETTLED - new.created_at // 3600 * 3600) // 3600

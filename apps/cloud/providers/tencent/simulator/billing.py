@@ -24,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from .catalog import DISK_HOURLY_CNY, DISK_MONTHLY_CNY, SYSTEM_DISK_GB
+from . import components as parts
+from .components import ZERO, Priced, money
 from .constants import (
     ACCOUNT_UIN,
     INITIAL_CASH_FEN,
@@ -36,10 +37,9 @@ from .constants import (
 )
 from .fleet import HOUR, POSTPAID, PREPAID, SPOT, Fleet, Instance, add_months
 from .fleet import LATE_ADJUSTMENTS as LATE_ADJUSTMENTS_SCENARIO
+from .scenario import hardware_of
 
-Q8 = Decimal("0.00000001")
 FEN = Decimal("0.01")
-ZERO = "0"
 
 _ACTIONS = {
     POSTPAID: ("postpay_deduct_h", "按量计费小时结", "postPay", "按量计费"),
@@ -53,17 +53,6 @@ _PURCHASE = ("prepay_purchase", "包年包月新购", "prePay", "包年包月")
 _RENEW = ("prepay_renew", "包年包月续费", "prePay", "包年包月")
 
 
-def money(value: Decimal) -> str:
-    """Yuan as the bill APIs write it: a decimal string with 8 places."""
-    return f"{value.quantize(Q8, ROUND_HALF_UP):.8f}"
-
-
-def _ratio(part: Decimal, whole: Decimal) -> str:
-    if whole == 0:
-        return "1"
-    return f"{(part / whole).quantize(Q8, ROUND_HALF_UP).normalize():f}"
-
-
 @dataclass(frozen=True)
 class BillLine:
     """One DescribeBillDetail line plus the facts tests need without parsing it."""
@@ -74,55 +63,6 @@ class BillLine:
     total_cny: Decimal
     pay_mode: str  # prePay / postPay: a request filter, not a BillDetail field
     detail: dict[str, Any]
-
-
-def _component(
-    code: str,
-    code_name: str,
-    item_code: str,
-    item_name: str,
-    single: Decimal,
-    contract: Decimal,
-    price_unit: str,
-    amount: str,
-    amount_unit: str,
-    time_span: Decimal,
-    time_unit: str,
-    spot: bool = False,
-    span_text: str | None = None,
-) -> tuple[dict[str, Any], Decimal]:
-    """A BillDetailComponent dict and its RealCost (``contract x amount x time``).
-
-    ``time_span`` is in the price's time unit (hours, months); ``span_text`` is what the
-    TimeSpan field shows (hourly settlement shows seconds, as "3600" with unit 秒).
-    """
-    quantity = Decimal(amount) * time_span
-    cost = (single * quantity).quantize(Q8, ROUND_HALF_UP)
-    real = (contract * quantity).quantize(Q8, ROUND_HALF_UP)
-    component = {
-        "ComponentCodeName": code_name,
-        "ItemCodeName": item_name,
-        "SinglePrice": money(single),
-        "ContractPrice": money(contract),
-        "PriceUnit": price_unit,
-        "UsedAmount": amount,
-        "UsedAmountUnit": amount_unit,
-        "TimeSpan": span_text if span_text is not None else f"{time_span.normalize():f}",
-        "TimeUnitName": time_unit,
-        "Cost": money(cost),
-        "Discount": _ratio(contract, single),
-        "ReduceType": "折扣",
-        "RealCost": money(real),
-        "VoucherPayAmount": ZERO,
-        "CashPayAmount": money(real),
-        "IncentivePayAmount": ZERO,
-        "TransferPayAmount": ZERO,
-        "ItemCode": item_code,
-        "ComponentCode": code,
-        "InstanceType": "spot" if spot else "",
-        "BlendedDiscount": _ratio(contract, single),
-    }
-    return component, real
 
 
 def _overlap_seconds(hours: np.ndarray, intervals: list[tuple[int, int]]) -> np.ndarray:
@@ -231,13 +171,22 @@ class BillBook:
             "ComponentSet": components,
         }
 
-    def _compute_names(self, inst: Instance) -> tuple[str, str]:
-        spec = inst.spec
-        return (
-            f"sv_cvm_compute_{spec.family.lower()}",
-            f"运算组件-{spec.family_name}-{spec.cpu}核{spec.memory_gib}G-"
-            f"{spec.gpu_count}*{spec.gpu_type}",
-        )
+    def _hourly_components(
+        self, runtime: list[Priced], keeps: list[Priced], runtime_s: int, exists_s: int
+    ) -> tuple[list[dict[str, Any]], Decimal]:
+        """The components of one hour: runtime parts for the billed running seconds, the
+        others for the seconds the instance existed; and their total RealCost."""
+        components, total = [], Decimal(0)
+        for priced_parts, seconds in ((runtime, runtime_s), (keeps, exists_s)):
+            if seconds <= 0:
+                continue
+            for priced in priced_parts:
+                comp, real = parts.component(
+                    priced, Decimal(seconds) / HOUR, "秒", span_text=str(seconds)
+                )
+                components.append(comp)
+                total += real
+        return components, total
 
     def _hourly_lines(self, inst: Instance, start: int, end: int, settled: int) -> list[BillLine]:
         first = max(start, inst.created_at // HOUR * HOUR)
@@ -246,76 +195,60 @@ class BillBook:
             return []
         hours = np.arange(first, last, HOUR, dtype=np.int64)
         hours = hours[hours + HOUR <= settled]
-        compute = _overlap_seconds(hours, inst.compute_billed_intervals(first, end))
+        runtime_s = _overlap_seconds(hours, inst.compute_billed_intervals(first, end))
         exists = inst.existence_interval(first, end)
-        disk = _overlap_seconds(hours, [exists] if exists else [])
+        exists_s = _overlap_seconds(hours, [exists] if exists else [])
         spec = inst.spec
         action = _ACTIONS[inst.charge_type]
-        spot = inst.charge_type == SPOT
-        unit_price = spec.spot_hourly_cny if spot else spec.hourly_cny
-        item_code, item_name = self._compute_names(inst)
-        disk_price = DISK_HOURLY_CNY / SYSTEM_DISK_GB
+        if inst.charge_type == SPOT:
+            runtime = parts.spot_parts(spec)
+        else:
+            runtime = parts.runtime_parts(spec, monthly=False)
+        keeps = parts.keeps_billing_parts(hardware_of(inst.index), monthly=False)
         static = self._static_detail(inst, action)
         # Almost every hour is a full one, so the component dicts repeat: build each distinct
-        # (compute seconds, disk seconds) pair once and share it (it is never mutated).
+        # (runtime seconds, existing seconds) pair once and share it (it is never mutated).
         memo: dict[tuple[int, int], tuple[list[dict[str, Any]], Decimal]] = {}
         out = []
-        for hour, compute_s, disk_s in zip(
-            hours.tolist(), compute.tolist(), disk.tolist(), strict=True
+        for hour, run_s, exist_s in zip(
+            hours.tolist(), runtime_s.tolist(), exists_s.tolist(), strict=True
         ):
-            if disk_s <= 0:
+            if exist_s <= 0:
                 continue
-            if (compute_s, disk_s) in memo:
-                components, total = memo[(compute_s, disk_s)]
-                detail = self._detail(inst, static, hour, hour + HOUR - 1, hour + HOUR, components)
-                out.append(BillLine(inst.instance_id, inst.index, hour, total, action[2], detail))
-                continue
-            components, total = [], Decimal(0)
-            if compute_s > 0:
-                comp, real = _component(
-                    "v_cvm_compute", "运算组件", item_code, item_name, spec.hourly_cny,
-                    unit_price, "元/小时", "1", "个", Decimal(compute_s) / HOUR, "秒", spot,
-                    str(compute_s),
-                )  # fmt: skip
-                components.append(comp)
-                total += real
-            comp, real = _component(
-                "v_cvm_disk_system", "系统盘", "sv_cvm_disk_premium", "高性能云硬盘",
-                disk_price, disk_price, "元/GB/小时", str(SYSTEM_DISK_GB), "GB",
-                Decimal(disk_s) / HOUR, "秒", span_text=str(disk_s),
-            )  # fmt: skip
-            components.append(comp)
-            total += real
-            memo[(compute_s, disk_s)] = (components, total)
+            key = (run_s, exist_s)
+            if key not in memo:
+                memo[key] = self._hourly_components(runtime, keeps, run_s, exist_s)
+            components, total = memo[key]
             detail = self._detail(inst, static, hour, hour + HOUR - 1, hour + HOUR, components)
             out.append(BillLine(inst.instance_id, inst.index, hour, total, action[2], detail))
         return out
 
+    def _monthly_components(self, inst: Instance) -> tuple[list[dict[str, Any]], Decimal]:
+        """The components of one subscription month: every part, at its monthly price."""
+        priced_parts = [
+            *parts.runtime_parts(inst.spec, monthly=True),
+            *parts.keeps_billing_parts(hardware_of(inst.index), monthly=True),
+        ]
+        components, total = [], Decimal(0)
+        for priced in priced_parts:
+            comp, real = parts.component(priced, Decimal(1), "月")
+            components.append(comp)
+            total += real
+        return components, total
+
     def _prepaid_lines(self, inst: Instance, start: int, end: int, settled: int) -> list[BillLine]:
-        spec = inst.spec
-        item_code, item_name = self._compute_names(inst)
-        disk_month = DISK_MONTHLY_CNY / SYSTEM_DISK_GB
+        """A purchase (新购) line at creation and a renewal (续费) line at each monthly renewal,
+        each covering its month: FeeBeginTime to the second before the next renewal."""
         out = []
         starts = inst.subscription_starts(until=end)
         for number, begin in enumerate(starts):
             if begin < start or begin // HOUR * HOUR + HOUR > settled:
                 continue
-            compute, compute_real = _component(
-                "v_cvm_compute", "运算组件", item_code, item_name, spec.monthly_list_cny,
-                spec.monthly_discount_cny, "元/个/月", "1", "个", Decimal(1), "月",
-            )  # fmt: skip
-            disk, disk_real = _component(
-                "v_cvm_disk_system", "系统盘", "sv_cvm_disk_premium", "高性能云硬盘",
-                disk_month, disk_month, "元/GB/月", str(SYSTEM_DISK_GB), "GB", Decimal(1), "月",
-            )  # fmt: skip
+            components, total = self._monthly_components(inst)
             following = add_months(inst.created_at, number + 1)
             static = self._static_detail(inst, _PURCHASE if number == 0 else _RENEW)
-            detail = self._detail(inst, static, begin, following - 1, begin, [compute, disk])
-            out.append(
-                BillLine(
-                    inst.instance_id, inst.index, begin, compute_real + disk_real, "prePay", detail
-                )
-            )
+            detail = self._detail(inst, static, begin, following - 1, begin, components)
+            out.append(BillLine(inst.instance_id, inst.index, begin, total, "prePay", detail))
         return out
 
     def _adjustment_lines(self, start: int, end: int, settled: int) -> list[BillLine]:
@@ -331,7 +264,7 @@ class BillBook:
             component = {
                 "ComponentCodeName": "运算组件",
                 "ItemCodeName": "调账",
-                "ComponentCode": "v_cvm_compute",
+                "ComponentCode": parts.COMPUTE.code,
                 "ItemCode": f"adjustment_{days_after}",
                 "Cost": money(amount),
                 "RealCost": money(amount),

@@ -1,0 +1,166 @@
+"""Bill lines shaped the way Tencent documents them, read over the real SDK (no patching).
+
+A GPU instance's line holds one component per part billed (compute, GPU, system disk, data disk,
+bandwidth), each with its own codes, names, unit prices and payment split; the components add up
+to the line; and the product's classifier (apps/billing/classify.py), which reads only the words
+Tencent documents, places every line and component the simulator writes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from apps.billing import classify
+from apps.cloud.providers.tencent.simulator.constants import month_bounds, to_epoch
+from apps.cloud.providers.tencent.simulator.scenario import hardware_of
+
+from ._sdk import MONTH, NOW, billing, describe_bill_detail
+
+MONTH_START = month_bounds(MONTH)[0]
+SETTLED = to_epoch(NOW) // 3600 * 3600
+
+LINE_FIELDS = {
+    "BusinessCode", "BusinessCodeName", "ProductCode", "ProductCodeName", "PayModeName",
+    "ActionType", "ActionTypeName", "ResourceId", "ResourceName", "RegionId", "RegionName",
+    "ZoneName", "ProjectId", "ProjectName", "FeeBeginTime", "FeeEndTime", "PayTime", "BillId",
+    "OrderId", "PayerUin", "OwnerUin", "OperateUin", "Tags", "BillMonth", "BillDay",
+    "ComponentSet",
+}  # fmt: skip
+COMPONENT_FIELDS = {
+    "ComponentCode", "ComponentCodeName", "ItemCode", "ItemCodeName", "SinglePrice",
+    "ContractPrice", "SpecifiedPrice", "PriceUnit", "UsedAmount", "UsedAmountUnit", "TimeSpan",
+    "TimeUnitName", "Cost", "Discount", "RealCost", "IncentivePayAmount", "VoucherPayAmount",
+    "CashPayAmount", "InstanceType",
+}  # fmt: skip
+MONEY_FIELDS = ("SinglePrice", "ContractPrice", "Cost", "RealCost", "CashPayAmount")
+
+
+def lines_of(sim: Any, month: str, **filters: Any) -> list[dict[str, Any]]:
+    """Every line of a month as the API sends it (dicts), paged with Context over the SDK."""
+    client, out, context, offset = billing(sim), [], None, 0
+    while True:
+        params = {"Month": month, "Offset": offset, "Limit": 300, **filters}
+        if context:
+            params["Context"] = context
+        page = describe_bill_detail(client, **params)
+        out.extend(json.loads(line.to_json_string()) for line in page.DetailSet)
+        context, offset = page.Context, offset + len(page.DetailSet)
+        if offset >= page.Total:
+            return out
+
+
+@pytest.fixture(scope="module")
+def month_lines(sim: Any) -> list[dict[str, Any]]:
+    return lines_of(sim, MONTH)
+
+
+def _sum(components: list[dict[str, Any]], field: str) -> Decimal:
+    return sum((Decimal(c[field]) for c in components), Decimal(0))
+
+
+def _by_name(line: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {c["ComponentCodeName"]: c for c in line["ComponentSet"]}
+
+
+def _full_hours(month_lines, inst):
+    return [
+        line
+        for line in month_lines
+        if line["ResourceId"] == inst.instance_id
+        and line["ComponentSet"][0]["TimeSpan"] == "3600"
+        and len(line["ComponentSet"]) > 1
+    ]
+
+
+def test_every_line_has_the_documented_fields_and_its_components_add_up(sim, month_lines):
+    totals: Counter[str] = Counter()
+    for line in month_lines:
+        assert set(line) >= LINE_FIELDS
+        assert line["PayerUin"] == line["OwnerUin"] != ""
+        for component in line["ComponentSet"]:
+            assert {k for k, v in component.items() if v is not None} >= COMPONENT_FIELDS
+            for field in MONEY_FIELDS:
+                assert Decimal(component[field]) == Decimal(component[field]).quantize(
+                    Decimal("0.00000001")
+                ), "money is a decimal string with 8 places"
+            assert Decimal(component["CashPayAmount"]) + Decimal(
+                component["VoucherPayAmount"]
+            ) + Decimal(component["IncentivePayAmount"]) == Decimal(component["RealCost"])
+        assert len({(c["ComponentCode"], c["ItemCode"]) for c in line["ComponentSet"]}) == len(
+            line["ComponentSet"]
+        ), "a component code and item appear once per line"
+        totals[line["ResourceId"]] += _sum(line["ComponentSet"], "RealCost")
+
+    assert dict(totals) == {
+        k: v for k, v in sim.cloud.expected_totals_by_instance(MONTH).items() if k in totals
+    }
+
+
+def test_an_hour_of_a_gpu_instance_bills_compute_gpu_and_disks_apart(sim, month_lines):
+    inst = next(
+        i
+        for i in sim.fleet.find(charge_type="POSTPAID_BY_HOUR")
+        if hardware_of(i.index).data_disk_gb
+    )
+    hour = _full_hours(month_lines, inst)[0]
+
+    parts = _by_name(hour)
+    assert set(parts) == {"运算组件", "GPU", "系统盘", "数据盘"}
+    compute, gpu = parts["运算组件"], parts["GPU"]
+    assert Decimal(gpu["RealCost"]) > Decimal(compute["RealCost"]), "the cards cost the most"
+    assert (
+        Decimal(compute["ContractPrice"]) + Decimal(gpu["ContractPrice"]) * int(gpu["UsedAmount"])
+        == inst.spec.hourly_cny
+    )
+    assert gpu["UsedAmount"] == str(inst.spec.gpu_count)
+    assert parts["数据盘"]["UsedAmount"] == str(hardware_of(inst.index).data_disk_gb)
+    assert parts["数据盘"]["UsedAmountUnit"] == "GB"
+    assert _sum(hour["ComponentSet"], "Cost") == _sum(hour["ComponentSet"], "RealCost"), (
+        "pay-as-you-go gets no discount"
+    )
+    assert {c["PriceUnit"] for c in hour["ComponentSet"]} <= {"元/个/小时", "元/GB/小时"}
+    assert hour["FeeEndTime"][11:] == hour["FeeBeginTime"][11:13] + ":59:59"
+
+
+def test_public_bandwidth_is_a_component_of_its_own(sim, month_lines):
+    inst = next(
+        i
+        for i in sim.fleet.find(charge_type="POSTPAID_BY_HOUR")
+        if hardware_of(i.index).bandwidth_mbps
+    )
+    parts = _by_name(_full_hours(month_lines, inst)[0])
+
+    assert parts["带宽"]["UsedAmount"] == str(hardware_of(inst.index).bandwidth_mbps)
+    assert parts["带宽"]["UsedAmountUnit"] == "Mbps"
+    assert parts["带宽"]["PriceUnit"] == "元/Mbps/小时"
+
+
+def test_the_products_classifier_places_every_component(month_lines):
+    expected = {
+        "运算组件": classify.RUNTIME,
+        "GPU": classify.RUNTIME,
+        "系统盘": classify.STORAGE,
+        "数据盘": classify.STORAGE,
+        "带宽": classify.NETWORK,
+    }
+    seen = set()
+    for line in month_lines:
+        for component in line["ComponentSet"]:
+            name = component["ComponentCodeName"]
+            seen.add(name)
+            assert classify.component_class_of(component) == expected[name]
+    assert seen == set(expected)
+
+
+def test_hourly_lines_classify_as_usage_of_their_charge_type(sim, month_lines):
+    charge_types = {i.instance_id: i.charge_type for i in sim.fleet.all_instances}
+    for line in month_lines:
+        if line["FeeEndTime"] > line["FeeBeginTime"][:13] + ":59:59":
+            continue  # a subscription month
+        assert classify.charge_category_of(line) == classify.USAGE
+        assert classify.charge_type_of(line) == charge_types[line["ResourceId"]]
