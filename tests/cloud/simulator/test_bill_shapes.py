@@ -164,3 +164,35 @@ def test_hourly_lines_classify_as_usage_of_their_charge_type(sim, month_lines):
             continue  # a subscription month
         assert classify.charge_category_of(line) == classify.USAGE
         assert classify.charge_type_of(line) == charge_types[line["ResourceId"]]
+
+
+def test_spot_hours_say_spot_in_their_name_and_components_not_their_code(sim, month_lines):
+    spot_ids = {i.instance_id: i for i in sim.fleet.find(charge_type="SPOTPAID")}
+    spot_lines = [line for line in month_lines if line["ResourceId"] in spot_ids]
+
+    assert spot_lines
+    for line in spot_lines:
+        assert line["ActionTypeName"] == "竞价实例小时结"
+        assert "spot" not in line["ActionType"].lower()
+        assert line["PayModeName"] == "按量计费"
+        assert classify.charge_type_of(line) == "SPOTPAID"
+        for component in line["ComponentSet"]:
+            runtime = classify.component_class_of(component) == classify.RUNTIME
+            assert component["InstanceType"] == ("spot" if runtime else "")
+            if runtime:
+                assert Decimal(component["ContractPrice"]) < Decimal(component["SinglePrice"])
+            else:
+                assert component["ContractPrice"] == component["SinglePrice"]
+    inst = next(iter(spot_ids.values()))
+    hour = _by_name(next(line for line in spot_lines if line["ResourceId"] == inst.instance_id))
+    gpu = hour["GPU"]
+    assert (
+        Decimal(hour["运算组件"]["ContractPrice"])
+        + Decimal(gpu["ContractPrice"]) * int(gpu["UsedAmount"])
+        == inst.spec.spot_hourly_cny
+    )
+    # A product that guessed the charge type from the code would call spot pay-as-you-go.
+    postpaid_codes = {
+        line["ActionType"] for line in month_lines if line["ActionTypeName"] == "按量计费小时结"
+    }
+    assert {line["ActionType"] for line in spot_lines} <= postpaid_codes

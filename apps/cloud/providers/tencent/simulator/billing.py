@@ -1,12 +1,14 @@
 """Bill lines of the fleet, derived exactly from the catalog prices and the running hours.
 
-Rules (Beijing time throughout, as Tencent bills are):
-- POSTPAID_BY_HOUR and SPOTPAID: one line per instance per clock hour in which it existed, with
-  a compute component (``price x billed seconds / 3600``; billed = running, or stopped with
-  KEEP_CHARGING) and a system-disk component (``existing seconds``; disks are charged also while
-  stopped with STOP_CHARGING). Spot pays ``spot_hourly_cny`` for compute, full price for disk.
-- PREPAID: one line at purchase and one at each monthly renewal, compute at the monthly
-  discounted price plus the disk's monthly price.
+Rules (Beijing time throughout, as Tencent bills are; components: see ``components``):
+- POSTPAID_BY_HOUR and SPOTPAID: one line per instance per clock hour in which it existed. Its
+  runtime components (运算组件 compute, GPU) bill ``price x billed seconds / 3600`` (billed =
+  running, or stopped with KEEP_CHARGING); the system disk, data disk and bandwidth bill the
+  seconds it existed, also while stopped with STOP_CHARGING. Spot lines (竞价实例小时结, under the
+  pay-as-you-go ActionType code) pay the spot price for the runtime parts, marked InstanceType
+  ``spot``, and the full price for the rest.
+- PREPAID: a purchase line (新购) at creation and a renewal line (续费) at each monthly renewal,
+  each covering its month (FeeBeginTime to FeeEndTime), every part at its monthly price.
 - A line is published once the clock hour of its FeeBeginTime is over; it belongs to the bill
   month of its FeeBeginTime whatever PeriodType says.
 - Amounts are 8-decimal strings; a line's cost is the sum of its components' RealCost.
@@ -41,9 +43,12 @@ from .scenario import hardware_of
 
 FEN = Decimal("0.01")
 
+# (ActionType, ActionTypeName, PayMode filter, PayModeName). Spot hours are settled hourly under
+# the pay-as-you-go code: only their name (竞价实例小时结) and their runtime components'
+# InstanceType ``spot`` say spot; ActionType codes are no documented stable list.
 _ACTIONS = {
     POSTPAID: ("postpay_deduct_h", "按量计费小时结", "postPay", "按量计费"),
-    SPOT: ("spotpay_deduct_h", "竞价实例小时结", "postPay", "按量计费"),
+    SPOT: ("postpay_deduct_h", "竞价实例小时结", "postPay", "按量计费"),
 }
 _ADJUSTMENT = ("adjustment", "调账", "postPay", "按量计费")
 # Scenario ``late_adjustments``: (days after the month's end, Beijing hour, RealCost) of the
