@@ -10,15 +10,28 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 import pytest
 
 from apps.billing import classify
-from apps.cloud.providers.tencent.simulator.constants import month_bounds, to_epoch
-from apps.cloud.providers.tencent.simulator.scenario import hardware_of
+from apps.cloud.providers.tencent.simulator.constants import (
+    BEIJING,
+    beijing_str,
+    month_bounds,
+    to_epoch,
+)
+from apps.cloud.providers.tencent.simulator.fleet import add_months
+from apps.cloud.providers.tencent.simulator.scenario import (
+    BILL_EVENTS,
+    DUPLICATE_RENEWAL,
+    VOUCHER_RENEWAL,
+    hardware_of,
+)
 
+from ._prices import keeps_billing
 from ._sdk import MONTH, NOW, billing, describe_bill_detail
 
 MONTH_START = month_bounds(MONTH)[0]
@@ -57,6 +70,16 @@ def lines_of(sim: Any, month: str, **filters: Any) -> list[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def month_lines(sim: Any) -> list[dict[str, Any]]:
     return lines_of(sim, MONTH)
+
+
+def sim_time(seconds: int) -> str:
+    """A bill time (Beijing, ``yyyy-mm-dd hh:mm:ss``) of unix seconds."""
+    return beijing_str(seconds)
+
+
+def to_sim(text: str) -> int:
+    """Unix seconds of a bill time."""
+    return to_epoch(datetime.strptime(text, "%Y-%m-%d %H:%M:%S").replace(tzinfo=BEIJING))
 
 
 def _sum(components: list[dict[str, Any]], field: str) -> Decimal:
@@ -196,3 +219,99 @@ def test_spot_hours_say_spot_in_their_name_and_components_not_their_code(sim, mo
         line["ActionType"] for line in month_lines if line["ActionTypeName"] == "按量计费小时结"
     }
     assert {line["ActionType"] for line in spot_lines} <= postpaid_codes
+
+
+def _all_lines_of(sim, inst) -> list[dict[str, Any]]:
+    """Every line of one instance in every bill month so far."""
+    return [
+        line
+        for month in sim.cloud.bill_months()
+        for line in lines_of(sim, month, ResourceId=inst.instance_id)
+    ]
+
+
+def _role(sim, role):
+    return next(i for i in sim.fleet.all_instances if i.index == role)
+
+
+def test_subscriptions_bill_a_purchase_then_renewals_each_covering_its_month(sim):
+    for inst in sim.fleet.find(charge_type="PREPAID"):
+        lines = [
+            line
+            for line in _all_lines_of(sim, inst)
+            if classify.charge_category_of(line) == classify.PURCHASE
+        ]
+        starts = inst.subscription_starts(until=SETTLED)
+
+        assert [line["ActionTypeName"] for line in lines][:2] == ["包年包月新购", "包年包月续费"]
+        assert {line["FeeBeginTime"] for line in lines} == {sim_time(start) for start in starts}, (
+            "one period per subscription month, duplicates aside"
+        )
+        for line in lines:
+            assert line["PayModeName"] == "包年包月"
+            assert classify.charge_type_of(line) == "PREPAID"
+            begin = starts.index(next(s for s in starts if sim_time(s) == line["FeeBeginTime"]))
+            following = add_months(inst.created_at, begin + 1)
+            assert line["FeeEndTime"] == sim_time(following - 1)
+            assert {c["TimeUnitName"] for c in line["ComponentSet"]} == {"月"}
+            assert {c["ComponentCodeName"] for c in line["ComponentSet"]} >= {
+                "运算组件", "GPU", "系统盘",
+            }  # fmt: skip
+            # A subscription is discounted; its runtime parts list above what is paid.
+            compute = _by_name(line)["运算组件"]
+            assert Decimal(compute["ContractPrice"]) < Decimal(compute["SinglePrice"])
+
+
+def test_a_duplicate_renewal_is_refunded_for_the_same_month(sim):
+    event = next(e for e in BILL_EVENTS if e.kind == DUPLICATE_RENEWAL)
+    inst = _role(sim, event.role)
+    lines = _all_lines_of(sim, inst)
+    refund = next(line for line in lines if "退款" in line["ActionTypeName"])
+    same_month = [
+        line
+        for line in lines
+        if line["FeeBeginTime"] == refund["FeeBeginTime"] and line is not refund
+    ]
+
+    assert classify.charge_category_of(refund) == classify.REFUND
+    assert classify.charge_type_of(refund) == "PREPAID"
+    assert [line["ActionTypeName"] for line in same_month] == ["包年包月续费", "包年包月续费"]
+    assert refund["FeeEndTime"] == same_month[0]["FeeEndTime"]
+    assert len({line["BillId"] for line in [*same_month, refund]}) == 3
+    charged = _sum(same_month[1]["ComponentSet"], "RealCost")
+    assert _sum(refund["ComponentSet"], "RealCost") == -charged < 0
+    assert all(Decimal(c["Cost"]) < 0 for c in refund["ComponentSet"])
+    assert (
+        to_sim(refund["PayTime"]) - to_sim(same_month[1]["PayTime"])
+        == (event.delay_hours - 2) * 3600
+    )
+
+
+def test_a_renewal_paid_partly_by_a_voucher(sim):
+    event = next(e for e in BILL_EVENTS if e.kind == VOUCHER_RENEWAL)
+    inst = _role(sim, event.role)
+    renewal = next(
+        line
+        for line in _all_lines_of(sim, inst)
+        if _sum(line["ComponentSet"], "VoucherPayAmount") > 0
+    )
+
+    assert renewal["ActionTypeName"] == "包年包月续费"
+    assert classify.charge_category_of(renewal) == classify.PURCHASE
+    assert _sum(renewal["ComponentSet"], "VoucherPayAmount") == event.amount
+    assert _sum(renewal["ComponentSet"], "CashPayAmount") == (
+        _sum(renewal["ComponentSet"], "RealCost") - event.amount
+    )
+    assert _sum(renewal["ComponentSet"], "RealCost") == (
+        inst.spec.monthly_discount_cny + keeps_billing(inst, monthly=True)
+    ), "a voucher pays a charge; it does not lower it"
+
+
+def test_subscriptions_bill_no_hours(sim, month_lines):
+    prepaid = {i.instance_id for i in sim.fleet.find(charge_type="PREPAID")}
+
+    assert not [
+        line
+        for line in month_lines
+        if line["ResourceId"] in prepaid and line["FeeEndTime"][:10] == line["FeeBeginTime"][:10]
+    ]

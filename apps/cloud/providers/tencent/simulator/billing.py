@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import components as parts
+from . import scenario
 from .components import ZERO, Priced, money
 from .constants import (
     ACCOUNT_UIN,
@@ -56,6 +57,7 @@ _ADJUSTMENT = ("adjustment", "调账", "postPay", "按量计费")
 LATE_ADJUSTMENTS = ((1, 10, Decimal("-8.80000000")), (4, 10, Decimal("-1.25000000")))
 _PURCHASE = ("prepay_purchase", "包年包月新购", "prePay", "包年包月")
 _RENEW = ("prepay_renew", "包年包月续费", "prePay", "包年包月")
+_REFUND = ("prepay_refund", "包年包月退款", "prePay", "包年包月")
 
 
 @dataclass(frozen=True)
@@ -160,8 +162,9 @@ class BillBook:
         fee_end: int,
         pay_time: int,
         components: list[dict[str, Any]],
+        salt: str = "",
     ) -> dict[str, Any]:
-        bill_id = self._bill_id(inst, fee_begin, static["ActionType"])
+        bill_id = self._bill_id(inst, fee_begin, static["ActionType"] + salt)
         begin = beijing_str(fee_begin)
         return {
             **static,
@@ -228,8 +231,11 @@ class BillBook:
             out.append(BillLine(inst.instance_id, inst.index, hour, total, action[2], detail))
         return out
 
-    def _monthly_components(self, inst: Instance) -> tuple[list[dict[str, Any]], Decimal]:
-        """The components of one subscription month: every part, at its monthly price."""
+    def _monthly_components(
+        self, inst: Instance, voucher: Decimal = Decimal(0)
+    ) -> tuple[list[dict[str, Any]], Decimal]:
+        """The components of one subscription month: every part, at its monthly price.
+        ``voucher`` pays the first components' RealCost, in order, until it is spent."""
         priced_parts = [
             *parts.runtime_parts(inst.spec, monthly=True),
             *parts.keeps_billing_parts(hardware_of(inst.index), monthly=True),
@@ -237,23 +243,69 @@ class BillBook:
         components, total = [], Decimal(0)
         for priced in priced_parts:
             comp, real = parts.component(priced, Decimal(1), "月")
+            if voucher > 0:
+                paid = min(voucher, real)
+                comp, real = parts.component(priced, Decimal(1), "月", voucher=paid)
+                voucher -= paid
             components.append(comp)
             total += real
         return components, total
 
     def _prepaid_lines(self, inst: Instance, start: int, end: int, settled: int) -> list[BillLine]:
         """A purchase (新购) line at creation and a renewal (续费) line at each monthly renewal,
-        each covering its month: FeeBeginTime to the second before the next renewal."""
+        each covering its month: FeeBeginTime to the second before the next renewal. The last
+        renewal before the anchor may carry a scenario event (a voucher, a duplicate)."""
         out = []
         starts = inst.subscription_starts(until=end)
+        last_renewal = len(inst.subscription_starts(until=self.fleet.anchor)) - 1
         for number, begin in enumerate(starts):
-            if begin < start or begin // HOUR * HOUR + HOUR > settled:
+            if begin < start:
                 continue
-            components, total = self._monthly_components(inst)
             following = add_months(inst.created_at, number + 1)
+            events = self._renewal_events(inst) if number == last_renewal > 0 else []
+            voucher = sum(
+                (e.amount for e in events if e.kind == scenario.VOUCHER_RENEWAL), Decimal(0)
+            )
+            components, total = self._monthly_components(inst, voucher)
             static = self._static_detail(inst, _PURCHASE if number == 0 else _RENEW)
-            detail = self._detail(inst, static, begin, following - 1, begin, components)
-            out.append(BillLine(inst.instance_id, inst.index, begin, total, "prePay", detail))
+            if begin // HOUR * HOUR + HOUR <= settled:
+                detail = self._detail(inst, static, begin, following - 1, begin, components)
+                out.append(BillLine(inst.instance_id, inst.index, begin, total, "prePay", detail))
+            for event in events:
+                if event.kind == scenario.DUPLICATE_RENEWAL:
+                    out.extend(self._duplicate_and_refund(inst, event, begin, following, settled))
+        return out
+
+    def _renewal_events(self, inst: Instance) -> list[scenario.BillEvent]:
+        return [
+            *scenario.events_of(inst.index, scenario.VOUCHER_RENEWAL),
+            *scenario.events_of(inst.index, scenario.DUPLICATE_RENEWAL),
+        ]
+
+    def _duplicate_and_refund(
+        self, inst: Instance, event: scenario.BillEvent, begin: int, following: int, settled: int
+    ) -> list[BillLine]:
+        """The same renewal charged again two hours later (the same month), and its refund
+        (包年包月退款, every amount negative) ``delay_hours`` after the renewal; both cover the
+        month they charge or refund, and appear once their PayTime's hour is over."""
+        components, total = self._monthly_components(inst)
+        out = []
+        for action, pay_time, lines, amount in (
+            (_RENEW, begin + 2 * HOUR, components, total),
+            (
+                _REFUND,
+                begin + event.delay_hours * HOUR,
+                [parts.negated(c) for c in components],
+                -total,
+            ),
+        ):
+            if pay_time // HOUR * HOUR + HOUR > settled:
+                continue
+            static = self._static_detail(inst, action)
+            detail = self._detail(
+                inst, static, begin, following - 1, pay_time, lines, salt="duplicate"
+            )
+            out.append(BillLine(inst.instance_id, inst.index, begin, amount, "prePay", detail))
         return out
 
     def _adjustment_lines(self, start: int, end: int, settled: int) -> list[BillLine]:
