@@ -27,6 +27,8 @@ from apps.cloud.providers.tencent.simulator.fleet import add_months
 from apps.cloud.providers.tencent.simulator.scenario import (
     BILL_EVENTS,
     DUPLICATE_RENEWAL,
+    RESERVED_INSTANCE,
+    SLA_CREDIT,
     VOUCHER_RENEWAL,
     hardware_of,
 )
@@ -315,3 +317,55 @@ def test_subscriptions_bill_no_hours(sim, month_lines):
         for line in month_lines
         if line["ResourceId"] in prepaid and line["FeeEndTime"][:10] == line["FeeBeginTime"][:10]
     ]
+
+
+def test_an_sla_credit_is_an_adjustment_naming_the_outage_and_the_instance(sim):
+    event = next(e for e in BILL_EVENTS if e.kind == SLA_CREDIT)
+    inst = _role(sim, event.role)
+    credit = next(line for line in _all_lines_of(sim, inst) if line["ActionTypeName"] == "调账")
+    outage = sim.fleet.anchor - event.days_before_anchor * 86400 + event.hour * 3600
+
+    assert classify.charge_category_of(credit) == classify.CREDIT
+    assert credit["ResourceId"] == inst.instance_id
+    assert credit["FeeBeginTime"] == sim_time(outage)
+    assert credit["FeeEndTime"] == sim_time(outage + event.hours * 3600 - 1)
+    assert to_sim(credit["PayTime"]) == outage + event.delay_hours * 3600
+    assert "SLA赔偿" in {c["ItemCodeName"] for c in credit["ComponentSet"]}
+    assert _sum(credit["ComponentSet"], "RealCost") == -inst.spec.hourly_cny * event.hours
+
+
+def test_a_reserved_instance_is_bought_upfront_then_pays_part_of_the_hours(sim):
+    event = next(e for e in BILL_EVENTS if e.kind == RESERVED_INSTANCE)
+    inst = _role(sim, event.role)
+    bought = sim.fleet.anchor - event.days_before_anchor * 86400 + event.hour * 3600
+    month = sim_time(bought)[:7]
+    purchase = next(
+        line
+        for line in lines_of(sim, month)
+        if line["ProductCodeName"].endswith("预留实例") and line["ZoneName"]
+    )
+    hours = lines_of(sim, month, ResourceId=inst.instance_id)
+    before = [line for line in hours if to_sim(line["FeeBeginTime"]) < bought]
+    after = [line for line in hours if to_sim(line["FeeBeginTime"]) >= bought]
+
+    # The purchase: one line for the RI itself (not the instance), covering its year.
+    assert purchase["ResourceId"] != inst.instance_id
+    assert purchase["FeeBeginTime"] == sim_time(bought)
+    assert to_sim(purchase["FeeEndTime"]) == bought + 365 * 86400 - 1
+    assert classify.charge_category_of(purchase) == classify.PURCHASE
+    assert [classify.commitment_of(c) for c in purchase["ComponentSet"]] == ["RI"]
+    assert _sum(purchase["ComponentSet"], "RealCost") > 0
+    # The hours after it: the runtime parts deducted by the RI, paying less than their list.
+    assert before
+    assert after
+    for line in after:
+        for component in line["ComponentSet"]:
+            runtime = classify.component_class_of(component) == classify.RUNTIME
+            assert classify.commitment_of(component) == ("RI" if runtime else "")
+            if runtime:
+                assert Decimal(component["RealCost"]) < Decimal(component["Cost"])
+                assert component["OriginalCostWithRI"] == component["Cost"]
+    assert all(c["InstanceType"] == "" for line in before for c in line["ComponentSet"])
+    assert _sum(after[-1]["ComponentSet"], "RealCost") < _sum(
+        before[-1]["ComponentSet"], "RealCost"
+    )

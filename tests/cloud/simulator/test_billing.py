@@ -15,6 +15,7 @@ from apps.cloud.providers.tencent.simulator.constants import (
     month_bounds,
     to_epoch,
 )
+from apps.cloud.providers.tencent.simulator.scenario import RESERVED_INSTANCE, events_of
 
 from ._prices import keeps_billing
 from ._sdk import MONTH, NOW, billing, describe_bill_detail
@@ -74,7 +75,7 @@ def test_it_bills_an_always_on_instance_its_hourly_price_per_hour(sim, month_lin
     inst = next(
         i
         for i in sim.fleet.find(charge_type="POSTPAID_BY_HOUR", pattern="inference")
-        if i.created_at < MONTH_START
+        if i.created_at < MONTH_START and not events_of(i.index, RESERVED_INSTANCE)
     )
     hours = (SETTLED - MONTH_START) // 3600
 

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import components as parts
-from . import scenario
+from . import events, scenario
 from .components import ZERO, Priced, money
 from .constants import (
     ACCOUNT_UIN,
@@ -110,6 +110,7 @@ class BillBook:
                 lines.extend(self._prepaid_lines(inst, start, end, settled))
             else:
                 lines.extend(self._hourly_lines(inst, start, end, settled))
+        lines.extend(events.event_lines(self, start, end, settled))
         if LATE_ADJUSTMENTS_SCENARIO in self.fleet.scenarios:
             lines.extend(self._adjustment_lines(start, end, settled))
         lines.sort(key=lambda line: (line.fee_begin, line.instance_index))
@@ -126,7 +127,7 @@ class BillBook:
         day = beijing_str(moment)[:10].replace("-", "")
         return f"{day}{int(digest[:16], 16) % 10**15:015d}"
 
-    def _static_detail(self, inst: Instance, action: tuple[str, str, str, str]) -> dict[str, Any]:
+    def static_detail(self, inst: Instance, action: tuple[str, str, str, str]) -> dict[str, Any]:
         """The fields every line of one instance and action type shares."""
         region = REGIONS[inst.region]
         zone_name = region["Zones"][inst.zone][1]
@@ -154,7 +155,7 @@ class BillBook:
             "RegionTypeName": "中国大陆",
         }
 
-    def _detail(
+    def line_detail(
         self,
         inst: Instance,
         static: dict[str, Any],
@@ -213,21 +214,26 @@ class BillBook:
         else:
             runtime = parts.runtime_parts(spec, monthly=False)
         keeps = parts.keeps_billing_parts(hardware_of(inst.index), monthly=False)
-        static = self._static_detail(inst, action)
+        # Hours a reserved instance covers pay its rate for the runtime parts.
+        reserved = events.ri_window(self.fleet, inst)
+        ri_begin, ri_end = reserved or (0, 0)
+        runtime_by_ri = {False: runtime, True: events.ri_parts(runtime, spec)}
+        static = self.static_detail(inst, action)
         # Almost every hour is a full one, so the component dicts repeat: build each distinct
-        # (runtime seconds, existing seconds) pair once and share it (it is never mutated).
-        memo: dict[tuple[int, int], tuple[list[dict[str, Any]], Decimal]] = {}
+        # (runtime seconds, existing seconds, RI) once and share it (it is never mutated).
+        memo: dict[tuple[int, int, bool], tuple[list[dict[str, Any]], Decimal]] = {}
         out = []
         for hour, run_s, exist_s in zip(
             hours.tolist(), runtime_s.tolist(), exists_s.tolist(), strict=True
         ):
             if exist_s <= 0:
                 continue
-            key = (run_s, exist_s)
+            covered = ri_begin <= hour < ri_end
+            key = (run_s, exist_s, covered)
             if key not in memo:
-                memo[key] = self._hourly_components(runtime, keeps, run_s, exist_s)
+                memo[key] = self._hourly_components(runtime_by_ri[covered], keeps, run_s, exist_s)
             components, total = memo[key]
-            detail = self._detail(inst, static, hour, hour + HOUR - 1, hour + HOUR, components)
+            detail = self.line_detail(inst, static, hour, hour + HOUR - 1, hour + HOUR, components)
             out.append(BillLine(inst.instance_id, inst.index, hour, total, action[2], detail))
         return out
 
@@ -267,9 +273,9 @@ class BillBook:
                 (e.amount for e in events if e.kind == scenario.VOUCHER_RENEWAL), Decimal(0)
             )
             components, total = self._monthly_components(inst, voucher)
-            static = self._static_detail(inst, _PURCHASE if number == 0 else _RENEW)
+            static = self.static_detail(inst, _PURCHASE if number == 0 else _RENEW)
             if begin // HOUR * HOUR + HOUR <= settled:
-                detail = self._detail(inst, static, begin, following - 1, begin, components)
+                detail = self.line_detail(inst, static, begin, following - 1, begin, components)
                 out.append(BillLine(inst.instance_id, inst.index, begin, total, "prePay", detail))
             for event in events:
                 if event.kind == scenario.DUPLICATE_RENEWAL:
@@ -301,8 +307,8 @@ class BillBook:
         ):
             if pay_time // HOUR * HOUR + HOUR > settled:
                 continue
-            static = self._static_detail(inst, action)
-            detail = self._detail(
+            static = self.static_detail(inst, action)
+            detail = self.line_detail(
                 inst, static, begin, following - 1, pay_time, lines, salt="duplicate"
             )
             out.append(BillLine(inst.instance_id, inst.index, begin, amount, "prePay", detail))
@@ -312,7 +318,7 @@ class BillBook:
         """Adjustments (refunds) of the month [start, end), published after it ended: each
         belongs to the month (its FeeBeginTime is the month's last hour) but appears later."""
         inst = self.fleet.all_instances[0]
-        static = self._static_detail(inst, _ADJUSTMENT)
+        static = self.static_detail(inst, _ADJUSTMENT)
         out = []
         for days_after, hour, amount in LATE_ADJUSTMENTS:
             published = end + days_after * 86400 + hour * HOUR
@@ -333,7 +339,7 @@ class BillBook:
                 "TimeUnitName": "秒",
             }
             fee_begin = end - HOUR
-            detail = self._detail(inst, static, fee_begin, end - 1, published, [component])
+            detail = self.line_detail(inst, static, fee_begin, end - 1, published, [component])
             detail["BillId"] = detail["OrderId"] = detail["Id"] = (
                 f"{detail['BillId'][:-2]}{days_after:02d}"
             )
@@ -359,10 +365,12 @@ class BillBook:
     def expected_totals_by_tag(
         self, month: str, now: datetime | int, tag_key: str = "project"
     ) -> dict[str | None, Decimal]:
-        """Tag value (None = untagged, i.e. "Unallocated") -> month total."""
+        """Tag value (None = untagged, i.e. "Unallocated") -> month total, by the tags each
+        line carries (an instance's tags; none on a reserved instance's purchase)."""
         totals: dict[str | None, Decimal] = defaultdict(Decimal)
         for line in self.lines(month, now):
-            totals[self.fleet.get(line.instance_id).tag(tag_key)] += line.total_cny
+            tags = {tag["TagKey"]: tag["TagValue"] for tag in line.detail["Tags"]}
+            totals[tags.get(tag_key)] += line.total_cny
         return dict(totals)
 
     def expected_month_total(self, month: str, now: datetime | int) -> Decimal:

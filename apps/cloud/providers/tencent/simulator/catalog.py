@@ -28,6 +28,12 @@ SPOT_FACTOR = Decimal("0.20")
 # The GPU's share of an instance's runtime price: the cards cost far more than CPU and memory.
 GPU_SHARE = Decimal("0.75")
 
+# A one-year partial-upfront reserved instance: an upfront payment of this share of a year of
+# pay-as-you-go hours, then the covered runtime parts at this share of their hourly list price.
+RI_TERM_DAYS = 365
+RI_UPFRONT_FACTOR = Decimal("0.30")
+RI_HOURLY_FACTOR = Decimal("0.30")
+
 # Every instance has a 100 GB premium cloud system disk. It is billed while the instance exists,
 # also while it is stopped with STOP_CHARGING (only compute stops being charged then).
 SYSTEM_DISK_GB = 100
