@@ -34,7 +34,7 @@ from apps.cloud.providers.tencent.simulator.scenario import (
 )
 
 from ._prices import keeps_billing
-from ._sdk import MONTH, NOW, billing, describe_bill_detail
+from ._sdk import MONTH, NOW, billing, cvm, describe_bill_detail, describe_instances
 
 MONTH_START = month_bounds(MONTH)[0]
 SETTLED = to_epoch(NOW) // 3600 * 3600
@@ -369,3 +369,65 @@ def test_a_reserved_instance_is_bought_upfront_then_pays_part_of_the_hours(sim):
     assert _sum(after[-1]["ComponentSet"], "RealCost") < _sum(
         before[-1]["ComponentSet"], "RealCost"
     )
+
+
+def test_a_stop_charging_instance_keeps_paying_its_disks_and_bandwidth_when_stopped(
+    sim, month_lines
+):
+    inst = next(
+        i
+        for i in sim.fleet.with_pattern("day_only_stopped")
+        if hardware_of(i.index).data_disk_gb and hardware_of(i.index).bandwidth_mbps
+    )
+    lines = [line for line in month_lines if line["ResourceId"] == inst.instance_id]
+    stopped, running = [], []
+    for line in lines:
+        hour = to_sim(line["FeeBeginTime"])
+        modes = {inst.stop_charging_mode_at(t) for t in range(hour, hour + 3600, 600)}
+        if modes == {"STOP_CHARGING"}:
+            stopped.append(line)
+        elif modes == {"NOT_APPLICABLE"}:
+            running.append(line)
+
+    assert len(stopped) > len(lines) / 2, "nights and weekends"
+    assert running
+    for line in stopped:
+        assert set(_by_name(line)) == {"系统盘", "数据盘", "带宽"}
+        assert {c["TimeSpan"] for c in line["ComponentSet"]} == {"3600"}
+        assert _sum(line["ComponentSet"], "RealCost") == keeps_billing(inst)
+    for line in running:
+        assert set(_by_name(line)) == {"运算组件", "GPU", "系统盘", "数据盘", "带宽"}
+        assert _sum(line["ComponentSet"], "RealCost") == inst.spec.hourly_cny + keeps_billing(inst)
+
+
+def test_a_keep_charging_instance_keeps_paying_everything_when_stopped(sim, month_lines):
+    inst = next(i for i in sim.fleet.all_instances if i.stopped_at is not None)
+    after = [
+        line
+        for line in month_lines
+        if line["ResourceId"] == inst.instance_id
+        and to_sim(line["FeeBeginTime"]) >= inst.stopped_at // 3600 * 3600 + 3600
+    ]
+
+    assert after
+    assert inst.stop_charging_mode_at(inst.stopped_at + 3600) == "KEEP_CHARGING"
+    for line in after:
+        assert {"运算组件", "GPU", "系统盘"} <= set(_by_name(line))
+
+
+def test_the_inventory_lists_the_data_disks_and_public_bandwidth_the_bills_charge(sim):
+    inst = next(
+        i
+        for i in sim.fleet.all_instances
+        if hardware_of(i.index).data_disk_gb and hardware_of(i.index).bandwidth_mbps
+    )
+    listed = describe_instances(cvm(sim, inst.region), InstanceIds=[inst.instance_id]).InstanceSet[
+        0
+    ]
+
+    assert [d.DiskSize for d in listed.DataDisks] == [hardware_of(inst.index).data_disk_gb]
+    assert (
+        listed.InternetAccessible.InternetMaxBandwidthOut == hardware_of(inst.index).bandwidth_mbps
+    )
+    assert listed.InternetAccessible.PublicIpAssigned is True
+    assert len(listed.PublicIpAddresses) == 1
