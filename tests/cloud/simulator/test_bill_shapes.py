@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from apps.billing import classify
+from apps.cloud.providers.tencent.simulator import SimulatedCloud, scenario
 from apps.cloud.providers.tencent.simulator.constants import (
     BEIJING,
     beijing_str,
@@ -431,3 +432,12 @@ def test_the_inventory_lists_the_data_disks_and_public_bandwidth_the_bills_charg
     )
     assert listed.InternetAccessible.PublicIpAssigned is True
     assert len(listed.PublicIpAddresses) == 1
+
+
+def test_the_scenario_table_refuses_an_event_its_instance_cannot_have():
+    charge_types = {i.index: i.charge_type for i in SimulatedCloud(now=lambda: NOW).fleet}
+    scenario.check(charge_types)
+
+    charge_types[next(e.role for e in BILL_EVENTS if e.kind == RESERVED_INSTANCE)] = "PREPAID"
+    with pytest.raises(ValueError, match="reserved_instance"):
+        scenario.check(charge_types)

@@ -84,6 +84,7 @@ class BillBook:
     """Builds, caches and sums the bill lines of a fleet."""
 
     def __init__(self, fleet: Fleet, uin: str = ACCOUNT_UIN) -> None:
+        scenario.check({inst.index: inst.charge_type for inst in fleet.all_instances})
         self.fleet = fleet
         self.uin = uin
         self._cache: OrderedDict[tuple[str, int], list[BillLine]] = OrderedDict()

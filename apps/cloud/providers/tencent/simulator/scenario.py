@@ -79,3 +79,26 @@ BILL_EVENTS: tuple[BillEvent, ...] = (
 def events_of(role: int, kind: str) -> list[BillEvent]:
     """The bill events of one kind for one role."""
     return [e for e in BILL_EVENTS if e.role == role and e.kind == kind]
+
+
+# The charge type each kind of event needs of its instance.
+_NEEDS = {
+    DUPLICATE_RENEWAL: "PREPAID",
+    VOUCHER_RENEWAL: "PREPAID",
+    SLA_CREDIT: "POSTPAID_BY_HOUR",
+    RESERVED_INSTANCE: "POSTPAID_BY_HOUR",
+}
+
+
+def check(charge_types: dict[int, str]) -> None:
+    """Raise ValueError when an entry of the tables names a role that cannot have it
+    (``charge_types``: role -> InstanceChargeType of the fleet's instances)."""
+    for role in HARDWARE:
+        if role not in charge_types:
+            raise ValueError(f"scenario.HARDWARE names role {role}, which the fleet lacks")
+    for event in BILL_EVENTS:
+        if charge_types.get(event.role) != _NEEDS[event.kind]:
+            raise ValueError(
+                f"scenario event {event.kind} needs a {_NEEDS[event.kind]} instance;"
+                f" role {event.role} is {charge_types.get(event.role)}"
+            )
