@@ -9,7 +9,7 @@ Tencent documents, places every line and component the simulator writes.
 from __future__ import annotations
 
 import json
-from collections import Counter
+from collections import defaultdict
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -58,7 +58,8 @@ MONEY_FIELDS = ("SinglePrice", "ContractPrice", "Cost", "RealCost", "CashPayAmou
 
 def lines_of(sim: Any, month: str, **filters: Any) -> list[dict[str, Any]]:
     """Every line of a month as the API sends it (dicts), paged with Context over the SDK."""
-    client, out, context, offset = billing(sim), [], None, 0
+    client, context, offset = billing(sim), None, 0
+    out: list[dict[str, Any]] = []
     while True:
         params = {"Month": month, "Offset": offset, "Limit": 300, **filters}
         if context:
@@ -104,7 +105,7 @@ def _full_hours(month_lines, inst):
 
 
 def test_every_line_has_the_documented_fields_and_its_components_add_up(sim, month_lines):
-    totals: Counter[str] = Counter()
+    totals: defaultdict[str, Decimal] = defaultdict(Decimal)
     for line in month_lines:
         assert set(line) >= LINE_FIELDS
         assert line["PayerUin"] == line["OwnerUin"] != ""
@@ -441,3 +442,31 @@ def test_the_scenario_table_refuses_an_event_its_instance_cannot_have():
     charge_types[next(e.role for e in BILL_EVENTS if e.kind == RESERVED_INSTANCE)] = "PREPAID"
     with pytest.raises(ValueError, match="reserved_instance"):
         scenario.check(charge_types)
+
+
+def test_the_expected_hourly_price_is_what_a_full_running_hour_bills(sim, month_lines):
+    """For every hourly instance: runtime = its runtime components' ContractPrice x UsedAmount,
+    the rest = its disks' and bandwidth's; together the line's RealCost."""
+    by_instance: dict[str, dict[str, Any]] = {}
+    for line in month_lines:
+        names = set(_by_name(line))
+        if {"运算组件", "GPU"} <= names and line["ComponentSet"][0]["TimeSpan"] == "3600":
+            by_instance[line["ResourceId"]] = line  # the latest full running hour
+    hourly = {i.instance_id for i in sim.fleet.all_instances if i.charge_type != "PREPAID"}
+    assert set(by_instance) == hourly
+
+    for instance_id, line in by_instance.items():
+        runtime, keeps = sim.cloud.expected_hourly_price(instance_id, to_sim(line["FeeBeginTime"]))
+        paid = {
+            klass: sum(
+                (
+                    Decimal(c["ContractPrice"]) * int(c["UsedAmount"])
+                    for c in line["ComponentSet"]
+                    if (classify.component_class_of(c) == classify.RUNTIME) == (klass == "runtime")
+                ),
+                Decimal(0),
+            )
+            for klass in ("runtime", "keeps")
+        }
+        assert paid == {"runtime": runtime, "keeps": keeps}
+        assert _sum(line["ComponentSet"], "RealCost") == runtime + keeps

@@ -72,6 +72,11 @@ class BillLine:
     detail: dict[str, Any]
 
 
+def _per_hour(priced: list[Priced]) -> Decimal:
+    """What parts cost a full hour at the price paid."""
+    return sum((p.contract * p.amount for p in priced), Decimal(0))
+
+
 def _overlap_seconds(hours: np.ndarray, intervals: list[tuple[int, int]]) -> np.ndarray:
     """Seconds of each hour [h, h + 3600) covered by the (disjoint) intervals."""
     total = np.zeros(len(hours), dtype=np.int64)
@@ -198,6 +203,25 @@ class BillBook:
                 total += real
         return components, total
 
+    def _hourly_parts(self, inst: Instance) -> tuple[dict[bool, list[Priced]], list[Priced]]:
+        """An hourly instance's runtime parts (by whether a reserved instance covers the
+        hour) and the parts that keep billing while it is stopped."""
+        if inst.charge_type == SPOT:
+            runtime = parts.spot_parts(inst.spec)
+        else:
+            runtime = parts.runtime_parts(inst.spec, monthly=False)
+        keeps = parts.keeps_billing_parts(hardware_of(inst.index), monthly=False)
+        return {False: runtime, True: events.ri_parts(runtime, inst.spec)}, keeps
+
+    def hourly_price(self, inst: Instance, hour: int) -> tuple[Decimal, Decimal]:
+        """(runtime, keeps billing): the yuan a full running hour of a pay-as-you-go or spot
+        instance is billed, at the price paid: its compute and GPU parts (at the RI rate in an
+        hour its reserved instance covers), and its disks and bandwidth."""
+        runtime_by_ri, keeps = self._hourly_parts(inst)
+        ri_begin, ri_end = events.ri_window(self.fleet, inst) or (0, 0)
+        runtime = runtime_by_ri[ri_begin <= hour < ri_end]
+        return _per_hour(runtime), _per_hour(keeps)
+
     def _hourly_lines(self, inst: Instance, start: int, end: int, settled: int) -> list[BillLine]:
         first = max(start, inst.created_at // HOUR * HOUR)
         last = min(end, settled, inst.end_of_life)
@@ -208,17 +232,10 @@ class BillBook:
         runtime_s = _overlap_seconds(hours, inst.compute_billed_intervals(first, end))
         exists = inst.existence_interval(first, end)
         exists_s = _overlap_seconds(hours, [exists] if exists else [])
-        spec = inst.spec
         action = _ACTIONS[inst.charge_type]
-        if inst.charge_type == SPOT:
-            runtime = parts.spot_parts(spec)
-        else:
-            runtime = parts.runtime_parts(spec, monthly=False)
-        keeps = parts.keeps_billing_parts(hardware_of(inst.index), monthly=False)
+        runtime_by_ri, keeps = self._hourly_parts(inst)
         # Hours a reserved instance covers pay its rate for the runtime parts.
-        reserved = events.ri_window(self.fleet, inst)
-        ri_begin, ri_end = reserved or (0, 0)
-        runtime_by_ri = {False: runtime, True: events.ri_parts(runtime, spec)}
+        ri_begin, ri_end = events.ri_window(self.fleet, inst) or (0, 0)
         static = self.static_detail(inst, action)
         # Almost every hour is a full one, so the component dicts repeat: build each distinct
         # (runtime seconds, existing seconds, RI) once and share it (it is never mutated).
