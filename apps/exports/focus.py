@@ -11,9 +11,10 @@ reader of the export needs to know):
   month (the month of the period it names, or of the purchase it refunds), null otherwise.
 - BilledCost is the line's RealCost, as invoiced. EffectiveCost is amortized: a purchase or its
   refund is 0 on its own row, and its cost appears on *amortized rows* (ChargeCategory Usage,
-  BilledCost 0), one per Beijing day it covers inside the export window, whose EffectiveCost sum
-  exactly to it (``apps.exports.focus_amortize``). Usage, credits and adjustments: EffectiveCost
-  is BilledCost.
+  BilledCost 0), one per Beijing day it covers, whose EffectiveCost sum exactly to it
+  (``apps.billing.amortization``); a day's row is in the export whose window holds the day's
+  start. Usage, credits, adjustments and a refund booked at an instant: EffectiveCost is
+  BilledCost.
 - PricingCategory: pay-as-you-go Standard, spot Dynamic, usage a reserved instance or savings
   plan paid for Committed, purchases Standard; null for credits, adjustments and corrections.
 - Commitment discounts: an RI / SP purchase and its amortized rows carry its id (the purchase's
@@ -34,14 +35,13 @@ import datetime as dt
 import functools
 import json
 from collections.abc import Mapping
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from typing import Any
 
-from apps.billing import classify
+from apps.billing import amortization, classify
 from apps.billing.instances import region_and_zone
 from apps.billing.sync import BEIJING
 from apps.cloud.models import ChargeType
-from apps.exports import focus_amortize
 from apps.exports.focus_columns import (
     SERVICE_CATEGORY,
     SERVICE_SUBCATEGORY,
@@ -74,6 +74,9 @@ _RENEWAL_WORDS = ("续费", "renew")
 
 _HOUR = dt.timedelta(hours=1)
 _Q8 = Decimal("0.00000001")
+_Q12 = Decimal("0.000000000001")
+_DAY = dt.timedelta(days=1)
+_SECOND = dt.timedelta(seconds=1)
 _GPU_HOURS = Decimal("0.0001")
 _PCT = Decimal("0.01")
 # Time units of the bills' TimeSpan (Chinese names as the bill APIs write them).
@@ -156,8 +159,9 @@ def focus_category(row: Mapping[str, Any]) -> str:
 
 
 def is_prepaid(row: Mapping[str, Any]) -> bool:
-    """A purchase (or its refund) paying for a period: amortized over it in EffectiveCost."""
-    return row["charge_category"] in _PREPAID_CATEGORIES
+    """A purchase (or its refund) paying for a period longer than an hour: amortized over it
+    in EffectiveCost (one booked at an instant stays where billed)."""
+    return amortization.is_spread(row["charge_category"], row["fee_begin_at"], row["fee_end_at"])
 
 
 def commitment_kind(row: Mapping[str, Any]) -> str:
@@ -384,35 +388,58 @@ def focus_row(row: Mapping[str, Any], gpu: GpuFigures) -> dict[str, Any]:
     }
 
 
+def beijing_midnight_after(moment: dt.datetime) -> dt.datetime:
+    """The first Beijing midnight at or after ``moment`` (where an amortized day starts)."""
+    local = moment.astimezone(BEIJING)
+    midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
+    return (midnight if midnight == local else midnight + _DAY).astimezone(dt.UTC)
+
+
+def _share(
+    value: Decimal, start: dt.datetime, end: dt.datetime, a: dt.datetime, b: dt.datetime
+) -> Decimal:
+    """``value`` x the part of ``[start, end)`` that ``[a, b)`` is, to 12 decimals: a quantity,
+    whose product with a unit price must give the day's cost (8 decimals would be off by a unit
+    price times 5e-9: 0.0004 yuan on a year's reserved instance)."""
+    return (value * Decimal((b - a) // _SECOND) / Decimal((end - start) // _SECOND)).quantize(
+        _Q12, ROUND_HALF_EVEN
+    )
+
+
 def amortized_rows(
     row: Mapping[str, Any], line: Mapping[str, Any], window: tuple[dt.datetime, dt.datetime]
 ) -> list[dict[str, Any]]:
-    """The amortized rows of a prepaid line (``line``: its ``focus_row``) inside ``window``.
+    """The amortized rows of a prepaid line (``line``: its ``focus_row``) in ``window``.
 
-    One row a Beijing day it covers: ChargeCategory Usage, BilledCost 0, EffectiveCost its
-    piece of the line's cost; ListCost, ContractedCost and the quantities are the same pieces of
-    the line's, so each sums to the line's over the period. A commitment's rows are Committed
-    usage of it (status Used: which instance-hours it paid for is not matched to it here).
+    One row a Beijing day the line covers (``apps.billing.amortization.spread_days``: pieces
+    summing exactly to the line), in the export when the day's part starts inside the window,
+    as a bill line is: ChargeCategory Usage, BilledCost 0, EffectiveCost the day's piece of the
+    cost; ListCost and ContractedCost the day's pieces of the line's, the quantities its share.
+    A commitment's days are Committed usage of it (status Used: which instance-hours it paid
+    for is not matched to it here).
     """
     if not is_prepaid(row):
         return []
     start, end = line["ChargePeriodStart"], line["ChargePeriodEnd"]
+    begin, stop, category = row["fee_begin_at"], row["fee_end_at"], row["charge_category"]
+
+    def days(amount: Decimal) -> list[tuple[dt.date, Decimal]]:
+        return amortization.spread_days(amount, begin, stop, category, BEIJING)
+
     kind = commitment_kind(row)
     out = []
-    for a, b, effective in focus_amortize.spread(row["cost"], start, end, window=window):
-        month = a.astimezone(BEIJING).strftime("%Y-%m")
-        period_start, period_end = billing_period(month)
-
-        def part(value: Decimal | None, a: dt.datetime = a, b: dt.datetime = b) -> Decimal | None:
-            if value is None:
-                return None
-            if end <= start:
-                return value
-            return focus_amortize.piece(value, start, end, a, b)
-
+    for (day, effective), (_, listed), (_, contracted) in zip(
+        days(row["cost"]), days(line["ListCost"]), days(line["ContractedCost"]), strict=True
+    ):
+        midnight = dt.datetime.combine(day, dt.time(), tzinfo=BEIJING)
+        a = max(midnight.astimezone(dt.UTC), start)
+        if not window[0] <= a < window[1]:
+            continue
+        b = min((midnight + _DAY).astimezone(dt.UTC), end)
+        period_start, period_end = billing_period(day.strftime("%Y-%m"))
         quantity = line["PricingQuantity"]
         if quantity is not None:
-            quantity = focus_amortize.share(quantity, start, end, a, b)
+            quantity = _share(quantity, start, end, a, b)
         out.append(
             {
                 **line,
@@ -425,9 +452,9 @@ def amortized_rows(
                 "ChargePeriodStart": a,
                 "ChargePeriodEnd": b,
                 **_commitment_columns(row, kind, "Used"),
-                "ContractedCost": part(line["ContractedCost"]),
+                "ContractedCost": contracted,
                 "EffectiveCost": effective,
-                "ListCost": part(line["ListCost"]),
+                "ListCost": listed,
                 "PricingCategory": "Committed" if kind else "Standard",
                 "PricingQuantity": quantity,
                 "ConsumedQuantity": quantity,

@@ -26,9 +26,9 @@ from apps.billing import classify
 from apps.billing.models import BillLine
 from apps.exports.focus import (
     GpuFigures,
+    beijing_midnight_after,
     charge_period,
     commitment_kind,
-    is_prepaid,
     match_commitment,
 )
 from apps.metrics.models import InstanceHourRollup
@@ -109,13 +109,19 @@ def export_lines(
     """The organization's bill lines whose charge period starts in ``[start, end)``, as values.
 
     ``amortized``: also the purchases (and refunds) that started before ``start`` but still
-    cover part of the period, for their amortized FOCUS rows (they come first: export order).
+    cover a Beijing day starting in it, for their amortized FOCUS rows (they come first, in
+    export order).
     """
     window = Q(fee_begin_at__gte=start, fee_begin_at__lt=end)
-    if amortized:
-        # fee_end_at is inclusive (hh:59:59): a purchase ending at start - 1 s covers nothing.
+    first_day = beijing_midnight_after(start)
+    if amortized and first_day < end:
+        # An amortized day is in the window holding its start (a Beijing midnight), so an
+        # earlier purchase counts when it still covers the first one: fee_end_at is inclusive
+        # (23:59:59), and a purchase ending at first_day - 1 s has no day in the window.
         window |= Q(
-            charge_category__in=PREPAID_CATEGORIES, fee_begin_at__lt=start, fee_end_at__gte=start
+            charge_category__in=PREPAID_CATEGORIES,
+            fee_begin_at__lt=start,
+            fee_end_at__gte=first_day,
         )
     return (
         BillLine.objects.for_organization(organization)
@@ -189,7 +195,7 @@ def _name_commitments(chunk: list[dict[str, Any]]) -> None:
         kind = commitment_kind(row)
         if not kind:
             continue
-        if is_prepaid(row):
+        if row["charge_category"] in PREPAID_CATEGORIES:
             row["commitment_discount"] = (
                 row["resource_id"] or row["bill_id"],
                 row["resource_name"],
