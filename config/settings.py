@@ -216,6 +216,13 @@ for _block in TRUSTED_PROXIES:
         ) from _exc
 AXES_CLIENT_IP_CALLABLE = "apps.core.clientip.client_address"
 
+# --- Outbound requests ----------------------------------------------------------------------
+# A cloud account's endpoint override and alert webhooks connect only to public addresses
+# (apps.core.outbound: checked after DNS resolution, when saved and when connecting). Named
+# hosts here ("host" or "host:port", comma-separated) are let through whatever they resolve
+# to: `make demo` lists its own simulator, 127.0.0.1:$SIMULATOR_PORT, and nothing else.
+OUTBOUND_ALLOWED_HOSTS = env_list("OUTBOUND_ALLOWED_HOSTS", [])
+
 # --- HTTPS and cookies ----------------------------------------------------------------------
 # Production sits behind TLS; HTTPS=0 turns the TLS-only settings off for plain-HTTP setups
 # such as the test live server.
