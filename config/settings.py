@@ -383,7 +383,12 @@ LOGGING = {
         }
     },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # runserver's request lines: Django's default gives them a handler of their own, which
+        # would write one-time links' tokens unredacted (apps/core/logging.py).
+        "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+    },
 }
 
 # --- Cloud sync -----------------------------------------------------------------------------
