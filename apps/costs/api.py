@@ -19,7 +19,7 @@ from rest_framework.response import Response
 
 from apps.api.conditional import ConditionalGetMixin
 from apps.api.views import OrganizationAPIView
-from apps.costs import selectors, services
+from apps.costs import selectors
 from apps.costs.params import DIMENSIONS, GRANULARITIES, MAX_DAYS, MAX_GROUP_BY, cost_query_parse
 from apps.costs.serializers import CostReportSerializer, money
 
@@ -102,9 +102,6 @@ class CostReportView(ConditionalGetMixin, OrganizationAPIView):
             currency=organization.currency,
             today=now.astimezone(zoneinfo.ZoneInfo(organization.timezone)).date(),
         )
-        # Builds the daily rollup only if it never was (or in another timezone); bills syncs
-        # keep it current (services.on_bill_lines_changed).
-        services.cost_days_ensure(organization)
         # The report, its previous period and the month to date come from one pass over the
         # daily rollup; the unallocated reasons (grouped by tags) from a second.
         report = selectors.cost_report(organization=organization, query=query, now=now)

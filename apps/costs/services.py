@@ -8,12 +8,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Count, Max, Min, QuerySet
+from django.db.models import Count, QuerySet
 from django.db.models.functions import TruncDate
 
 from apps.accounts.models import Organization
 from apps.billing.models import BillLine
-from apps.billing.sync import BEIJING
+from apps.billing.months import bill_months_span
 from apps.costs.models import CostDay, CostProjectDay, CostRollupState
 from apps.costs.sums import grouped_sums
 
@@ -28,15 +28,6 @@ GROUP_COLUMNS = (
 )
 
 
-def _month_bounds(month: str) -> tuple[dt.datetime, dt.datetime]:
-    first = dt.date.fromisoformat(f"{month}-01")
-    following = (first + dt.timedelta(days=32)).replace(day=1)
-    return (
-        dt.datetime.combine(first, dt.time(), tzinfo=BEIJING),
-        dt.datetime.combine(following, dt.time(), tzinfo=BEIJING),
-    )
-
-
 @transaction.atomic
 def cost_days_rebuild(*, organization: Organization, months: Sequence[str] | None = None) -> int:
     """Rebuild the organization's ``CostDay`` rows of the local days the bill ``months`` touch
@@ -48,24 +39,18 @@ def cost_days_rebuild(*, organization: Organization, months: Sequence[str] | Non
     """
     tz_name = organization.timezone
     tz = zoneinfo.ZoneInfo(tz_name)
-    state, _ = CostRollupState.objects.select_for_update().get_or_create(
+    state, created = CostRollupState.objects.select_for_update().get_or_create(
         organization=organization, defaults={"tz": tz_name}
     )
     lines = BillLine.objects.for_organization(organization)
     days = CostDay.objects.filter(organization=organization)
     project_days = CostProjectDay.objects.filter(organization=organization)
-    if months is not None and state.tz == tz_name:
+    # Never built (or built in another timezone): every day, whatever months were read.
+    if months is not None and not created and state.tz == tz_name:
         months = sorted(set(months))
         if not months:
             return 0
-        # The months' own span, widened to their lines' fee times (a late adjustment of a
-        # month may be dated after it).
-        begin, end = _month_bounds(months[0])[0], _month_bounds(months[-1])[1]
-        span = lines.filter(month__in=months).aggregate(
-            first=Min("fee_begin_at"), last=Max("fee_begin_at")
-        )
-        begin = min(begin, span["first"] or begin)
-        end = max(end, (span["last"] or end) + dt.timedelta(seconds=1))
+        begin, end = bill_months_span(organization.pk, months)
         first_day = begin.astimezone(tz).date()
         last_day = (end - dt.timedelta(microseconds=1)).astimezone(tz).date()
         lines = lines.filter(
@@ -114,14 +99,37 @@ def cost_project_days_write(*, organization: Organization, days: QuerySet[CostDa
     return len(rows)
 
 
-def cost_days_ensure(organization: Organization) -> None:
-    """Build the rollup if it never was, or was built in another timezone."""
+def cost_days_ensure(organization: Organization) -> bool:
+    """Build the rollup if it never was, or was built in another timezone; True if it did.
+
+    Called where the inputs change (the organization saved, the schema migrated), never on a
+    read: GET requests only read the rollup."""
     state = CostRollupState.objects.filter(organization=organization).first()
-    if state is None or state.tz != organization.timezone:
-        cost_days_rebuild(organization=organization)
+    if state is not None and state.tz == organization.timezone:
+        return False
+    if state is None and not BillLine.objects.for_organization(organization).exists():
+        return False
+    cost_days_rebuild(organization=organization)
+    return True
 
 
 def on_bill_lines_changed(
     sender: Any, *, organization: Organization, months: Sequence[str] | None, **kwargs: Any
 ) -> None:
     cost_days_rebuild(organization=organization, months=months)
+
+
+def on_organization_saved(sender: Any, *, instance: Organization, **kwargs: Any) -> None:
+    """An organization's timezone changed: its local days move, so the rollup is rebuilt in
+    the same transaction as the change (``organization_update`` is atomic)."""
+    if kwargs.get("raw"):
+        return
+    cost_days_ensure(instance)
+
+
+def on_post_migrate(sender: Any, **kwargs: Any) -> None:
+    """After ``migrate``: build the rollup of every organization whose rollup a migration
+    dropped (or that was never built), so that no request has to."""
+    using = kwargs.get("using")
+    for organization in Organization.objects.using(using).all().iterator():
+        cost_days_ensure(organization)

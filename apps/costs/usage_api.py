@@ -25,7 +25,7 @@ from apps.api.pagination import PageNumberPagination
 from apps.api.serializers import StrictSerializer
 from apps.api.views import OrganizationAPIView
 from apps.cloud.models import ChargeType
-from apps.costs import services, usage
+from apps.costs import usage
 from apps.costs.serializers import MoneyField, money, project_id_of
 
 UNALLOCATED = "Unallocated"
@@ -206,7 +206,6 @@ class InstanceUsageView(ConditionalGetMixin, OrganizationAPIView):
         )
         ordering = attrs.get("ordering", "-cost")
         period = _period(attrs, organization.timezone)
-        services.cost_days_ensure(organization)
         paginator = PageNumberPagination()
         rows: list[usage.InstanceRow]
         if ordering.lstrip("-") == "waste":
@@ -307,7 +306,6 @@ class ProjectUsageView(ConditionalGetMixin, OrganizationAPIView):
         )
         query.is_valid(raise_exception=True)
         period = _period(query.validated_data, organization.timezone)
-        services.cost_days_ensure(organization)
         rows = usage.project_rows(
             organization=organization, period=period, currency=organization.currency
         )
