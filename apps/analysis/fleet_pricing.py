@@ -231,7 +231,7 @@ def fleet_waste(
     unbilled = [i for i in instances if not state[i.pk].billed]
     _existence_minutes(unbilled, state, first, last)
     _span_minutes(state, first, last)
-    prices = pricing._hourly_prices(unbilled)
+    prices = pricing._hourly_prices(unbilled, start, end)
     minutes = np.array([state[i.pk].minutes for i in instances], dtype=np.int64)
     sources: list[str] = []
     currencies: list[str] = []
@@ -247,9 +247,10 @@ def fleet_waste(
             exacts.append(exact)
         else:
             price = prices.get(instance.pk)
-            hourly, money_currency = price if price else (Decimal(0), currency)
+            hourly = price.hourly if price else Decimal(0)
+            money_currency = price.currency if price else currency
             total = rounded_total(row, hourly)
-            sources.append(pricing.SOURCE_LIST_PRICE if price else pricing.SOURCE_UNPRICED)
+            sources.append(price.source if price else pricing.SOURCE_UNPRICED)
             currencies.append(money_currency or currency)
             exacts.append(None)
         totals.append(int(total.scaleb(2)))

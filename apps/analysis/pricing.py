@@ -24,6 +24,7 @@ from apps.analysis.engine import Phase, WasteReport, waste
 from apps.analysis.engine.waste import gpu_hours_of_card_minutes
 from apps.analysis.selectors import PricedInstance, period_labels
 from apps.billing.models import BillLine
+from apps.billing.selectors import amortized_runtime
 from apps.billing.runtime import HOURLY_LINE_MAX, billed_seconds, is_runtime_line, runtime_lines
 from apps.cloud.models import ChargeType, InstancePrice
 from apps.core.timegrid import ceil_epoch_minute, datetime_to_epoch_minute
@@ -85,7 +86,7 @@ def instances_waste(
     ids = [instance.pk for instance in instances]
     labels = period_labels(instance_ids=ids, start=start, end=end)
     billed = _billed(ids, start, end)
-    prices = _hourly_prices(instances)
+    prices = _hourly_prices(instances, start, end)
     first, minutes = datetime_to_epoch_minute(start), labels.shape[1]
     out = []
     for row, instance in enumerate(instances):
@@ -100,9 +101,10 @@ def instances_waste(
         else:
             _mark_existence(mask, instance, first)
             price = prices.get(instance.pk)
-            hourly, money_currency = price if price else (Decimal(0), currency)
+            hourly = price.hourly if price else Decimal(0)
+            money_currency = price.currency if price else currency
             report = waste(labels[row][mask], hourly)
-            source = SOURCE_LIST_PRICE if price else SOURCE_UNPRICED
+            source = price.source if price else SOURCE_UNPRICED
             exact = None
         out.append(
             InstanceWaste(
@@ -160,16 +162,37 @@ def _billed(ids: Sequence[int], start: dt.datetime, end: dt.datetime) -> dict[in
     return dict(out)
 
 
-def _hourly_prices(instances: Sequence[PricedInstance]) -> dict[int, tuple[Decimal, str]]:
-    """Instance id -> (discounted hourly price, currency) from the account's price catalog."""
+@dataclasses.dataclass(frozen=True)
+class HourlyPrice:
+    """The hourly runtime price of an instance without hourly runtime lines, and its source."""
+
+    hourly: Decimal
+    currency: str
+    source: str
+
+
+def _hourly_prices(
+    instances: Sequence[PricedInstance], start: dt.datetime, end: dt.datetime
+) -> dict[int, HourlyPrice]:
+    """Instance id -> the hourly runtime price of the instances without hourly runtime lines:
+    a subscription's purchases' runtime amortized over the hours of the period they cover
+    (``apps.billing.selectors.amortized_runtime``: the bills), else the discounted price of
+    the account's price catalog (the list price)."""
     accounts = {i.account_id for i in instances if i.account_id is not None}
     # Keyed like the instances look it up; an instance without an account finds nothing.
     catalog: dict[tuple[int | None, str, str, str], InstancePrice] = {
         (p.account_id, p.zone, p.instance_type, p.charge_type): p
         for p in InstancePrice.objects.filter(account_id__in=accounts)
     }
-    out = {}
+    prepaid = [i.pk for i in instances if i.charge_type == ChargeType.PREPAID]
+    amortized = amortized_runtime(prepaid, start, end) if prepaid else {}
+    out: dict[int, HourlyPrice] = {}
     for instance in instances:
+        bill = amortized.get(instance.pk)
+        if bill is not None and bill.seconds > 0:
+            hourly_paid = bill.cost * 3600 / bill.seconds
+            out[instance.pk] = HourlyPrice(hourly_paid, bill.currency, SOURCE_BILLS)
+            continue
         price = catalog.get(
             (instance.account_id, instance.zone, instance.instance_type, instance.charge_type)
         )
@@ -180,7 +203,7 @@ def _hourly_prices(instances: Sequence[PricedInstance]) -> dict[int, tuple[Decim
             monthly = price.monthly or price.monthly_list
             hourly = monthly / HOURS_PER_MONTH if monthly is not None else None
         if hourly is not None:
-            out[instance.pk] = (hourly, price.currency)
+            out[instance.pk] = HourlyPrice(hourly, price.currency, SOURCE_LIST_PRICE)
     return out
 
 

@@ -168,9 +168,10 @@ class InstanceBillDay(OrganizationScopedModel):
     What the recommendation rules price from (the discounted hourly price actually paid is
     ``cost`` over ``billed_seconds``, every runtime component of the hours included), read as
     about one row per instance-day instead of every hourly line. ``billed_seconds`` counts
-    each billed span once, however many runtime components bill it. Derived data: ``apps.billing.rollups`` rewrites a month's rows from its bill
-    lines whenever the bills sync or the instance attachment writes those lines, so it always
-    equals the sum of the lines. A UTC day can hold lines of two bill months (bill months are
+    each billed span once, however many runtime components bill it. Derived data:
+    ``apps.billing.rollups`` rewrites a month's rows from its bill lines whenever the bills
+    sync or the instance attachment writes those lines, so it always equals the sum of the
+    lines. A UTC day can hold lines of two bill months (bill months are
     Beijing time), hence the month in the key.
     """
 

@@ -17,15 +17,22 @@ filter or in Python), never a list of component codes.
 An instance's hours of use are counted once per billed hour: Tencent bills one line per hour
 with one component per part billed, so the compute and the GPU components of one hour are one
 hour, not two. The seconds of an instance are those of its *distinct* runtime spans.
+
+A prepaid instance has no hours of use on its bill: its runtime price is the amortized one, its
+purchases', renewals' and refunds' runtime components spread over the hours they cover
+(``spread_share``), over the hours covered (``union_seconds``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
+from decimal import Decimal
 
 from django.db.models import Q
 
 from apps.billing import classify
+from apps.billing.amortization import covered_until
 
 PRICED_AS_RUNTIME = classify.PRICED_AS_RUNTIME
 PERSISTENT = (classify.STORAGE, classify.NETWORK)
@@ -83,3 +90,31 @@ def usage_lines() -> Q:
 def runtime_lines() -> Q:
     """Runtime usage lines, as a filter (the length check is ``is_usage_hour``'s)."""
     return Q(component_class__in=PRICED_AS_RUNTIME, charge_category=classify.USAGE)
+
+
+def spread_share(
+    cost: Decimal, begin: dt.datetime, end: dt.datetime, start: dt.datetime, stop: dt.datetime
+) -> tuple[Decimal, dt.datetime, dt.datetime]:
+    """The part of a purchase (or refund) line's ``cost`` amortized into ``[start, stop)``, and
+    the stretch of it that falls there (empty when none): the cost spread evenly over the
+    seconds the line covers (``apps.billing.amortization``'s view, without its per-bucket
+    pieces: a price needs the share of a window, not every hour's)."""
+    covered_to = covered_until(end)
+    lo, hi = max(begin, start), min(covered_to, stop)
+    total = int((covered_to - begin).total_seconds())
+    if hi <= lo or total <= 0:
+        return Decimal(0), lo, lo
+    return cost * int((hi - lo).total_seconds()) / total, lo, hi
+
+
+def union_seconds(spans: Iterable[tuple[dt.datetime, dt.datetime]]) -> int:
+    """Seconds covered by the union of ``[a, b)`` spans: two purchases of one period (a
+    renewal and its refund) cover its hours once."""
+    total, reach = 0, None
+    for a, b in sorted(spans):
+        if reach is not None:
+            a = max(a, reach)
+        if b > a:
+            total += int((b - a).total_seconds())
+            reach = b
+    return total

@@ -14,6 +14,7 @@ from django.db.models import Max, QuerySet, Sum
 
 from apps.accounts.models import Organization
 from apps.billing import classify
+from apps.billing.amortization import SPREAD_CATEGORIES, is_spread
 from apps.billing.models import BillLine, InstanceBillDay, InstanceComponentDay
 from apps.billing.runtime import (
     BILLED_SECONDS_SQL,
@@ -23,6 +24,8 @@ from apps.billing.runtime import (
     billed_seconds,
     is_runtime,
     is_usage_hour,
+    spread_share,
+    union_seconds,
 )
 from apps.cloud.models import Instance, ProjectTagKey
 from apps.cloud.projects import DEFAULT_PROJECT_TAG_KEYS
@@ -193,6 +196,11 @@ def billed_runtime(
     for instance_id, currency, _cls, _code in parts:
         # A currency with persistent lines only (stopped, its disks billing): no runtime.
         sums.setdefault((instance_id, currency), [Decimal(0), 0])
+    return _per_instance(sums, parts)
+
+
+def _per_instance(sums: _Sums, parts: _Parts) -> dict[int, BilledRuntime]:
+    """Each instance's sums in the currency of its most seconds, with that currency's parts."""
     out: dict[int, BilledRuntime] = {}
     for (instance_id, currency), (cost, seconds) in sorted(sums.items()):
         known = out.get(instance_id)
@@ -302,3 +310,46 @@ def _line_sums(
             spans[(instance_id, currency)].add((begin, end_at))
     for key, distinct in spans.items():
         sums[key][1] += sum(billed_seconds(b, e) for b, e in distinct)
+
+
+def amortized_runtime(
+    ids: Sequence[int], start: dt.datetime, end: dt.datetime
+) -> dict[int, BilledRuntime]:
+    """Instance id -> what its purchases, renewals and refunds put into ``[start, end)``,
+    amortized: each spread line's cost evenly over the seconds it covers (its share of the
+    period), ``seconds`` the period's seconds they cover (once, however many lines cover
+    them), the runtime components' in ``cost``, every class's in ``components``. So
+    ``cost / seconds`` is a prepaid instance's runtime price per hour as paid."""
+    ids = list(ids)
+    if not ids or end <= start:
+        return {}
+    lines = BillLine.objects.filter(
+        instance_id__in=ids,
+        charge_category__in=sorted(SPREAD_CATEGORIES),
+        fee_begin_at__lt=end,
+        fee_end_at__gte=start,
+    ).values_list(
+        "instance_id", "currency", "fee_begin_at", "fee_end_at", "cost", "component_class",
+        "component_code", "component_name", "charge_category",
+    )  # fmt: skip
+    sums: _Sums = defaultdict(lambda: [Decimal(0), 0])
+    parts: _Parts = defaultdict(lambda: [Decimal(0), 0, ""])
+    spans: dict[tuple[int, str], list[tuple[dt.datetime, dt.datetime]]] = defaultdict(list)
+    part_spans: dict[tuple[int, str, str, str], list] = defaultdict(list)
+    for instance_id, currency, begin, end_at, cost, cls, code, name, category in lines:
+        if not is_spread(category, begin, end_at):
+            continue
+        share, lo, hi = spread_share(cost, begin, end_at, start, end)
+        if hi <= lo:
+            continue
+        _add(parts[(instance_id, currency, cls, code)], share, 0, name)
+        part_spans[(instance_id, currency, cls, code)].append((lo, hi))
+        sums.setdefault((instance_id, currency), [Decimal(0), 0])
+        if is_runtime(cls):
+            sums[(instance_id, currency)][0] += share
+            spans[(instance_id, currency)].append((lo, hi))
+    for key, covered in spans.items():
+        sums[key][1] = union_seconds(covered)
+    for part_key, part_covered in part_spans.items():
+        parts[part_key][1] = union_seconds(part_covered)
+    return _per_instance(sums, parts)

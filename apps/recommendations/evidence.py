@@ -29,7 +29,7 @@ from apps.analysis.models import (
     PhaseSegment,
     phase_key,
 )
-from apps.billing.selectors import BilledRuntime, billed_runtime
+from apps.billing.selectors import BilledRuntime, amortized_runtime, billed_runtime
 from apps.cloud.models import ChargeType, Instance, InstancePrice, InstanceType
 from apps.core.timegrid import (
     MINUTES_PER_HOUR,
@@ -124,7 +124,10 @@ def organization_evidence(
     phases = _phase_minutes(organization, ids, start, end)
     phases_missing = _phase_minutes_missing(organization, ids, start, end)
     profiles = _profiles(ids)
+    prepaid = [i.pk for i in instances if i.charge_type == ChargeType.PREPAID]
     billed = _billed([i.pk for i in instances if i.charge_type != ChargeType.PREPAID], start, end)
+    # A subscription's price is its purchases' runtime amortized over the hours they cover.
+    billed.update(amortized_runtime(prepaid, start, end))
     offers = _offers(instances)
     families = {offer.instance_type: offer.family for group in offers.values() for offer in group}
     out = []

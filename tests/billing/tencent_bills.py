@@ -169,3 +169,54 @@ def store(account: CloudAccount, lines: Sequence[dict[str, Any]]) -> None:
     bills = Bills(lines)
     for month in bills.months():
         sync_bills(account, cast(TencentClient, bills), month)
+
+
+SUBSCRIPTION_NEW = "包年包月新购"
+SUBSCRIPTION_RENEWAL = "包年包月续费"
+SUBSCRIPTION_REFUND = "包年包月退款"
+
+
+def gn7_monthly_parts() -> tuple[Part, ...]:
+    """The same GN7.2XLARGE32 bought by the month: compute 950.40 + GPU 5,040.00 a month
+    (5,990.40 / 720 h = 8.32 CNY/h amortized), disks 248.40 a month."""
+    return (
+        Part("v_cvm_compute", "运算组件", "sv_cvm_compute_gn7", "运算组件-GPU计算型GN7-8核32G",
+             Decimal("950.40000000"), Decimal("1188.00000000"), runtime=True),
+        Part("v_cvm_gpu", "GPU组件", "sv_cvm_gpu_gn7", "GPU组件-NVIDIA T4-1颗",
+             Decimal("5040.00000000"), Decimal("6300.00000000"), runtime=True),
+        Part("v_cvm_rootdisk", "系统盘", "sv_cvm_rootdisk_premium", "高性能云硬盘-50GB",
+             Decimal("18.00000000"), Decimal("20.00000000"), runtime=False),
+        Part("v_cvm_datadisk", "数据盘", "sv_cvm_datadisk_ssd", "SSD云硬盘-500GB",
+             Decimal("230.40000000"), Decimal("288.00000000"), runtime=False),
+    )  # fmt: skip
+
+
+def subscription_line(
+    instance: Instance,
+    begin: dt.datetime,
+    end: dt.datetime,
+    parts: Sequence[Part],
+    *,
+    action_type_name: str = SUBSCRIPTION_NEW,
+    bill_id: str = "",
+) -> dict[str, Any]:
+    """One prepaid purchase, renewal or refund (negative) line covering ``[begin, end)``, a
+    month a part (``contract_price`` per month), dated by Tencent to ``end``'s last second."""
+    sign = -1 if action_type_name == SUBSCRIPTION_REFUND else 1
+    line = hour_line(instance, begin, parts, action_type_name=action_type_name)
+    for component in line["ComponentSet"]:
+        for field in ("SinglePrice", "ContractPrice", "Cost", "RealCost", "CashPayAmount"):
+            component[field] = _yuan(sign * Decimal(component[field]))
+        component.update({"PriceUnit": "元/个/月", "TimeUnitName": "月", "InstanceType": ""})
+    start = begin.astimezone(BEIJING)
+    line.update(
+        {
+            "PayModeName": "包年包月",
+            "PayMode": "prePay",
+            "ActionType": "prepay_purchase",
+            "BillId": bill_id or f"{instance.provider_id}-{action_type_name}-{start:%Y%m%d}",
+            "FeeEndTime": _time(end - dt.timedelta(seconds=1)),
+            "PayTime": _time(begin),
+        }
+    )
+    return line

@@ -19,19 +19,20 @@ APPS = ROOT / "apps"
 MONEY_NAMES = {
     ("apps.billing.models", "BillLine"),
     ("apps.billing.models", "InstanceBillDay"),
+    ("apps.billing.models", "InstanceComponentDay"),
     ("apps.costs.models", "CostDay"),
     ("apps.costs.models", "CostProjectDay"),
     ("apps.analysis.models", "BilledHoursDay"),
     ("apps.billing.selectors", "cost_total"),
     ("apps.billing.selectors", "cost_totals"),
-    ("apps.billing.selectors", "billed_compute"),
+    ("apps.billing.selectors", "billed_runtime"),
     ("apps.billing.selectors", "unallocated_cost_by_reason"),
     ("apps.costs.sums", "grouped_sums"),
 }
 #: Modules whose import as a whole would reach the same names unnoticed.
 MONEY_MODULES = {"apps.billing.models", "apps.billing.selectors", "apps.costs.models", "apps.costs.sums"}  # fmt: skip
 #: Tables of bill money, as raw SQL would name them.
-MONEY_TABLES = ("billing_billline", "billing_instancebillday", "costs_costday", "costs_costprojectday")  # fmt: skip
+MONEY_TABLES = ("billing_billline", "billing_instancebillday", "billing_instancecomponentday", "costs_costday", "costs_costprojectday")  # fmt: skip
 
 #: Where reading the bills' money is the module's job, and why (a directory: all of it).
 ALLOWED = {
@@ -40,11 +41,11 @@ ALLOWED = {
     "apps/exports/selectors.py": "streams the raw lines FOCUS and costs.csv write, one each",
     # The analysis sits under costs (costs splits spend by phase): it prices instance-hours
     # from their compute lines itself.
-    "apps/analysis/pricing.py": "prices an instance-hour from its compute lines",
+    "apps/analysis/pricing.py": "prices an instance-hour from its runtime lines",
     "apps/analysis/fleet_pricing.py": "the same prices for a fleet, in SQL",
-    "apps/analysis/billed_hours.py": "the analysis' own rollup of billed compute hours",
+    "apps/analysis/billed_hours.py": "the analysis' own rollup of billed runtime hours",
     "apps/recommendations/selectors.py": "realised savings: recommendations may not import costs",
-    "apps/recommendations/evidence.py": "billed compute as a rule's price evidence (same reason)",
+    "apps/recommendations/evidence.py": "billed runtime as a rule's price evidence (same reason)",
 }
 
 

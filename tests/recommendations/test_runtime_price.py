@@ -12,21 +12,34 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 import pytest
 
 from apps.accounts.models import Organization
 from apps.analysis.pricing import instances_waste
-from apps.cloud.models import CloudAccount, Instance
+from apps.cloud.models import ChargeType, CloudAccount, Instance
 from apps.recommendations.evidence import organization_evidence
 from apps.recommendations.rules import DEFAULT_RULE_THRESHOLDS
 from apps.recommendations.rules.common import paid_price
-from tests.billing.tencent_bills import MYSTERY, Part, gn7_parts, hour_lines, store
+from tests.billing.tencent_bills import (
+    MYSTERY,
+    SUBSCRIPTION_REFUND,
+    SUBSCRIPTION_RENEWAL,
+    Part,
+    gn7_monthly_parts,
+    gn7_parts,
+    hour_lines,
+    store,
+    subscription_line,
+)
 from tests.recommendations.factories import AS_OF, END, make_instance
 
 pytestmark = pytest.mark.django_db
+
+BEIJING = dt.timezone(dt.timedelta(hours=8))
+HOUR = dt.timedelta(hours=1)
 
 START = END - dt.timedelta(days=14)
 HOURS = 14 * 24
@@ -108,9 +121,9 @@ def test_it_prices_every_instance_at_the_sum_of_its_runtime_components(acme, fle
         assert {c.code: c.hourly for c in price.persistent} == {
             p.code: p.contract_price * p.used for p in parts if not p.runtime
         }, name
-    assert paid_price(evidence[fleet["always"][0].pk], DEFAULT_RULE_THRESHOLDS).hourly == Decimal(
-        "15.12"
-    )
+    always = paid_price(evidence[fleet["always"][0].pk], DEFAULT_RULE_THRESHOLDS)
+    assert always is not None
+    assert always.hourly == Decimal("15.12")  # compute 1.32 + GPU 13.80, as the issue measured
 
 
 def test_it_prices_an_unknown_component_as_runtime_and_counts_it(acme, fleet) -> None:
@@ -141,3 +154,64 @@ def test_it_splits_the_waste_of_the_runtime_components_only(acme, fleet) -> None
     for name, (instance, parts, lines) in fleet.items():
         expected = contract_runtime_price(lines, parts) * running_hours(lines, parts)
         assert figures[instance.pk].billed_cost == expected, name
+
+
+def amortized_runtime_price(
+    lines: Sequence[dict[str, Any]], parts: Sequence[Part], start: dt.datetime, end: dt.datetime
+) -> Decimal:
+    """From the raw subscription lines: each runtime component's cost spread evenly over the
+    seconds its line covers, the share in ``[start, end)``, over the hours covered there."""
+    runtime = {p.code for p in parts if p.runtime}
+    cost, covered = Decimal(0), set()
+    for line in lines:
+        begin = dt.datetime.fromisoformat(line["FeeBeginTime"]).replace(tzinfo=BEIJING)
+        stop = dt.datetime.fromisoformat(line["FeeEndTime"]).replace(tzinfo=BEIJING)
+        stop += dt.timedelta(seconds=1)
+        lo, hi = max(begin, start), min(stop, end)
+        share = Decimal(int((hi - lo).total_seconds())) / int((stop - begin).total_seconds())
+        cost += share * sum(
+            (Decimal(c["RealCost"]) for c in line["ComponentSet"] if c["ComponentCode"] in runtime),
+            Decimal(0),
+        )
+        covered |= {lo + dt.timedelta(hours=h) for h in range(int((hi - lo) / HOUR))}
+    return (cost / len(covered)).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
+
+
+def test_it_prices_a_subscription_at_its_runtime_components_amortized(acme) -> None:
+    """A month bought (runtime 5,990.40) and a duplicate renewal refunded: 8.32 CNY/h over the
+    hours they cover, each hour once; the waste of its hours at that price too."""
+    instance = make_instance(acme, "sub")
+    instance.charge_type = ChargeType.PREPAID
+    instance.save(update_fields=["charge_type"])
+    parts = gn7_monthly_parts()
+    month = (
+        dt.datetime(2026, 11, 1, tzinfo=BEIJING),
+        dt.datetime(2026, 12, 1, tzinfo=BEIJING),
+    )
+    lines = [
+        subscription_line(instance, *month, parts),
+        subscription_line(instance, *month, parts, action_type_name=SUBSCRIPTION_RENEWAL),
+        subscription_line(instance, *month, parts, action_type_name=SUBSCRIPTION_REFUND),
+    ]
+    assert isinstance(instance.account, CloudAccount)
+    store(instance.account, lines)
+    expected = amortized_runtime_price(lines, parts, START, END)
+    assert expected == Decimal("8.32")
+    (ev,) = organization_evidence(
+        organization=acme, as_of=AS_OF, thresholds=DEFAULT_RULE_THRESHOLDS
+    )
+    assert ev.billed_hours == HOURS
+    price = paid_price(ev, DEFAULT_RULE_THRESHOLDS)
+    assert price is not None
+    assert (price.hourly, price.source) == (expected, "bills")
+    assert {c.code: c.hourly for c in price.components} == {
+        "v_cvm_compute": Decimal("1.32"),
+        "v_cvm_gpu": Decimal("7.00"),
+    }
+    assert {c.code: c.hourly for c in price.persistent} == {
+        "v_cvm_rootdisk": Decimal("0.0250"),
+        "v_cvm_datadisk": Decimal("0.3200"),
+    }
+    (figures,) = instances_waste(instances=[instance], start=START, end=END, currency="CNY")
+    assert figures.cost_source == "bills"
+    assert figures.total_cost == (expected * HOURS).quantize(Decimal("0.01"))

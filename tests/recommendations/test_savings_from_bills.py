@@ -23,7 +23,14 @@ from apps.analysis.models import InstanceProfile
 from apps.cloud.models import ChargeType, CloudAccount, Instance, InstancePrice, InstanceType
 from apps.recommendations import services
 from apps.recommendations.models import Recommendation
-from tests.billing.tencent_bills import Part, gn7_parts, hour_lines, store
+from tests.billing.tencent_bills import (
+    Part,
+    gn7_monthly_parts,
+    gn7_parts,
+    hour_lines,
+    store,
+    subscription_line,
+)
 from tests.recommendations.builders import working_hours_matrix
 from tests.recommendations.factories import AS_OF, END, make_instance, set_usage
 
@@ -153,3 +160,35 @@ def test_the_evidence_lists_each_component_with_its_hourly_price(acme, fleet, al
     assert figures["price.runtime_components.v_cvm_gpu.hourly"] == "13.8000"
     assert figures["price.runtime_components.v_cvm_gpu.name"] == "GPU组件"
     assert figures["price.persistent_components.v_cvm_datadisk.hourly"] == "0.3200"
+
+
+def test_an_idle_subscription_saves_its_amortized_runtime_a_month(acme) -> None:
+    """Prepaid: the price is the month bought spread over its hours (5,990.40 of runtime over
+    720 h = 8.32 CNY/h), so not renewing it saves 8.32 x 720 h, from the raw lines."""
+    instance = make_instance(acme, "sub")
+    instance.charge_type = ChargeType.PREPAID
+    instance.save(update_fields=["charge_type"])
+    set_usage(instance, gpu_util_p95=1.0)
+    parts = gn7_monthly_parts()
+    beijing = dt.timezone(dt.timedelta(hours=8))
+    line = subscription_line(
+        instance,
+        dt.datetime(2026, 11, 1, tzinfo=beijing),
+        dt.datetime(2026, 12, 1, tzinfo=beijing),
+        parts,
+    )
+    assert isinstance(instance.account, CloudAccount)
+    store(instance.account, [line])
+    runtime = sum(
+        (
+            Decimal(c["RealCost"])
+            for c in line["ComponentSet"]
+            if c["ComponentCode"] in {p.code for p in parts if p.runtime}
+        ),
+        Decimal(0),
+    )
+    hourly = (runtime / 720).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
+    services.recommendations_run(organization=acme, as_of=AS_OF)
+    row = _row(instance, "stop_idle")
+    assert row.monthly_saving == cents(hourly * 720) == Decimal("5990.40")
+    assert row.evidence["price"]["runtime_hourly"] == "8.3200"

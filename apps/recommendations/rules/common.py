@@ -164,17 +164,23 @@ def persistent_components(ev: InstanceEvidence) -> tuple[PricedComponent, ...]:
 
 
 def paid_price(ev: InstanceEvidence, th: RuleThresholds) -> PaidPrice | None:
-    """Runtime price paid per hour: billed runtime cost / billed hours, else the catalog's."""
+    """Runtime price paid per hour: billed runtime cost / billed hours (for a subscription,
+    its purchases' runtime amortized over the hours they cover), else the catalog's."""
     persistent = persistent_components(ev)
-    if ev.charge_type != PREPAID and ev.billed_hours > 0:
+    if ev.billed_hours > 0:
         hourly = hourly_rounded(ev.billed_runtime_cost / ev.billed_hours)
         components = tuple(_priced(c, ev.billed_hours) for c in ev.billed_components if c.runtime)
         parts = " + ".join(f"{c.name or c.code} {cents(c.cost)}" for c in components)
+        billed, hours = (
+            ("subscription runtime amortized", "h covered")
+            if ev.charge_type == PREPAID
+            else ("runtime billed", "h billed")
+        )
         return PaidPrice(
             hourly,
             PRICE_FROM_BILLS,
-            f"{cents(ev.billed_runtime_cost)} {ev.currency} runtime billed / "
-            f"{ev.billed_hours.quantize(TENTH)} h billed = {hourly} {ev.currency}/h"
+            f"{cents(ev.billed_runtime_cost)} {ev.currency} {billed} / "
+            f"{ev.billed_hours.quantize(TENTH)} {hours} = {hourly} {ev.currency}/h"
             f"{f' ({parts})' if parts else ''}",
             components,
             persistent,

@@ -18,6 +18,7 @@ from .common import (
     instance_ids_arg,
     label,
     lookback_days,
+    month_hours,
     paid_price,
     price_evidence,
     running_hours_per_month,
@@ -26,7 +27,7 @@ from .common import (
     stop_evidence,
 )
 from .thresholds import RuleThresholds
-from .types import PREPAID, Finding, InstanceEvidence, Risk, Saving
+from .types import PREPAID, PRICE_FROM_BILLS, Finding, InstanceEvidence, Risk, Saving
 
 STOP_IDLE = "stop_idle"
 IDLE_HELD = "idle_held"
@@ -59,11 +60,19 @@ def stop_idle(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
     elif ev.charge_type == PREPAID:
         offer = ev.offer()
         monthly = offer.monthly_prepaid if offer and offer.monthly_prepaid else Decimal(0)
+        basis = f"subscription {monthly} {currency}/month"
+        if price.source == PRICE_FROM_BILLS:
+            # What the bills say it costs: its runtime amortized, a month of hours.
+            monthly = cents(price.hourly * month_hours(th))
+            basis = (
+                f"{price.hourly} {currency}/h x {month_hours(th)} h/month = {monthly} "
+                f"{currency}/month (price: {price.text})"
+            )
         saving = Saving(
             cents(monthly),
             currency,
-            f"subscription {monthly} {currency}/month not renewed (a stopped subscription "
-            "keeps billing, so the saving comes only from releasing it at the end of its term)",
+            f"{basis} not renewed (a stopped subscription keeps billing, so the saving comes "
+            "only from releasing it at the end of its term)",
             price.source,
         )
     else:

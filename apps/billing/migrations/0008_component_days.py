@@ -82,10 +82,10 @@ def backfill(apps, schema_editor):
 
     def common(key):
         org, account, month, instance, day, currency = key
-        return dict(
-            organization_id=org, account_id=account, month=month, instance_id=instance,
-            day=day, currency=currency,
-        )
+        return {
+            "organization_id": org, "account_id": account, "month": month,
+            "instance_id": instance, "day": day, "currency": currency,
+        }
 
     InstanceBillDay.objects.bulk_create(
         [
@@ -113,7 +113,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('accounts', '0004_auditentry'),
-        ('billing', '0006_bill_line_classification'),
+        ('billing', '0007_bill_line_prepaid_index'),
         ('cloud', '0004_syncstate_backfilled_until'),
     ]
 
