@@ -26,9 +26,8 @@ from django.utils import timezone
 
 from apps.accounts.models import Organization
 from apps.alerts.models import AlertEvent, AlertKind, Budget, BudgetBasis
-from apps.billing.models import BillLine
-from apps.billing.selectors import cost_totals
 from apps.core.timegrid import SECONDS_PER_DAY
+from apps.costs.spend import spend_by
 
 #: How many days the forecast's daily spend is averaged over.
 FORECAST_TRAILING_DAYS = 7
@@ -84,13 +83,9 @@ def _spend_by_project(
     organization: Organization, currency: str, start: dt.datetime, end: dt.datetime
 ) -> dict[int | None, Decimal]:
     """Real cost of the organization's lines in ``currency`` with start <= fee_begin_at < end,
-    per project id (None: unallocated). One query, exact on both databases."""
-    if end <= start:
-        return {}
-    lines = BillLine.objects.for_organization(organization).filter(
-        currency=currency, fee_begin_at__gte=start, fee_begin_at__lt=end
-    )
-    return cost_totals(lines, "project_id")
+    per project id (None: unallocated): ``costs.spend.spend_by``, one query."""
+    sums = spend_by(organization, start, end, ("project",), currency=currency)
+    return {project_id: cost for (project_id,), cost in sums.items()}
 
 
 def _of_scope(sums: dict[int | None, Decimal], budget: Budget) -> Decimal:

@@ -503,7 +503,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Billed cost (RealCost) by local day, week or month, grouped by up to two dimensions. */
+        /**
+         * @description Cost (RealCost), amortized or as billed, by local day, week or month, grouped by up to
+         *     two dimensions.
+         */
         get: operations["v1_costs_retrieve"];
         put?: never;
         post?: never;
@@ -646,7 +649,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description FOCUS 1.2: every mandatory column, resource, region, pricing category, tags, GPU columns. */
+        /**
+         * @description FOCUS: every mandatory column of the version, resource, region, pricing and commitment
+         *     columns, tags, GPU columns; prepaid purchases amortized in EffectiveCost.
+         */
         get: operations["v1_exports_focus_csv_retrieve"];
         put?: never;
         post?: never;
@@ -1451,12 +1457,6 @@ export interface components {
             /** @description Its name then. */
             label: string;
         };
-        /**
-         * @description * `actual` - actual
-         *     * `forecast` - forecast
-         * @enum {string}
-         */
-        BasisEnum: "actual" | "forecast";
         /** @enum {unknown} */
         BlankEnum: "";
         /** @description Scopes the ``project`` field to the request's organization: another one's is a 400. */
@@ -1613,6 +1613,18 @@ export interface components {
          */
         CloudAccountStatusEnum: "pending" | "ok" | "failing" | "disabled";
         /**
+         * @description * `Spend` - Spend
+         *     * `Usage` - Usage
+         * @enum {string}
+         */
+        CommitmentDiscountCategoryEnum: "Spend" | "Usage";
+        /**
+         * @description * `Used` - Used
+         *     * `Unused` - Unused
+         * @enum {string}
+         */
+        CommitmentDiscountStatusEnum: "Used" | "Unused";
+        /**
          * @description * `below` - below
          *     * `above` - above
          * @enum {string}
@@ -1655,6 +1667,12 @@ export interface components {
             /** @description The API calls that were made, in order. */
             checked: string[];
         };
+        /**
+         * @description * `billed` - billed
+         *     * `amortized` - amortized
+         * @enum {string}
+         */
+        CostBasisEnum: "billed" | "amortized";
         CostGroup: {
             keys: components["schemas"]["GroupKey"][];
             /** @description Decimal string (8 decimals, the bills' precision). */
@@ -1674,6 +1692,13 @@ export interface components {
             cost: string;
         };
         CostReport: {
+            /**
+             * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+             *
+             *     * `billed` - billed
+             *     * `amortized` - amortized
+             */
+            basis: components["schemas"]["CostBasisEnum"];
             /**
              * Format: date
              * @description First local day, inclusive.
@@ -1849,10 +1874,10 @@ export interface components {
         FocusRow: {
             /**
              * Format: decimal
-             * @description FOCUS Decimal, Mandatory. RealCost of the line.
+             * @description FOCUS Decimal, Mandatory. RealCost of the line, as invoiced.
              */
             BilledCost: string;
-            /** @description FOCUS String, Mandatory. The cloud account's id in GPU Ledger. */
+            /** @description FOCUS String, Mandatory. The payer's Tencent account (UIN). */
             BillingAccountId: string;
             /** @description FOCUS String, Mandatory. */
             BillingAccountName: string | null;
@@ -1879,7 +1904,7 @@ export interface components {
              */
             ChargeCategory: components["schemas"]["ChargeCategoryEnum"];
             /**
-             * @description FOCUS String, Mandatory.
+             * @description FOCUS String, Mandatory. Correction for a refund or adjustment of an earlier bill month, else null.
              *
              *     * `Correction` - Correction
              */
@@ -1905,22 +1930,54 @@ export interface components {
              */
             ChargePeriodEnd: string;
             /**
+             * @description FOCUS String, Conditional. Null unless a reserved instance or savings plan is involved.
+             *
+             *     * `Spend` - Spend
+             *     * `Usage` - Usage
+             */
+            CommitmentDiscountCategory: (components["schemas"]["CommitmentDiscountCategoryEnum"] | components["schemas"]["NullEnum"]) | null;
+            /** @description FOCUS String, Conditional. Null unless a reserved instance or savings plan is involved. */
+            CommitmentDiscountId: string | null;
+            /** @description FOCUS String, Conditional. Null unless a reserved instance or savings plan is involved. */
+            CommitmentDiscountName: string | null;
+            /**
+             * @description FOCUS String, Conditional. Null unless a reserved instance or savings plan is involved.
+             *
+             *     * `Used` - Used
+             *     * `Unused` - Unused
+             */
+            CommitmentDiscountStatus: (components["schemas"]["CommitmentDiscountStatusEnum"] | components["schemas"]["NullEnum"]) | null;
+            /** @description FOCUS String, Conditional. Null unless a reserved instance or savings plan is involved. */
+            CommitmentDiscountType: string | null;
+            /**
              * Format: decimal
              * @description FOCUS Decimal, Mandatory.
              */
             ContractedCost: string;
             /**
              * Format: decimal
-             * @description FOCUS Decimal, Mandatory.
+             * @description FOCUS Decimal, Conditional. ContractPrice.
+             */
+            ContractedUnitPrice: string | null;
+            /**
+             * Format: decimal
+             * @description FOCUS Decimal, Mandatory. Amortized: 0 on a prepaid purchase, its cost spread over the days it covers.
              */
             EffectiveCost: string;
+            /** @description FOCUS String, Mandatory. FOCUS 1.3 on. */
+            HostProviderName?: string | null;
             /** @description FOCUS String, Mandatory. */
             InvoiceIssuerName: string;
             /**
              * Format: decimal
-             * @description FOCUS Decimal, Mandatory.
+             * @description FOCUS Decimal, Mandatory. Cost of the line at list price.
              */
             ListCost: string;
+            /**
+             * Format: decimal
+             * @description FOCUS Decimal, Conditional. SinglePrice.
+             */
+            ListUnitPrice: string | null;
             /**
              * @description FOCUS String, Conditional.
              *
@@ -1937,9 +1994,9 @@ export interface components {
             PricingQuantity: string | null;
             /** @description FOCUS String, Mandatory. */
             PricingUnit: string | null;
-            /** @description FOCUS String, Mandatory. */
+            /** @description FOCUS String, Mandatory. Deprecated in 1.3, still mandatory. */
             ProviderName: string;
-            /** @description FOCUS String, Mandatory. */
+            /** @description FOCUS String, Mandatory. Deprecated in 1.3, still mandatory. */
             PublisherName: string;
             /**
              * @description FOCUS String, Mandatory.
@@ -1949,6 +2006,24 @@ export interface components {
             ServiceCategory: components["schemas"]["ServiceCategoryEnum"];
             /** @description FOCUS String, Mandatory. */
             ServiceName: string;
+            /** @description FOCUS String, Mandatory. FOCUS 1.3 on. */
+            ServiceProviderName?: string;
+            /**
+             * @description FOCUS String, Recommended.
+             *
+             *     * `Virtual Machines` - Virtual Machines
+             */
+            ServiceSubcategory: components["schemas"]["ServiceSubcategoryEnum"];
+            /** @description FOCUS String, Conditional. The component's ItemCode. */
+            SkuId: string | null;
+            /** @description FOCUS String, Conditional. The component's name. */
+            SkuMeter: string | null;
+            /** @description FOCUS String, Conditional. ItemCode / charge type. */
+            SkuPriceId: string | null;
+            /** @description FOCUS String, Conditional. The owner's UIN. */
+            SubAccountId: string | null;
+            /** @description FOCUS String, Conditional. */
+            SubAccountName: string | null;
             /** @description FOCUS String, Conditional. */
             ResourceId: string | null;
             /** @description FOCUS String, Conditional. */
@@ -1991,6 +2066,8 @@ export interface components {
              * @description FOCUS Decimal, Custom. Cost x idle minutes / minutes.
              */
             x_IdleCost: string | null;
+            /** @description FOCUS String, Custom. The Tencent BillId the row comes from (an amortized row: its purchase's). */
+            x_BillLineId: string;
         };
         /**
          * @description * `daily` - Daily
@@ -2167,7 +2244,7 @@ export interface components {
             tags: {
                 [key: string]: string;
             };
-            /** @description Billed cost (RealCost) of the range, from the daily rollup. */
+            /** @description Cost (RealCost) of the range on its basis, from the daily rollup. */
             cost: string;
             /** @description Money of the idle phase (null for an instance without GPUs). */
             waste: string | null;
@@ -2185,6 +2262,13 @@ export interface components {
             util_daily: (number | null)[];
         };
         InstanceUsagePage: {
+            /**
+             * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+             *
+             *     * `billed` - billed
+             *     * `amortized` - amortized
+             */
+            basis: components["schemas"]["CostBasisEnum"];
             count: number;
             /** Format: uri */
             next: string | null;
@@ -2827,7 +2911,7 @@ export interface components {
             /** @description null: the Unallocated row. */
             slug: string | null;
             name: string;
-            /** @description Billed cost of the lines allocated to the project. */
+            /** @description Cost (on the basis) of the lines allocated to the project. */
             cost: string;
             /** @description Cost per local day of `days`. */
             cost_daily: string[];
@@ -2844,6 +2928,13 @@ export interface components {
             instance_count: number;
         };
         ProjectUsageList: {
+            /**
+             * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+             *
+             *     * `billed` - billed
+             *     * `amortized` - amortized
+             */
+            basis: components["schemas"]["CostBasisEnum"];
             /** Format: date */
             start: string;
             /** Format: date */
@@ -3115,6 +3206,11 @@ export interface components {
          * @enum {string}
          */
         ServiceCategoryEnum: "Compute";
+        /**
+         * @description * `Virtual Machines` - Virtual Machines
+         * @enum {string}
+         */
+        ServiceSubcategoryEnum: "Virtual Machines";
         /** @description Reject unknown fields and non-string values for text fields. */
         SetPasswordRequest: {
             uid: string;
@@ -3260,8 +3356,14 @@ export interface components {
         };
         ThresholdCrossed: {
             threshold_pct: number;
-            basis: components["schemas"]["BasisEnum"];
+            basis: components["schemas"]["ThresholdCrossedBasisEnum"];
         };
+        /**
+         * @description * `actual` - actual
+         *     * `forecast` - forecast
+         * @enum {string}
+         */
+        ThresholdCrossedBasisEnum: "actual" | "forecast";
         /** @description One field of ``RuleThresholds``, described for a settings form. */
         ThresholdField: {
             name: string;
@@ -3651,8 +3753,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["AlertRecipientRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["AlertRecipientRequest"];
-                "multipart/form-data": components["schemas"]["AlertRecipientRequest"];
             };
         };
         responses: {
@@ -3700,7 +3800,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3871,8 +3971,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ThresholdRuleRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ThresholdRuleRequest"];
-                "multipart/form-data": components["schemas"]["ThresholdRuleRequest"];
             };
         };
         responses: {
@@ -3920,7 +4018,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4092,8 +4190,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedThresholdRuleRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedThresholdRuleRequest"];
-                "multipart/form-data": components["schemas"]["PatchedThresholdRuleRequest"];
             };
         };
         responses: {
@@ -4141,7 +4237,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4394,8 +4490,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedAlertSettingsRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedAlertSettingsRequest"];
-                "multipart/form-data": components["schemas"]["PatchedAlertSettingsRequest"];
             };
         };
         responses: {
@@ -4443,7 +4537,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4541,8 +4635,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedAnalysisSettingsRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedAnalysisSettingsRequest"];
-                "multipart/form-data": components["schemas"]["PatchedAnalysisSettingsRequest"];
             };
         };
         responses: {
@@ -4590,7 +4682,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4779,8 +4871,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ApiKeyRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ApiKeyRequest"];
-                "multipart/form-data": components["schemas"]["ApiKeyRequest"];
             };
         };
         responses: {
@@ -4828,7 +4918,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5000,8 +5090,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ApiKeyRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ApiKeyRequest"];
-                "multipart/form-data": components["schemas"]["ApiKeyRequest"];
             };
         };
         responses: {
@@ -5049,7 +5137,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5277,8 +5365,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["LoginRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["LoginRequest"];
-                "multipart/form-data": components["schemas"]["LoginRequest"];
             };
         };
         responses: {
@@ -5308,7 +5394,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5364,7 +5450,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5396,8 +5482,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SetPasswordRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["SetPasswordRequest"];
-                "multipart/form-data": components["schemas"]["SetPasswordRequest"];
             };
         };
         responses: {
@@ -5427,7 +5511,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5459,8 +5543,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SignupRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["SignupRequest"];
-                "multipart/form-data": components["schemas"]["SignupRequest"];
             };
         };
         responses: {
@@ -5490,7 +5572,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5522,8 +5604,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["VerifyEmailRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["VerifyEmailRequest"];
-                "multipart/form-data": components["schemas"]["VerifyEmailRequest"];
             };
         };
         responses: {
@@ -5553,7 +5633,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5585,8 +5665,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ResendVerificationRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ResendVerificationRequest"];
-                "multipart/form-data": components["schemas"]["ResendVerificationRequest"];
             };
         };
         responses: {
@@ -5616,7 +5694,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5721,8 +5799,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["BudgetRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["BudgetRequest"];
-                "multipart/form-data": components["schemas"]["BudgetRequest"];
             };
         };
         responses: {
@@ -5770,7 +5846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5945,8 +6021,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedBudgetRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedBudgetRequest"];
-                "multipart/form-data": components["schemas"]["PatchedBudgetRequest"];
             };
         };
         responses: {
@@ -5994,7 +6068,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6097,8 +6171,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CloudAccountRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["CloudAccountRequest"];
-                "multipart/form-data": components["schemas"]["CloudAccountRequest"];
             };
         };
         responses: {
@@ -6146,7 +6218,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6250,8 +6322,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedCloudAccountRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedCloudAccountRequest"];
-                "multipart/form-data": components["schemas"]["PatchedCloudAccountRequest"];
             };
         };
         responses: {
@@ -6299,7 +6369,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6334,8 +6404,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CloudAccountRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["CloudAccountRequest"];
-                "multipart/form-data": components["schemas"]["CloudAccountRequest"];
             };
         };
         responses: {
@@ -6383,7 +6451,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6415,8 +6483,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ConnectionTestRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ConnectionTestRequest"];
-                "multipart/form-data": components["schemas"]["ConnectionTestRequest"];
             };
         };
         responses: {
@@ -6464,7 +6530,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6489,6 +6555,8 @@ export interface operations {
     v1_costs_retrieve: {
         parameters: {
             query?: {
+                /** @description billed (as invoiced: a line on the day it was charged) or amortized (purchases and refunds spread over the period they cover); default: amortized. */
+                basis?: "amortized" | "billed";
                 /** @description Only lines whose charge_type is one of these (comma-separated). */
                 charge_type?: string;
                 /** @description Default: the organization's. */
@@ -6672,8 +6740,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["DigestSubscriptionRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["DigestSubscriptionRequest"];
-                "multipart/form-data": components["schemas"]["DigestSubscriptionRequest"];
             };
         };
         responses: {
@@ -6721,7 +6787,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6825,8 +6891,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["DigestSubscriptionRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["DigestSubscriptionRequest"];
-                "multipart/form-data": components["schemas"]["DigestSubscriptionRequest"];
             };
         };
         responses: {
@@ -6874,7 +6938,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6977,8 +7041,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedDigestSubscriptionRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedDigestSubscriptionRequest"];
-                "multipart/form-data": components["schemas"]["PatchedDigestSubscriptionRequest"];
             };
         };
         responses: {
@@ -7026,7 +7088,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7224,7 +7286,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7335,6 +7397,8 @@ export interface operations {
                 page_size?: number;
                 /** @description ISO date or date-time, inclusive (naive = the organization's timezone); default: the start of the current month. */
                 start?: string;
+                /** @description FOCUS version of the columns (default 1.3; 1.3 adds ServiceProviderName and HostProviderName). */
+                version?: "1.2" | "1.3";
             };
             header?: never;
             path?: never;
@@ -7407,6 +7471,8 @@ export interface operations {
                 format?: "csv" | "json";
                 /** @description ISO date or date-time, inclusive (naive = the organization's timezone); default: the start of the current month. */
                 start?: string;
+                /** @description FOCUS version of the columns (default 1.3; 1.3 adds ServiceProviderName and HostProviderName). */
+                version?: "1.2" | "1.3";
             };
             header?: never;
             path?: never;
@@ -7558,8 +7624,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["HolidayRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["HolidayRequest"];
-                "multipart/form-data": components["schemas"]["HolidayRequest"];
             };
         };
         responses: {
@@ -7607,7 +7671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7711,8 +7775,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["HolidayRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["HolidayRequest"];
-                "multipart/form-data": components["schemas"]["HolidayRequest"];
             };
         };
         responses: {
@@ -7760,7 +7822,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7863,8 +7925,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedHolidayRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedHolidayRequest"];
-                "multipart/form-data": components["schemas"]["PatchedHolidayRequest"];
             };
         };
         responses: {
@@ -7912,7 +7972,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8420,8 +8480,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["InvitationRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["InvitationRequest"];
-                "multipart/form-data": components["schemas"]["InvitationRequest"];
             };
         };
         responses: {
@@ -8469,7 +8527,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8638,8 +8696,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["InvitationAcceptRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["InvitationAcceptRequest"];
-                "multipart/form-data": components["schemas"]["InvitationAcceptRequest"];
             };
         };
         responses: {
@@ -8669,7 +8725,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8767,8 +8823,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedMeUpdateRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedMeUpdateRequest"];
-                "multipart/form-data": components["schemas"]["PatchedMeUpdateRequest"];
             };
         };
         responses: {
@@ -8816,7 +8870,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8848,8 +8902,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SwitchOrganizationRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["SwitchOrganizationRequest"];
-                "multipart/form-data": components["schemas"]["SwitchOrganizationRequest"];
             };
         };
         responses: {
@@ -8897,7 +8949,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9140,8 +9192,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedMembershipRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedMembershipRequest"];
-                "multipart/form-data": components["schemas"]["PatchedMembershipRequest"];
             };
         };
         responses: {
@@ -9189,7 +9239,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9292,8 +9342,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OrganizationCreateRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["OrganizationCreateRequest"];
-                "multipart/form-data": components["schemas"]["OrganizationCreateRequest"];
             };
         };
         responses: {
@@ -9341,7 +9389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9445,8 +9493,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedOrganizationRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedOrganizationRequest"];
-                "multipart/form-data": components["schemas"]["PatchedOrganizationRequest"];
             };
         };
         responses: {
@@ -9494,7 +9540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9597,8 +9643,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ProjectTagKeyRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ProjectTagKeyRequest"];
-                "multipart/form-data": components["schemas"]["ProjectTagKeyRequest"];
             };
         };
         responses: {
@@ -9646,7 +9690,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9889,8 +9933,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedProjectRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedProjectRequest"];
-                "multipart/form-data": components["schemas"]["PatchedProjectRequest"];
             };
         };
         responses: {
@@ -9938,7 +9980,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10156,8 +10198,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ActionInputRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ActionInputRequest"];
-                "multipart/form-data": components["schemas"]["ActionInputRequest"];
             };
         };
         responses: {
@@ -10205,7 +10245,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10303,8 +10343,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedSettingsRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedSettingsRequest"];
-                "multipart/form-data": components["schemas"]["PatchedSettingsRequest"];
             };
         };
         responses: {
@@ -10352,7 +10390,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10488,6 +10526,13 @@ export interface operations {
         parameters: {
             query?: {
                 /**
+                 * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+                 *
+                 *     * `billed` - billed
+                 *     * `amortized` - amortized
+                 */
+                basis?: "billed" | "amortized";
+                /**
                  * @description * `POSTPAID_BY_HOUR` - POSTPAID_BY_HOUR
                  *     * `PREPAID` - PREPAID
                  *     * `SPOTPAID` - SPOTPAID
@@ -10610,6 +10655,13 @@ export interface operations {
     v1_usage_projects_retrieve: {
         parameters: {
             query?: {
+                /**
+                 * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+                 *
+                 *     * `billed` - billed
+                 *     * `amortized` - amortized
+                 */
+                basis?: "billed" | "amortized";
                 /** @description Last local day, inclusive; default: today (local). */
                 end?: string;
                 /** @description First local day; default: 6 days ago. */
