@@ -363,6 +363,9 @@ SPECTACULAR_SETTINGS = {
         "PhaseEnum": "apps.analysis.serializers.PHASE_CHOICES",
         "CurrencyEnum": "apps.accounts.models.Currency",
         "UtilizationScopeEnum": "apps.costs.utilization.SCOPES",
+        # Why minutes have no phase, beside why money has no project (which keeps its name).
+        "NoDataReasonEnum": "apps.analysis.no_data.REASON_CHOICES",
+        "ReasonEnum": "apps.billing.selectors.UnallocatedReason",
         # Keeps the API key scope's enum name now that /utilization has a "scope" too.
         "ScopeEnum": "apps.accounts.models.ApiKeyScope",
         # A recommendation threshold's rule and type: "RuleEnum"/"TypeEnum" would say too little.

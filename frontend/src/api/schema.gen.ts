@@ -1313,7 +1313,7 @@ export interface components {
             end: string;
             group_by: components["schemas"]["GroupByEnum"];
             currency: string;
-            totals: components["schemas"]["WasteTotals"];
+            totals: components["schemas"]["SummaryTotals"];
             /** @description Only with group_by=project. */
             groups?: components["schemas"]["ProjectWaste"][];
         };
@@ -2202,6 +2202,8 @@ export interface components {
             totals: {
                 [key: string]: components["schemas"]["PhaseFigures"];
             };
+            /** @description The unknown phase ('No data') split by reason, every reason listed; the parts add up to the unknown phase's minutes, GPU-hours and money. */
+            no_data: components["schemas"]["NoData"][];
             evidence: components["schemas"]["EvidenceSummary"];
             segments: components["schemas"]["Segment"][];
         };
@@ -2414,6 +2416,28 @@ export interface components {
             forecast: string;
             method: string;
         };
+        NoData: {
+            /**
+             * @description no_metrics: running (billed) but no GPU utilization sample; stopped: not running and not billed; not_analysed: samples exist but the analysis has not run over them yet (it catches up hourly).
+             *
+             *     * `no_metrics` - no_metrics
+             *     * `stopped` - stopped
+             *     * `not_analysed` - not_analysed
+             */
+            reason: components["schemas"]["NoDataReasonEnum"];
+            minutes: number;
+            /** @description Decimal string. */
+            gpu_hours: string;
+            /** @description Decimal string; null if unpriced. */
+            cost: string | null;
+        };
+        /**
+         * @description * `no_metrics` - no_metrics
+         *     * `stopped` - stopped
+         *     * `not_analysed` - not_analysed
+         * @enum {string}
+         */
+        NoDataReasonEnum: "no_metrics" | "stopped" | "not_analysed";
         /** @enum {unknown} */
         NullEnum: null;
         OffWindow: {
@@ -2936,6 +2960,8 @@ export interface components {
             cost_sources: {
                 [key: string]: number;
             };
+            /** @description The unknown phase ('No data') split by reason, every reason listed; the parts add up to the unknown phase's minutes, GPU-hours and money. */
+            no_data: components["schemas"]["NoData"][];
             project_id: number | null;
             project_name: string;
             /** @description Only in the Unallocated group (null in a project's): its figures split by why the instances have no project; the parts add up to the group. */
@@ -3255,6 +3281,24 @@ export interface components {
          * @enum {string}
          */
         StateEnum: "running" | "retrying" | "done" | "failed";
+        SummaryTotals: {
+            instance_count: number;
+            currency: string;
+            gpu_hours: string;
+            cost: string;
+            idle_cost: string;
+            data_bound_cost: string;
+            wasted_cost: string;
+            unknown_cost: string;
+            phases: {
+                [key: string]: components["schemas"]["PhaseFigures"];
+            };
+            cost_sources: {
+                [key: string]: number;
+            };
+            /** @description The unknown phase ('No data') split by reason, every reason listed; the parts add up to the unknown phase's minutes, GPU-hours and money. */
+            no_data: components["schemas"]["NoData"][];
+        };
         /** @description Reject unknown fields and non-string values for text fields. */
         SwitchOrganizationRequest: {
             /** @description The slug of one of your organizations. */
@@ -3570,6 +3614,8 @@ export interface components {
             cost: string;
             currency: string;
             phases: components["schemas"]["PhaseUsage"][];
+            /** @description The unknown phase ('No data') split by reason, every reason listed; the parts add up to the unknown phase's minutes, GPU-hours and money. */
+            no_data: components["schemas"]["NoData"][];
         };
         User: {
             readonly id: number;
@@ -3602,22 +3648,6 @@ export interface components {
         /** @description Reject unknown fields and non-string values for text fields. */
         VerifyEmailRequest: {
             token: string;
-        };
-        WasteTotals: {
-            instance_count: number;
-            currency: string;
-            gpu_hours: string;
-            cost: string;
-            idle_cost: string;
-            data_bound_cost: string;
-            wasted_cost: string;
-            unknown_cost: string;
-            phases: {
-                [key: string]: components["schemas"]["PhaseFigures"];
-            };
-            cost_sources: {
-                [key: string]: number;
-            };
         };
         Window: {
             tz: string;
