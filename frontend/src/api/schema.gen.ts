@@ -1209,11 +1209,11 @@ export interface components {
             budget?: number | null;
             rule?: number | null;
             project?: number | null;
-            readonly project_name: string;
+            readonly project_name: string | null;
             instance?: number | null;
-            readonly instance_name: string;
+            readonly instance_name: string | null;
             /** @description e.g. ins-9bxebleo */
-            readonly instance_provider_id: string;
+            readonly instance_provider_id: string | null;
             /** @description The figures behind the message. */
             evidence: unknown;
             /** Format: date-time */
@@ -1762,7 +1762,10 @@ export interface components {
             frequency?: components["schemas"]["FrequencyEnum"];
             weekday?: number;
             day_of_month?: number;
-            /** Format: time */
+            /**
+             * @description When it is sent: a time of day (HH:MM[:SS]) in effective_timezone.
+             * @example 09:00:00
+             */
             send_time?: string;
             timezone?: string;
             readonly effective_timezone: string;
@@ -1780,7 +1783,10 @@ export interface components {
             frequency?: components["schemas"]["FrequencyEnum"];
             weekday?: number;
             day_of_month?: number;
-            /** Format: time */
+            /**
+             * @description When it is sent: a time of day (HH:MM[:SS]) in effective_timezone.
+             * @example 09:00:00
+             */
             send_time?: string;
             timezone?: string;
             projects?: number[];
@@ -2678,7 +2684,10 @@ export interface components {
             frequency?: components["schemas"]["FrequencyEnum"];
             weekday?: number;
             day_of_month?: number;
-            /** Format: time */
+            /**
+             * @description When it is sent: a time of day (HH:MM[:SS]) in effective_timezone.
+             * @example 09:00:00
+             */
             send_time?: string;
             timezone?: string;
             projects?: number[];
