@@ -1215,11 +1215,11 @@ export interface components {
             budget?: number | null;
             rule?: number | null;
             project?: number | null;
-            readonly project_name: string;
+            readonly project_name: string | null;
             instance?: number | null;
-            readonly instance_name: string;
+            readonly instance_name: string | null;
             /** @description e.g. ins-9bxebleo */
-            readonly instance_provider_id: string;
+            readonly instance_provider_id: string | null;
             /** @description The figures behind the message. */
             evidence: unknown;
             /** Format: date-time */
@@ -1787,7 +1787,10 @@ export interface components {
             frequency?: components["schemas"]["FrequencyEnum"];
             weekday?: number;
             day_of_month?: number;
-            /** Format: time */
+            /**
+             * @description When it is sent: a time of day (HH:MM[:SS]) in effective_timezone.
+             * @example 09:00:00
+             */
             send_time?: string;
             timezone?: string;
             readonly effective_timezone: string;
@@ -1805,7 +1808,10 @@ export interface components {
             frequency?: components["schemas"]["FrequencyEnum"];
             weekday?: number;
             day_of_month?: number;
-            /** Format: time */
+            /**
+             * @description When it is sent: a time of day (HH:MM[:SS]) in effective_timezone.
+             * @example 09:00:00
+             */
             send_time?: string;
             timezone?: string;
             projects?: number[];
@@ -2786,7 +2792,10 @@ export interface components {
             frequency?: components["schemas"]["FrequencyEnum"];
             weekday?: number;
             day_of_month?: number;
-            /** Format: time */
+            /**
+             * @description When it is sent: a time of day (HH:MM[:SS]) in effective_timezone.
+             * @example 09:00:00
+             */
             send_time?: string;
             timezone?: string;
             projects?: number[];
