@@ -178,4 +178,4 @@ bench-dashboard: install frontend
 .PHONY: bench-api
 bench-api: install
 	DATABASE_URL=$${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpu_ledger_bench_api} \
-	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} $(PY) -m bench.bench_api --reuse
+	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} $(PY) -m bench.bench_api --reuse $(BENCH_ARGS)

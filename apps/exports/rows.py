@@ -12,6 +12,7 @@ import zoneinfo
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from apps.core.spreadsheet import spreadsheet_row
 from apps.exports.focus import (
     GpuFigures,
     charge_period,
@@ -89,12 +90,16 @@ def focus_json_row(values: dict[str, Any], names: tuple[str, ...]) -> dict[str, 
 
 def csv_stream(header: Iterable[str], rows: Iterable[list[str]]) -> Iterator[bytes]:
     """UTF-8 CSV in pieces of about 64 KiB: a write per row would send thousands of tiny
-    chunks. No byte-order mark: FOCUS readers expect the first column's name as is."""
+    chunks. No byte-order mark: FOCUS readers expect the first column's name as is.
+
+    Every cell is neutralised against formula injection (apps/core/spreadsheet.py): a name
+    starting with ``=``, ``+``, ``-``, ``@``, tab or CR gets a leading ``'``; numbers stay numbers.
+    """
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow(header)
+    writer.writerow(spreadsheet_row(header))
     for row in rows:
-        writer.writerow(row)
+        writer.writerow(spreadsheet_row(row))
         if buffer.tell() >= 1 << 16:
             yield buffer.getvalue().encode()
             buffer.seek(0)

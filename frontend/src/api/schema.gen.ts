@@ -503,7 +503,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Billed cost (RealCost) by local day, week or month, grouped by up to two dimensions. */
+        /**
+         * @description Cost (RealCost), amortized or as billed, by local day, week or month, grouped by up to
+         *     two dimensions.
+         */
         get: operations["v1_costs_retrieve"];
         put?: never;
         post?: never;
@@ -1454,12 +1457,6 @@ export interface components {
             /** @description Its name then. */
             label: string;
         };
-        /**
-         * @description * `actual` - actual
-         *     * `forecast` - forecast
-         * @enum {string}
-         */
-        BasisEnum: "actual" | "forecast";
         /** @enum {unknown} */
         BlankEnum: "";
         /** @description Scopes the ``project`` field to the request's organization: another one's is a 400. */
@@ -1670,6 +1667,12 @@ export interface components {
             /** @description The API calls that were made, in order. */
             checked: string[];
         };
+        /**
+         * @description * `billed` - billed
+         *     * `amortized` - amortized
+         * @enum {string}
+         */
+        CostBasisEnum: "billed" | "amortized";
         CostGroup: {
             keys: components["schemas"]["GroupKey"][];
             /** @description Decimal string (8 decimals, the bills' precision). */
@@ -1689,6 +1692,13 @@ export interface components {
             cost: string;
         };
         CostReport: {
+            /**
+             * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+             *
+             *     * `billed` - billed
+             *     * `amortized` - amortized
+             */
+            basis: components["schemas"]["CostBasisEnum"];
             /**
              * Format: date
              * @description First local day, inclusive.
@@ -2232,7 +2242,7 @@ export interface components {
             tags: {
                 [key: string]: string;
             };
-            /** @description Billed cost (RealCost) of the range, from the daily rollup. */
+            /** @description Cost (RealCost) of the range on its basis, from the daily rollup. */
             cost: string;
             /** @description Money of the idle phase (null for an instance without GPUs). */
             waste: string | null;
@@ -2250,6 +2260,13 @@ export interface components {
             util_daily: (number | null)[];
         };
         InstanceUsagePage: {
+            /**
+             * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+             *
+             *     * `billed` - billed
+             *     * `amortized` - amortized
+             */
+            basis: components["schemas"]["CostBasisEnum"];
             count: number;
             /** Format: uri */
             next: string | null;
@@ -2870,7 +2887,7 @@ export interface components {
             /** @description null: the Unallocated row. */
             slug: string | null;
             name: string;
-            /** @description Billed cost of the lines allocated to the project. */
+            /** @description Cost (on the basis) of the lines allocated to the project. */
             cost: string;
             /** @description Cost per local day of `days`. */
             cost_daily: string[];
@@ -2887,6 +2904,13 @@ export interface components {
             instance_count: number;
         };
         ProjectUsageList: {
+            /**
+             * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+             *
+             *     * `billed` - billed
+             *     * `amortized` - amortized
+             */
+            basis: components["schemas"]["CostBasisEnum"];
             /** Format: date */
             start: string;
             /** Format: date */
@@ -3288,8 +3312,14 @@ export interface components {
         };
         ThresholdCrossed: {
             threshold_pct: number;
-            basis: components["schemas"]["BasisEnum"];
+            basis: components["schemas"]["ThresholdCrossedBasisEnum"];
         };
+        /**
+         * @description * `actual` - actual
+         *     * `forecast` - forecast
+         * @enum {string}
+         */
+        ThresholdCrossedBasisEnum: "actual" | "forecast";
         /** @description One field of ``RuleThresholds``, described for a settings form. */
         ThresholdField: {
             name: string;
@@ -3693,8 +3723,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["AlertRecipientRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["AlertRecipientRequest"];
-                "multipart/form-data": components["schemas"]["AlertRecipientRequest"];
             };
         };
         responses: {
@@ -3742,7 +3770,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3913,8 +3941,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ThresholdRuleRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ThresholdRuleRequest"];
-                "multipart/form-data": components["schemas"]["ThresholdRuleRequest"];
             };
         };
         responses: {
@@ -3962,7 +3988,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4134,8 +4160,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedThresholdRuleRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedThresholdRuleRequest"];
-                "multipart/form-data": components["schemas"]["PatchedThresholdRuleRequest"];
             };
         };
         responses: {
@@ -4183,7 +4207,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4436,8 +4460,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedAlertSettingsRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedAlertSettingsRequest"];
-                "multipart/form-data": components["schemas"]["PatchedAlertSettingsRequest"];
             };
         };
         responses: {
@@ -4485,7 +4507,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4583,8 +4605,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedAnalysisSettingsRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedAnalysisSettingsRequest"];
-                "multipart/form-data": components["schemas"]["PatchedAnalysisSettingsRequest"];
             };
         };
         responses: {
@@ -4632,7 +4652,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4821,8 +4841,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ApiKeyRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ApiKeyRequest"];
-                "multipart/form-data": components["schemas"]["ApiKeyRequest"];
             };
         };
         responses: {
@@ -4870,7 +4888,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5042,8 +5060,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ApiKeyRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ApiKeyRequest"];
-                "multipart/form-data": components["schemas"]["ApiKeyRequest"];
             };
         };
         responses: {
@@ -5091,7 +5107,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5319,8 +5335,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["LoginRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["LoginRequest"];
-                "multipart/form-data": components["schemas"]["LoginRequest"];
             };
         };
         responses: {
@@ -5350,7 +5364,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5406,7 +5420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5438,8 +5452,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SetPasswordRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["SetPasswordRequest"];
-                "multipart/form-data": components["schemas"]["SetPasswordRequest"];
             };
         };
         responses: {
@@ -5469,7 +5481,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5501,8 +5513,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SignupRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["SignupRequest"];
-                "multipart/form-data": components["schemas"]["SignupRequest"];
             };
         };
         responses: {
@@ -5532,7 +5542,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5564,8 +5574,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["VerifyEmailRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["VerifyEmailRequest"];
-                "multipart/form-data": components["schemas"]["VerifyEmailRequest"];
             };
         };
         responses: {
@@ -5595,7 +5603,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5627,8 +5635,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ResendVerificationRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ResendVerificationRequest"];
-                "multipart/form-data": components["schemas"]["ResendVerificationRequest"];
             };
         };
         responses: {
@@ -5658,7 +5664,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5763,8 +5769,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["BudgetRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["BudgetRequest"];
-                "multipart/form-data": components["schemas"]["BudgetRequest"];
             };
         };
         responses: {
@@ -5812,7 +5816,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5987,8 +5991,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedBudgetRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedBudgetRequest"];
-                "multipart/form-data": components["schemas"]["PatchedBudgetRequest"];
             };
         };
         responses: {
@@ -6036,7 +6038,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6139,8 +6141,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CloudAccountRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["CloudAccountRequest"];
-                "multipart/form-data": components["schemas"]["CloudAccountRequest"];
             };
         };
         responses: {
@@ -6188,7 +6188,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6292,8 +6292,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedCloudAccountRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedCloudAccountRequest"];
-                "multipart/form-data": components["schemas"]["PatchedCloudAccountRequest"];
             };
         };
         responses: {
@@ -6341,7 +6339,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6376,8 +6374,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CloudAccountRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["CloudAccountRequest"];
-                "multipart/form-data": components["schemas"]["CloudAccountRequest"];
             };
         };
         responses: {
@@ -6425,7 +6421,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6457,8 +6453,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ConnectionTestRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ConnectionTestRequest"];
-                "multipart/form-data": components["schemas"]["ConnectionTestRequest"];
             };
         };
         responses: {
@@ -6506,7 +6500,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6531,6 +6525,8 @@ export interface operations {
     v1_costs_retrieve: {
         parameters: {
             query?: {
+                /** @description billed (as invoiced: a line on the day it was charged) or amortized (purchases and refunds spread over the period they cover); default: amortized. */
+                basis?: "amortized" | "billed";
                 /** @description Only lines whose charge_type is one of these (comma-separated). */
                 charge_type?: string;
                 /** @description Default: the organization's. */
@@ -6714,8 +6710,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["DigestSubscriptionRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["DigestSubscriptionRequest"];
-                "multipart/form-data": components["schemas"]["DigestSubscriptionRequest"];
             };
         };
         responses: {
@@ -6763,7 +6757,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6867,8 +6861,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["DigestSubscriptionRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["DigestSubscriptionRequest"];
-                "multipart/form-data": components["schemas"]["DigestSubscriptionRequest"];
             };
         };
         responses: {
@@ -6916,7 +6908,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7019,8 +7011,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedDigestSubscriptionRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedDigestSubscriptionRequest"];
-                "multipart/form-data": components["schemas"]["PatchedDigestSubscriptionRequest"];
             };
         };
         responses: {
@@ -7068,7 +7058,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7266,7 +7256,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7604,8 +7594,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["HolidayRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["HolidayRequest"];
-                "multipart/form-data": components["schemas"]["HolidayRequest"];
             };
         };
         responses: {
@@ -7653,7 +7641,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7757,8 +7745,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["HolidayRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["HolidayRequest"];
-                "multipart/form-data": components["schemas"]["HolidayRequest"];
             };
         };
         responses: {
@@ -7806,7 +7792,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7909,8 +7895,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedHolidayRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedHolidayRequest"];
-                "multipart/form-data": components["schemas"]["PatchedHolidayRequest"];
             };
         };
         responses: {
@@ -7958,7 +7942,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8466,8 +8450,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["InvitationRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["InvitationRequest"];
-                "multipart/form-data": components["schemas"]["InvitationRequest"];
             };
         };
         responses: {
@@ -8515,7 +8497,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8684,8 +8666,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["InvitationAcceptRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["InvitationAcceptRequest"];
-                "multipart/form-data": components["schemas"]["InvitationAcceptRequest"];
             };
         };
         responses: {
@@ -8715,7 +8695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8813,8 +8793,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedMeUpdateRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedMeUpdateRequest"];
-                "multipart/form-data": components["schemas"]["PatchedMeUpdateRequest"];
             };
         };
         responses: {
@@ -8862,7 +8840,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8894,8 +8872,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SwitchOrganizationRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["SwitchOrganizationRequest"];
-                "multipart/form-data": components["schemas"]["SwitchOrganizationRequest"];
             };
         };
         responses: {
@@ -8943,7 +8919,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9186,8 +9162,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedMembershipRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedMembershipRequest"];
-                "multipart/form-data": components["schemas"]["PatchedMembershipRequest"];
             };
         };
         responses: {
@@ -9235,7 +9209,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9338,8 +9312,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OrganizationCreateRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["OrganizationCreateRequest"];
-                "multipart/form-data": components["schemas"]["OrganizationCreateRequest"];
             };
         };
         responses: {
@@ -9387,7 +9359,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9491,8 +9463,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedOrganizationRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedOrganizationRequest"];
-                "multipart/form-data": components["schemas"]["PatchedOrganizationRequest"];
             };
         };
         responses: {
@@ -9540,7 +9510,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9643,8 +9613,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ProjectTagKeyRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ProjectTagKeyRequest"];
-                "multipart/form-data": components["schemas"]["ProjectTagKeyRequest"];
             };
         };
         responses: {
@@ -9692,7 +9660,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9935,8 +9903,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedProjectRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedProjectRequest"];
-                "multipart/form-data": components["schemas"]["PatchedProjectRequest"];
             };
         };
         responses: {
@@ -9984,7 +9950,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10202,8 +10168,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ActionInputRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ActionInputRequest"];
-                "multipart/form-data": components["schemas"]["ActionInputRequest"];
             };
         };
         responses: {
@@ -10251,7 +10215,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10349,8 +10313,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedSettingsRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedSettingsRequest"];
-                "multipart/form-data": components["schemas"]["PatchedSettingsRequest"];
             };
         };
         responses: {
@@ -10398,7 +10360,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10534,6 +10496,13 @@ export interface operations {
         parameters: {
             query?: {
                 /**
+                 * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+                 *
+                 *     * `billed` - billed
+                 *     * `amortized` - amortized
+                 */
+                basis?: "billed" | "amortized";
+                /**
                  * @description * `POSTPAID_BY_HOUR` - POSTPAID_BY_HOUR
                  *     * `PREPAID` - PREPAID
                  *     * `SPOTPAID` - SPOTPAID
@@ -10656,6 +10625,13 @@ export interface operations {
     v1_usage_projects_retrieve: {
         parameters: {
             query?: {
+                /**
+                 * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+                 *
+                 *     * `billed` - billed
+                 *     * `amortized` - amortized
+                 */
+                basis?: "billed" | "amortized";
                 /** @description Last local day, inclusive; default: today (local). */
                 end?: string;
                 /** @description First local day; default: 6 days ago. */
