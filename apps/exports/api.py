@@ -27,7 +27,7 @@ from apps.accounts.audit import actions as audit_actions
 from apps.accounts.audit.services import audit_record
 from apps.api.views import OrganizationAPIView
 from apps.exports import rows, selectors
-from apps.exports.focus import focus_rows
+from apps.exports.focus_amortized import focus_rows
 from apps.exports.focus_columns import DEFAULT_VERSION, VERSIONS, column_names
 from apps.exports.serializers import (
     DEFAULT_PAGE_SIZE,
@@ -160,7 +160,7 @@ class FocusCsvView(ExportView):
             names,
             (
                 rows.focus_text_row(values, names)
-                for row, gpu in selectors.lines_with_gpu_figures(lines)
+                for row, gpu in selectors.lines_with_gpu_figures(lines, window=window)
                 for values in focus_rows(row, gpu, window)
             ),
         )
@@ -190,6 +190,7 @@ class FocusPageView(ExportView):
                 selectors.lines_with_gpu_figures(
                     selectors.after_cursor(lines, cursor)[: page_size + 1],
                     chunk_size=page_size + 1,
+                    window=window,
                 )
             )
             for row, gpu in batch:
