@@ -3,8 +3,9 @@
 Rebuilt on billing's ``bill_lines_changed`` (connected in ``AnalysisConfig.ready()``) for the
 UTC days the changed bill months touch, and in full the first time an organization's summary
 is read (``billed_hours_ensure``: lines written without the signal, or before the rollup
-existed). ``REGULAR`` is the one definition of the lines it holds; ``fleet_pricing`` reads
-every other line from the bill lines, so the two must agree on it.
+existed). It holds the runtime lines (``apps.billing.runtime``: every runtime component of an
+hour, the hour counted once); ``REGULAR`` is the one definition of the regular ones among them;
+``fleet_pricing`` reads every other line from the bill lines, so the two must agree on it.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from django.db import connection, transaction
 from apps.accounts.models import Organization
 from apps.analysis.engine import REAL_PHASES
 from apps.analysis.models import PHASE_DAY_SHAPE, BilledHoursDay, BilledHoursState, phase_key
-from apps.analysis.pricing import _HOURLY_LINE_MAX, COMPUTE_COMPONENTS
 from apps.billing.months import bill_months_span
+from apps.billing.runtime import RUNTIME_LINE_SQL
 
 # A regular hourly line: begins on a whole UTC hour and covers exactly that hour (to its 59:59,
 # inclusive, or to the next hour's 00:00). Its billed minutes are that hour's 60.
@@ -43,8 +44,7 @@ _INSERT = f"""
            COUNT(*) FILTER (WHERE NOT {REGULAR}), 0, 0, 0, 0
     FROM billing_billline
     WHERE organization_id = %(org)s AND instance_id IS NOT NULL
-      AND component_code = ANY(%(components)s)
-      AND fee_end_at - fee_begin_at <= %(hourly_max)s
+      AND {RUNTIME_LINE_SQL}
       AND fee_begin_at >= %(begin)s AND fee_begin_at < %(end)s
     GROUP BY instance_id, (fee_begin_at AT TIME ZONE 'UTC')::date
 """
@@ -127,8 +127,6 @@ def billed_hours_rebuild(*, organization_id: int, months: Sequence[str] | None =
     with connection.cursor() as cursor:
         params: dict[str, Any] = {
             "org": organization_id,
-            "components": list(COMPUTE_COMPONENTS),
-            "hourly_max": _HOURLY_LINE_MAX,
             "begin": begin,
             "end": end,
         }

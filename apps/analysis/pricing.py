@@ -1,10 +1,11 @@
 """Waste priced from the bills: what each phase of an instance actually cost over a period.
 
-The money is the compute cost the cloud billed for the instance's hours in the period, summed
+The money is the runtime cost the cloud billed for the instance's hours in the period (every
+runtime component of its runtime lines, ``apps.billing.runtime``: compute, GPU, unknown), summed
 exactly (Decimal, never a database float) and split over the phases of the minutes of those
 hours by ``engine.waste(..., total_cost=billed)``, so the phases add up to the bill to the cent.
-Hours that were not billed (stopped with STOP_CHARGING) carry no money and no GPU-hours. An
-instance without hourly compute lines in the period (a monthly subscription, or bills not
+Hours that were not billed (stopped with STOP_CHARGING) carry no money and no GPU-hours; disks
+and IPs, which keep billing, are not GPU money. An instance without runtime lines in the period (a monthly subscription, or bills not
 synced yet) is priced at its ``InstancePrice`` instead, and says so in ``cost_source``.
 """
 
@@ -23,15 +24,12 @@ from apps.analysis.engine import Phase, WasteReport, waste
 from apps.analysis.engine.waste import gpu_hours_of_card_minutes
 from apps.analysis.selectors import PricedInstance, period_labels
 from apps.billing.models import BillLine
+from apps.billing.runtime import HOURLY_LINE_MAX, billed_seconds, is_runtime_line, runtime_lines
 from apps.cloud.models import ChargeType, InstancePrice
 from apps.core.timegrid import ceil_epoch_minute, datetime_to_epoch_minute
 
-COMPUTE_COMPONENTS = ("v_cvm_compute",)
 # Tencent quotes subscriptions per month; amortised over a 30-day month of hours.
 HOURS_PER_MONTH = Decimal(720)
-# An hourly line runs FeeBeginTime .. FeeBeginTime + 59:59 (inclusive); a subscription line
-# runs a month. Anything longer than this is not an hourly line.
-_HOURLY_LINE_MAX = dt.timedelta(hours=1, seconds=1)
 _GPU_HOURS = Decimal("0.0001")
 SOURCE_BILLS = "bills"
 SOURCE_LIST_PRICE = "list_price"
@@ -121,24 +119,34 @@ def instances_waste(
 
 
 def _billed(ids: Sequence[int], start: dt.datetime, end: dt.datetime) -> dict[int, _Billed]:
-    """Hourly compute lines overlapping the period, per instance: exact total and billed spans.
+    """Runtime lines overlapping the period, per instance: exact total and billed spans.
 
     A line that only partly overlaps the period (a period not on whole hours) counts in
-    proportion to the overlap; lines inside it count in full, exactly.
+    proportion to the overlap; lines inside it count in full, exactly. The spans of an hour's
+    components coincide: the minutes are a union, so an hour is counted once.
     """
-    lines = BillLine.objects.filter(
-        instance_id__in=list(ids),
-        component_code__in=COMPUTE_COMPONENTS,
-        fee_begin_at__lt=end,
-        fee_end_at__gte=start,
-    ).values_list("instance_id", "fee_begin_at", "fee_end_at", "cost", "currency")
+    lines = (
+        BillLine.objects.filter(runtime_lines())
+        .filter(
+            instance_id__in=list(ids),
+            fee_begin_at__lt=end,
+            fee_end_at__gte=start,
+            fee_begin_at__gt=start - HOURLY_LINE_MAX,
+        )
+        .values_list(
+            "instance_id", "fee_begin_at", "fee_end_at", "cost", "currency", "component_class",
+            "charge_category",
+        )
+    )  # fmt: skip
     out: dict[int, _Billed] = defaultdict(_Billed)
-    for instance_id, begin, end_at, cost, currency in lines.iterator(chunk_size=5000):
-        if end_at - begin > _HOURLY_LINE_MAX:
-            continue  # a subscription line: not an hour of use
+    for instance_id, begin, end_at, cost, currency, cls, category in lines.iterator(
+        chunk_size=5000
+    ):
+        if not is_runtime_line(cls, category, begin, end_at):
+            continue  # a line of more than an hour: not an hour of use
         # Bills give the last second inclusively (10:00:00-10:59:59).
-        stop = end_at + dt.timedelta(seconds=1) if end_at.second == 59 else end_at
-        span = (stop - begin).total_seconds()
+        span = billed_seconds(begin, end_at)
+        stop = begin + dt.timedelta(seconds=span)
         overlap = (min(stop, end) - max(begin, start)).total_seconds()
         if overlap <= 0 or span <= 0:
             continue

@@ -36,8 +36,22 @@ class AddressRateThrottle(SimpleRateThrottle):
     """A throttle whose address is ``client_address`` (trusted proxies only), never DRF's own
     reading of ``X-Forwarded-For``, which believes whatever the client sends."""
 
+    # Set by SimpleRateThrottle from the rate (its stubs do not declare them).
+    num_requests: int | None
+    duration: int | None
+
     def get_ident(self, request: Request) -> str:
         return client_address(request)
+
+    def wait(self) -> float:
+        """Seconds until this client may send again: when the request that filled the window
+        leaves it. (DRF's own estimate paces the rest of the window, and has no answer, so the
+        429 no ``Retry-After``, once more requests were counted than the rate now allows.)"""
+        allowed, duration = self.num_requests or 0, float(self.duration or 0)
+        if 0 < allowed <= len(self.history):
+            oldest_counted = self.history[allowed - 1]
+            return max(1.0, duration - (self.now - oldest_counted))
+        return max(1.0, duration)
 
 
 class ClientRateThrottle(AddressRateThrottle):

@@ -9,8 +9,21 @@ class CostsConfig(AppConfig):
     verbose_name = "Costs"
 
     def ready(self) -> None:
-        # The daily cost rollup follows the bill lines (billing cannot import costs).
-        from apps.billing.signals import bill_lines_changed
-        from apps.costs.services import on_bill_lines_changed
+        from django.db.models.signals import post_migrate, post_save
 
+        from apps.accounts.models import Organization
+        from apps.billing.signals import bill_lines_changed
+        from apps.costs.services import (
+            on_bill_lines_changed,
+            on_organization_saved,
+            on_post_migrate,
+        )
+
+        # The daily cost rollup follows its inputs where they change, never on a GET: the bill
+        # lines (billing cannot import costs), the organization's timezone (local days move)
+        # and a migration that dropped the rollup.
         bill_lines_changed.connect(on_bill_lines_changed, dispatch_uid="costs.cost_days")
+        post_save.connect(
+            on_organization_saved, sender=Organization, dispatch_uid="costs.organization_tz"
+        )
+        post_migrate.connect(on_post_migrate, sender=self, dispatch_uid="costs.post_migrate")

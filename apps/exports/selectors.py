@@ -22,11 +22,19 @@ from django.db.models import Q, QuerySet
 from apps.accounts.models import Organization
 from apps.analysis.engine import Phase
 from apps.analysis.models import PhaseDay, phase_day_decode
+from apps.billing import classify
 from apps.billing.models import BillLine
-from apps.exports.focus import GpuFigures, charge_period
+from apps.exports.focus import (
+    GpuFigures,
+    beijing_midnight_after,
+    charge_period,
+    commitment_kind,
+    match_commitment,
+)
 from apps.metrics.models import InstanceHourRollup
 
 CHUNK_SIZE = 2000
+PREPAID_CATEGORIES = (classify.PURCHASE, classify.REFUND)
 # A line longer than this (a monthly subscription) has its figures read with the other long
 # lines: folding its month into the hourly lines' lookups would read a month of every instance
 # of the chunk.
@@ -43,9 +51,18 @@ LINE_FIELDS = (
     "item_code",
     "item_name",
     "product_name",
+    "action_type_name",
     "charge_type",
     "charge_category",
     "component_class",
+    "commitment",
+    "cost_without_commitment",
+    "single_price",
+    "contract_price",
+    "price_unit",
+    "payer_uin",
+    "owner_uin",
+    "pay_time",
     "resource_id",
     "resource_name",
     "region_name",
@@ -78,19 +95,37 @@ LINE_FIELDS = (
 
 @dataclasses.dataclass(frozen=True)
 class LineCursor:
-    """Where a page ends: the last line's (charge period start, id)."""
+    """Where a page starts: a line's (charge period start, id) and the index of its first FOCUS
+    row on the page (a prepaid line has several: its own and its amortized rows)."""
 
     fee_begin_at: dt.datetime
     line_id: int
+    row_index: int = 0
 
 
 def export_lines(
-    *, organization: Organization, start: dt.datetime, end: dt.datetime
+    *, organization: Organization, start: dt.datetime, end: dt.datetime, amortized: bool = False
 ) -> QuerySet[BillLine, dict[str, Any]]:
-    """The organization's bill lines whose charge period starts in ``[start, end)``, as values."""
+    """The organization's bill lines whose charge period starts in ``[start, end)``, as values.
+
+    ``amortized``: also the purchases (and refunds) that started before ``start`` but still
+    cover a Beijing day starting in it, for their amortized FOCUS rows (they come first, in
+    export order).
+    """
+    window = Q(fee_begin_at__gte=start, fee_begin_at__lt=end)
+    first_day = beijing_midnight_after(start)
+    if amortized and first_day < end:
+        # An amortized day is in the window holding its start (a Beijing midnight), so an
+        # earlier purchase counts when it still covers the first one: fee_end_at is inclusive
+        # (23:59:59), and a purchase ending at first_day - 1 s has no day in the window.
+        window |= Q(
+            charge_category__in=PREPAID_CATEGORIES,
+            fee_begin_at__lt=start,
+            fee_end_at__gte=first_day,
+        )
     return (
         BillLine.objects.for_organization(organization)
-        .filter(fee_begin_at__gte=start, fee_begin_at__lt=end)
+        .filter(window)
         .order_by("fee_begin_at", "id")
         .values(*LINE_FIELDS)
     )
@@ -99,12 +134,13 @@ def export_lines(
 def after_cursor(
     lines: QuerySet[BillLine, dict[str, Any]], cursor: LineCursor | None
 ) -> QuerySet[BillLine, dict[str, Any]]:
-    """The lines after ``cursor`` in export order (keyset: no OFFSET, however deep the page)."""
+    """The cursor's line and those after it in export order (keyset: no OFFSET, however deep
+    the page); the caller skips the cursor line's rows before ``row_index``."""
     if cursor is None:
         return lines
     return lines.filter(
         Q(fee_begin_at__gt=cursor.fee_begin_at)
-        | Q(fee_begin_at=cursor.fee_begin_at, id__gt=cursor.line_id)
+        | Q(fee_begin_at=cursor.fee_begin_at, id__gte=cursor.line_id)
     )
 
 
@@ -127,9 +163,86 @@ def lines_with_gpu_figures(
     """Each line with the GPU utilization and idle minutes of its charge period, streamed."""
     rows = streamed(lines, chunk_size=chunk_size)
     while chunk := list(islice(rows, chunk_size)):
+        _name_commitments(chunk)
+        _name_refunded_months(chunk)
         figures = _chunk_figures(chunk)
         for row in chunk:
             yield row, figures.get(row["id"], GpuFigures())
+
+
+_PURCHASE_FIELDS = (
+    "account_id",
+    "bill_id",
+    "resource_id",
+    "resource_name",
+    "region_name",
+    "zone_name",
+    "fee_begin_at",
+    "fee_end_at",
+    "charge_category",
+    "commitment",
+    "product_name",
+    "component_name",
+    "item_name",
+)
+
+
+def _name_commitments(chunk: list[dict[str, Any]]) -> None:
+    """``commitment_discount`` (id, name) of the chunk's commitment purchases and of the usage
+    an RI / SP paid for: one query of the commitment purchases, only when such usage is in it."""
+    covered = []
+    for row in chunk:
+        kind = commitment_kind(row)
+        if not kind:
+            continue
+        if row["charge_category"] in PREPAID_CATEGORIES:
+            row["commitment_discount"] = (
+                row["resource_id"] or row["bill_id"],
+                row["resource_name"],
+            )
+        else:
+            covered.append(row)
+    if not covered:
+        return
+    purchases = [
+        purchase
+        for purchase in BillLine.objects.filter(
+            account_id__in={row["account_id"] for row in covered},
+            charge_category=classify.PURCHASE,
+            fee_begin_at__lte=max(row["fee_begin_at"] for row in covered),
+            fee_end_at__gte=min(row["fee_begin_at"] for row in covered),
+        ).values(*_PURCHASE_FIELDS)
+        if commitment_kind(purchase)
+    ]
+    for row in covered:
+        row["commitment_discount"] = match_commitment(row, purchases)
+
+
+def _name_refunded_months(chunk: list[dict[str, Any]]) -> None:
+    """``refunded_month`` of the chunk's refunds: the bill month of the latest purchase of the
+    same resource paid before the refund (one query, only when the chunk holds a refund)."""
+    refunds = [
+        row for row in chunk if row["charge_category"] == classify.REFUND and row["resource_id"]
+    ]
+    if not refunds:
+        return
+    purchases: dict[tuple[int, str], list[tuple[dt.datetime, str]]] = {}
+    for account_id, resource_id, paid, begin, month in (
+        BillLine.objects.filter(
+            account_id__in={row["account_id"] for row in refunds},
+            resource_id__in={row["resource_id"] for row in refunds},
+            charge_category=classify.PURCHASE,
+        )
+        .values_list("account_id", "resource_id", "pay_time", "fee_begin_at", "month")
+        .distinct()
+    ):
+        purchases.setdefault((account_id, resource_id), []).append((paid or begin, month))
+    for row in refunds:
+        moment = row["pay_time"] or row["fee_begin_at"]
+        before = [
+            p for p in purchases.get((row["account_id"], row["resource_id"]), []) if p[0] <= moment
+        ]
+        row["refunded_month"] = max(before)[1] if before else None
 
 
 def _chunk_figures(chunk: list[dict[str, Any]]) -> dict[int, GpuFigures]:

@@ -304,12 +304,16 @@ def test_it_recomputes_the_last_fourteen_days_nightly(fleet: list[Instance]) -> 
 def test_it_runs_the_tasks_with_an_iso_as_of(fleet: list[Instance]) -> None:
     from apps.analysis.tasks import analyse_full, analyse_recent
 
-    assert analyse_recent.delay(as_of=AS_OF.isoformat()).get()["instances"] == len(fleet)
+    queued = analyse_recent.delay(as_of=AS_OF.isoformat()).get()
+    assert queued["instances"] == len(fleet)
+    assert AnalysisState.objects.filter(analysed_until=AS_OF).count() == len(fleet)
+    phase_days = list(PhaseDay.objects.order_by("instance_id", "day").values())
     full = analyse_full.delay(as_of=AS_OF.isoformat()).get()
     # The nightly run covers 14 days: the days before the data are new UNKNOWN segments, the
     # analysed days are unchanged.
     assert full["instances"] == len(fleet)
-    assert (full["segments_deleted"], full["hours_updated"], full["hours_deleted"]) == (0, 0, 0)
+    assert full["instance_days"] == len(fleet) * 14
+    assert list(PhaseDay.objects.order_by("instance_id", "day").values()) == phase_days
     assert not PhaseSegment.objects.filter(start_at__lt=START).exclude(phase=0).exists()
 
 

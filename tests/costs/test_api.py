@@ -9,11 +9,14 @@ from decimal import Decimal
 import pytest
 from rest_framework.test import APIClient
 
+from apps.accounts import services as accounts_services
 from apps.accounts.models import Organization
 from apps.billing.models import BillLine
 from apps.billing.services import bill_lines_reassign_projects
+from apps.billing.signals import bill_lines_changed
 from apps.cloud.models import CloudAccount, Instance, Project
 from apps.cloud.projects import ProjectResolver
+from apps.costs.models import CostDay
 
 pytestmark = pytest.mark.django_db
 
@@ -66,7 +69,10 @@ def lines(acme: Organization) -> list[BillLine]:
                     cost=Decimal("1.23456789") * (n + 1),
                 )
             )
-    return BillLine.objects.bulk_create(rows)
+    created = BillLine.objects.bulk_create(rows)
+    # As a bills sync does once the lines are written (apps.billing.months).
+    bill_lines_changed.send(sender=BillLine, organization=acme, months=["2026-10", "2026-11"])
+    return created
 
 
 @pytest.mark.parametrize(
@@ -229,3 +235,15 @@ def test_it_rebuilds_the_local_days_when_the_timezone_changes(
             "total"
         ]
     ) == Decimal(0)
+
+
+def test_a_timezone_change_rebuilds_the_rollup_at_the_change(
+    lines: list[BillLine], acme: Organization
+) -> None:
+    def days() -> set[dt.date]:
+        return set(CostDay.objects.filter(organization=acme).values_list("day", flat=True))
+
+    assert days() == {dt.date(2026, 10, 31), dt.date(2026, 11, 1), dt.date(2026, 11, 2)}
+    # 10:00 in Shanghai is 19:00 the day before in Los Angeles.
+    accounts_services.organization_update(organization=acme, timezone="America/Los_Angeles")
+    assert days() == {dt.date(2026, 10, 30), dt.date(2026, 10, 31), dt.date(2026, 11, 1)}

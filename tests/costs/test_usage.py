@@ -16,6 +16,7 @@ from rest_framework.test import APIClient
 
 from apps.analysis import pricing, services
 from apps.billing.models import BillLine
+from apps.billing.signals import bill_lines_changed
 from apps.cloud.models import Instance
 from apps.metrics.models import InstanceHourRollup
 from tests.analysis.conftest import (  # noqa: F401  (fixtures)
@@ -44,6 +45,9 @@ def analysed(fleet: list[Instance]) -> list[Instance]:  # noqa: F811
     services.analysis_run(instance_ids=[i.pk for i in fleet], start=START, end=AS_OF, as_of=AS_OF)
     bill_hours(fleet[0], START, 72)
     bill_hours(fleet[1], START, 72, compute=Decimal("7.25"))
+    # As a bills sync does once the lines are written (apps.billing.months).
+    organization = fleet[0].organization
+    bill_lines_changed.send(sender=BillLine, organization=organization, months=None)
     return fleet
 
 

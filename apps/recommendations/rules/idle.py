@@ -19,8 +19,11 @@ from .common import (
     label,
     lookback_days,
     paid_price,
+    price_evidence,
     running_hours_per_month,
+    still_billed,
     stop_command,
+    stop_evidence,
 )
 from .thresholds import RuleThresholds
 from .types import PREPAID, Finding, InstanceEvidence, Risk, Saving
@@ -84,9 +87,11 @@ def stop_idle(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
         "gpu_mem_avg_pct": round(mem_mean, 2),
         "idle_gpu_util_p95_max_pct": th.idle_gpu_util_p95_max_pct,
         "billed_hours": str(ev.billed_hours),
-        "billed_compute_cost": str(cents(ev.billed_compute_cost)),
+        "billed_runtime_cost": str(cents(ev.billed_runtime_cost)),
         "chart": "metrics",
         "chart_range": chart_range(ev),
+        **({} if ev.charge_type == PREPAID else stop_evidence(price, currency)),
+        **price_evidence(price, currency),
     }
     name = label(ev)
     if kind == STOP_IDLE:
@@ -96,11 +101,14 @@ def stop_idle(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             f"last {lookback_days(ev)} days (p95 GPU utilization at most "
             f"{th.idle_gpu_util_p95_max_pct:g} %, no GPU memory held, average "
             f"{util_mean:.1f} %). Nothing is running on it: stop it with STOP_CHARGING, or "
-            "release it if nobody claims it. Its disks keep billing while it is stopped."
+            "release it if nobody claims it. "
+            f"{', '.join(still_billed(price, currency))} keep billing while it is stopped"
+            f"{f' ({price.stop_note(currency)})' if price and ev.charge_type != PREPAID else ''}."
         )
         steps = [
             "Check with the owner (tags, project) that nothing needs it.",
-            "Stop it with STOP_CHARGING (compute stops billing; disks and bandwidth still bill).",
+            "Stop it with STOP_CHARGING (compute and GPU stop billing; "
+            f"{', '.join(still_billed(price, currency))} still bill).",
             "Release it (TerminateInstances) once nobody claims it, after a snapshot if needed.",
         ]
         risk = Risk(1, "Nothing ran on it for the whole lookback; restarting takes minutes.")

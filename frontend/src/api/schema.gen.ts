@@ -503,7 +503,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Billed cost (RealCost) by local day, week or month, grouped by up to two dimensions. */
+        /**
+         * @description Cost (RealCost), amortized or as billed, by local day, week or month, grouped by up to
+         *     two dimensions.
+         */
         get: operations["v1_costs_retrieve"];
         put?: never;
         post?: never;
@@ -646,7 +649,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description FOCUS 1.2: every mandatory column, resource, region, pricing category, tags, GPU columns. */
+        /**
+         * @description FOCUS: every mandatory column of the version, resource, region, pricing and commitment
+         *     columns, tags, GPU columns; prepaid purchases amortized in EffectiveCost.
+         */
         get: operations["v1_exports_focus_csv_retrieve"];
         put?: never;
         post?: never;
@@ -1451,12 +1457,6 @@ export interface components {
             /** @description Its name then. */
             label: string;
         };
-        /**
-         * @description * `actual` - actual
-         *     * `forecast` - forecast
-         * @enum {string}
-         */
-        BasisEnum: "actual" | "forecast";
         /** @enum {unknown} */
         BlankEnum: "";
         /** @description Scopes the ``project`` field to the request's organization: another one's is a 400. */
@@ -1613,6 +1613,18 @@ export interface components {
          */
         CloudAccountStatusEnum: "pending" | "ok" | "failing" | "disabled";
         /**
+         * @description * `Spend` - Spend
+         *     * `Usage` - Usage
+         * @enum {string}
+         */
+        CommitmentDiscountCategoryEnum: "Spend" | "Usage";
+        /**
+         * @description * `Used` - Used
+         *     * `Unused` - Unused
+         * @enum {string}
+         */
+        CommitmentDiscountStatusEnum: "Used" | "Unused";
+        /**
          * @description * `below` - below
          *     * `above` - above
          * @enum {string}
@@ -1655,6 +1667,12 @@ export interface components {
             /** @description The API calls that were made, in order. */
             checked: string[];
         };
+        /**
+         * @description * `billed` - billed
+         *     * `amortized` - amortized
+         * @enum {string}
+         */
+        CostBasisEnum: "billed" | "amortized";
         CostGroup: {
             keys: components["schemas"]["GroupKey"][];
             /** @description Decimal string (8 decimals, the bills' precision). */
@@ -1674,6 +1692,13 @@ export interface components {
             cost: string;
         };
         CostReport: {
+            /**
+             * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+             *
+             *     * `billed` - billed
+             *     * `amortized` - amortized
+             */
+            basis: components["schemas"]["CostBasisEnum"];
             /**
              * Format: date
              * @description First local day, inclusive.
@@ -1849,10 +1874,10 @@ export interface components {
         FocusRow: {
             /**
              * Format: decimal
-             * @description FOCUS Decimal, Mandatory. RealCost of the line.
+             * @description FOCUS Decimal, Mandatory. RealCost of the line, as invoiced.
              */
             BilledCost: string;
-            /** @description FOCUS String, Mandatory. The cloud account's id in GPU Ledger. */
+            /** @description FOCUS String, Mandatory. The payer's Tencent account (UIN). */
             BillingAccountId: string;
             /** @description FOCUS String, Mandatory. */
             BillingAccountName: string | null;
@@ -1879,7 +1904,7 @@ export interface components {
              */
             ChargeCategory: components["schemas"]["ChargeCategoryEnum"];
             /**
-             * @description FOCUS String, Mandatory.
+             * @description FOCUS String, Mandatory. Correction for a refund or adjustment of an earlier bill month, else null.
              *
              *     * `Correction` - Correction
              */
@@ -1905,22 +1930,54 @@ export interface components {
              */
             ChargePeriodEnd: string;
             /**
+             * @description FOCUS String, Conditional. Null unless a reserved instance or savings plan is involved.
+             *
+             *     * `Spend` - Spend
+             *     * `Usage` - Usage
+             */
+            CommitmentDiscountCategory: (components["schemas"]["CommitmentDiscountCategoryEnum"] | components["schemas"]["NullEnum"]) | null;
+            /** @description FOCUS String, Conditional. Null unless a reserved instance or savings plan is involved. */
+            CommitmentDiscountId: string | null;
+            /** @description FOCUS String, Conditional. Null unless a reserved instance or savings plan is involved. */
+            CommitmentDiscountName: string | null;
+            /**
+             * @description FOCUS String, Conditional. Null unless a reserved instance or savings plan is involved.
+             *
+             *     * `Used` - Used
+             *     * `Unused` - Unused
+             */
+            CommitmentDiscountStatus: (components["schemas"]["CommitmentDiscountStatusEnum"] | components["schemas"]["NullEnum"]) | null;
+            /** @description FOCUS String, Conditional. Null unless a reserved instance or savings plan is involved. */
+            CommitmentDiscountType: string | null;
+            /**
              * Format: decimal
              * @description FOCUS Decimal, Mandatory.
              */
             ContractedCost: string;
             /**
              * Format: decimal
-             * @description FOCUS Decimal, Mandatory.
+             * @description FOCUS Decimal, Conditional. ContractPrice.
+             */
+            ContractedUnitPrice: string | null;
+            /**
+             * Format: decimal
+             * @description FOCUS Decimal, Mandatory. Amortized: 0 on a prepaid purchase, its cost spread over the days it covers.
              */
             EffectiveCost: string;
+            /** @description FOCUS String, Mandatory. FOCUS 1.3 on. */
+            HostProviderName?: string | null;
             /** @description FOCUS String, Mandatory. */
             InvoiceIssuerName: string;
             /**
              * Format: decimal
-             * @description FOCUS Decimal, Mandatory.
+             * @description FOCUS Decimal, Mandatory. Cost of the line at list price.
              */
             ListCost: string;
+            /**
+             * Format: decimal
+             * @description FOCUS Decimal, Conditional. SinglePrice.
+             */
+            ListUnitPrice: string | null;
             /**
              * @description FOCUS String, Conditional.
              *
@@ -1937,9 +1994,9 @@ export interface components {
             PricingQuantity: string | null;
             /** @description FOCUS String, Mandatory. */
             PricingUnit: string | null;
-            /** @description FOCUS String, Mandatory. */
+            /** @description FOCUS String, Mandatory. Deprecated in 1.3, still mandatory. */
             ProviderName: string;
-            /** @description FOCUS String, Mandatory. */
+            /** @description FOCUS String, Mandatory. Deprecated in 1.3, still mandatory. */
             PublisherName: string;
             /**
              * @description FOCUS String, Mandatory.
@@ -1949,6 +2006,24 @@ export interface components {
             ServiceCategory: components["schemas"]["ServiceCategoryEnum"];
             /** @description FOCUS String, Mandatory. */
             ServiceName: string;
+            /** @description FOCUS String, Mandatory. FOCUS 1.3 on. */
+            ServiceProviderName?: string;
+            /**
+             * @description FOCUS String, Recommended.
+             *
+             *     * `Virtual Machines` - Virtual Machines
+             */
+            ServiceSubcategory: components["schemas"]["ServiceSubcategoryEnum"];
+            /** @description FOCUS String, Conditional. The component's ItemCode. */
+            SkuId: string | null;
+            /** @description FOCUS String, Conditional. The component's name. */
+            SkuMeter: string | null;
+            /** @description FOCUS String, Conditional. ItemCode / charge type. */
+            SkuPriceId: string | null;
+            /** @description FOCUS String, Conditional. The owner's UIN. */
+            SubAccountId: string | null;
+            /** @description FOCUS String, Conditional. */
+            SubAccountName: string | null;
             /** @description FOCUS String, Conditional. */
             ResourceId: string | null;
             /** @description FOCUS String, Conditional. */
@@ -1991,6 +2066,8 @@ export interface components {
              * @description FOCUS Decimal, Custom. Cost x idle minutes / minutes.
              */
             x_IdleCost: string | null;
+            /** @description FOCUS String, Custom. The Tencent BillId the row comes from (an amortized row: its purchase's). */
+            x_BillLineId: string;
         };
         /**
          * @description * `daily` - Daily
@@ -2165,7 +2242,7 @@ export interface components {
             tags: {
                 [key: string]: string;
             };
-            /** @description Billed cost (RealCost) of the range, from the daily rollup. */
+            /** @description Cost (RealCost) of the range on its basis, from the daily rollup. */
             cost: string;
             /** @description Money of the idle phase (null for an instance without GPUs). */
             waste: string | null;
@@ -2183,6 +2260,13 @@ export interface components {
             util_daily: (number | null)[];
         };
         InstanceUsagePage: {
+            /**
+             * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+             *
+             *     * `billed` - billed
+             *     * `amortized` - amortized
+             */
+            basis: components["schemas"]["CostBasisEnum"];
             count: number;
             /** Format: uri */
             next: string | null;
@@ -2803,7 +2887,7 @@ export interface components {
             /** @description null: the Unallocated row. */
             slug: string | null;
             name: string;
-            /** @description Billed cost of the lines allocated to the project. */
+            /** @description Cost (on the basis) of the lines allocated to the project. */
             cost: string;
             /** @description Cost per local day of `days`. */
             cost_daily: string[];
@@ -2820,6 +2904,13 @@ export interface components {
             instance_count: number;
         };
         ProjectUsageList: {
+            /**
+             * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+             *
+             *     * `billed` - billed
+             *     * `amortized` - amortized
+             */
+            basis: components["schemas"]["CostBasisEnum"];
             /** Format: date */
             start: string;
             /** Format: date */
@@ -3089,6 +3180,11 @@ export interface components {
          * @enum {string}
          */
         ServiceCategoryEnum: "Compute";
+        /**
+         * @description * `Virtual Machines` - Virtual Machines
+         * @enum {string}
+         */
+        ServiceSubcategoryEnum: "Virtual Machines";
         /** @description Reject unknown fields and non-string values for text fields. */
         SetPasswordRequest: {
             uid: string;
@@ -3216,8 +3312,14 @@ export interface components {
         };
         ThresholdCrossed: {
             threshold_pct: number;
-            basis: components["schemas"]["BasisEnum"];
+            basis: components["schemas"]["ThresholdCrossedBasisEnum"];
         };
+        /**
+         * @description * `actual` - actual
+         *     * `forecast` - forecast
+         * @enum {string}
+         */
+        ThresholdCrossedBasisEnum: "actual" | "forecast";
         /** @description One field of ``RuleThresholds``, described for a settings form. */
         ThresholdField: {
             name: string;
@@ -3621,8 +3723,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["AlertRecipientRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["AlertRecipientRequest"];
-                "multipart/form-data": components["schemas"]["AlertRecipientRequest"];
             };
         };
         responses: {
@@ -3670,7 +3770,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3841,8 +3941,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ThresholdRuleRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ThresholdRuleRequest"];
-                "multipart/form-data": components["schemas"]["ThresholdRuleRequest"];
             };
         };
         responses: {
@@ -3890,7 +3988,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4062,8 +4160,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedThresholdRuleRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedThresholdRuleRequest"];
-                "multipart/form-data": components["schemas"]["PatchedThresholdRuleRequest"];
             };
         };
         responses: {
@@ -4111,7 +4207,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4364,8 +4460,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedAlertSettingsRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedAlertSettingsRequest"];
-                "multipart/form-data": components["schemas"]["PatchedAlertSettingsRequest"];
             };
         };
         responses: {
@@ -4413,7 +4507,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4511,8 +4605,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedAnalysisSettingsRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedAnalysisSettingsRequest"];
-                "multipart/form-data": components["schemas"]["PatchedAnalysisSettingsRequest"];
             };
         };
         responses: {
@@ -4560,7 +4652,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4749,8 +4841,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ApiKeyRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ApiKeyRequest"];
-                "multipart/form-data": components["schemas"]["ApiKeyRequest"];
             };
         };
         responses: {
@@ -4798,7 +4888,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4970,8 +5060,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ApiKeyRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ApiKeyRequest"];
-                "multipart/form-data": components["schemas"]["ApiKeyRequest"];
             };
         };
         responses: {
@@ -5019,7 +5107,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5247,8 +5335,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["LoginRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["LoginRequest"];
-                "multipart/form-data": components["schemas"]["LoginRequest"];
             };
         };
         responses: {
@@ -5278,7 +5364,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5334,7 +5420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5366,8 +5452,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SetPasswordRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["SetPasswordRequest"];
-                "multipart/form-data": components["schemas"]["SetPasswordRequest"];
             };
         };
         responses: {
@@ -5397,7 +5481,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5429,8 +5513,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SignupRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["SignupRequest"];
-                "multipart/form-data": components["schemas"]["SignupRequest"];
             };
         };
         responses: {
@@ -5460,7 +5542,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5492,8 +5574,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["VerifyEmailRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["VerifyEmailRequest"];
-                "multipart/form-data": components["schemas"]["VerifyEmailRequest"];
             };
         };
         responses: {
@@ -5523,7 +5603,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5555,8 +5635,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ResendVerificationRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ResendVerificationRequest"];
-                "multipart/form-data": components["schemas"]["ResendVerificationRequest"];
             };
         };
         responses: {
@@ -5586,7 +5664,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5691,8 +5769,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["BudgetRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["BudgetRequest"];
-                "multipart/form-data": components["schemas"]["BudgetRequest"];
             };
         };
         responses: {
@@ -5740,7 +5816,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5915,8 +5991,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedBudgetRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedBudgetRequest"];
-                "multipart/form-data": components["schemas"]["PatchedBudgetRequest"];
             };
         };
         responses: {
@@ -5964,7 +6038,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6067,8 +6141,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CloudAccountRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["CloudAccountRequest"];
-                "multipart/form-data": components["schemas"]["CloudAccountRequest"];
             };
         };
         responses: {
@@ -6116,7 +6188,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6220,8 +6292,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedCloudAccountRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedCloudAccountRequest"];
-                "multipart/form-data": components["schemas"]["PatchedCloudAccountRequest"];
             };
         };
         responses: {
@@ -6269,7 +6339,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6304,8 +6374,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CloudAccountRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["CloudAccountRequest"];
-                "multipart/form-data": components["schemas"]["CloudAccountRequest"];
             };
         };
         responses: {
@@ -6353,7 +6421,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6385,8 +6453,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ConnectionTestRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ConnectionTestRequest"];
-                "multipart/form-data": components["schemas"]["ConnectionTestRequest"];
             };
         };
         responses: {
@@ -6434,7 +6500,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6459,6 +6525,8 @@ export interface operations {
     v1_costs_retrieve: {
         parameters: {
             query?: {
+                /** @description billed (as invoiced: a line on the day it was charged) or amortized (purchases and refunds spread over the period they cover); default: amortized. */
+                basis?: "amortized" | "billed";
                 /** @description Only lines whose charge_type is one of these (comma-separated). */
                 charge_type?: string;
                 /** @description Default: the organization's. */
@@ -6642,8 +6710,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["DigestSubscriptionRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["DigestSubscriptionRequest"];
-                "multipart/form-data": components["schemas"]["DigestSubscriptionRequest"];
             };
         };
         responses: {
@@ -6691,7 +6757,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6795,8 +6861,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["DigestSubscriptionRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["DigestSubscriptionRequest"];
-                "multipart/form-data": components["schemas"]["DigestSubscriptionRequest"];
             };
         };
         responses: {
@@ -6844,7 +6908,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6947,8 +7011,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedDigestSubscriptionRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedDigestSubscriptionRequest"];
-                "multipart/form-data": components["schemas"]["PatchedDigestSubscriptionRequest"];
             };
         };
         responses: {
@@ -6996,7 +7058,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7194,7 +7256,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7305,6 +7367,8 @@ export interface operations {
                 page_size?: number;
                 /** @description ISO date or date-time, inclusive (naive = the organization's timezone); default: the start of the current month. */
                 start?: string;
+                /** @description FOCUS version of the columns (default 1.3; 1.3 adds ServiceProviderName and HostProviderName). */
+                version?: "1.2" | "1.3";
             };
             header?: never;
             path?: never;
@@ -7377,6 +7441,8 @@ export interface operations {
                 format?: "csv" | "json";
                 /** @description ISO date or date-time, inclusive (naive = the organization's timezone); default: the start of the current month. */
                 start?: string;
+                /** @description FOCUS version of the columns (default 1.3; 1.3 adds ServiceProviderName and HostProviderName). */
+                version?: "1.2" | "1.3";
             };
             header?: never;
             path?: never;
@@ -7528,8 +7594,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["HolidayRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["HolidayRequest"];
-                "multipart/form-data": components["schemas"]["HolidayRequest"];
             };
         };
         responses: {
@@ -7577,7 +7641,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7681,8 +7745,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["HolidayRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["HolidayRequest"];
-                "multipart/form-data": components["schemas"]["HolidayRequest"];
             };
         };
         responses: {
@@ -7730,7 +7792,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7833,8 +7895,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedHolidayRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedHolidayRequest"];
-                "multipart/form-data": components["schemas"]["PatchedHolidayRequest"];
             };
         };
         responses: {
@@ -7882,7 +7942,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8390,8 +8450,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["InvitationRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["InvitationRequest"];
-                "multipart/form-data": components["schemas"]["InvitationRequest"];
             };
         };
         responses: {
@@ -8439,7 +8497,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8608,8 +8666,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["InvitationAcceptRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["InvitationAcceptRequest"];
-                "multipart/form-data": components["schemas"]["InvitationAcceptRequest"];
             };
         };
         responses: {
@@ -8639,7 +8695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8737,8 +8793,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedMeUpdateRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedMeUpdateRequest"];
-                "multipart/form-data": components["schemas"]["PatchedMeUpdateRequest"];
             };
         };
         responses: {
@@ -8786,7 +8840,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8818,8 +8872,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SwitchOrganizationRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["SwitchOrganizationRequest"];
-                "multipart/form-data": components["schemas"]["SwitchOrganizationRequest"];
             };
         };
         responses: {
@@ -8867,7 +8919,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9110,8 +9162,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedMembershipRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedMembershipRequest"];
-                "multipart/form-data": components["schemas"]["PatchedMembershipRequest"];
             };
         };
         responses: {
@@ -9159,7 +9209,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9262,8 +9312,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OrganizationCreateRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["OrganizationCreateRequest"];
-                "multipart/form-data": components["schemas"]["OrganizationCreateRequest"];
             };
         };
         responses: {
@@ -9311,7 +9359,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9415,8 +9463,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedOrganizationRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedOrganizationRequest"];
-                "multipart/form-data": components["schemas"]["PatchedOrganizationRequest"];
             };
         };
         responses: {
@@ -9464,7 +9510,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9567,8 +9613,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ProjectTagKeyRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ProjectTagKeyRequest"];
-                "multipart/form-data": components["schemas"]["ProjectTagKeyRequest"];
             };
         };
         responses: {
@@ -9616,7 +9660,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9859,8 +9903,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedProjectRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedProjectRequest"];
-                "multipart/form-data": components["schemas"]["PatchedProjectRequest"];
             };
         };
         responses: {
@@ -9908,7 +9950,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10126,8 +10168,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ActionInputRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ActionInputRequest"];
-                "multipart/form-data": components["schemas"]["ActionInputRequest"];
             };
         };
         responses: {
@@ -10175,7 +10215,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10273,8 +10313,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedSettingsRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedSettingsRequest"];
-                "multipart/form-data": components["schemas"]["PatchedSettingsRequest"];
             };
         };
         responses: {
@@ -10322,7 +10360,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10458,6 +10496,13 @@ export interface operations {
         parameters: {
             query?: {
                 /**
+                 * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+                 *
+                 *     * `billed` - billed
+                 *     * `amortized` - amortized
+                 */
+                basis?: "billed" | "amortized";
+                /**
                  * @description * `POSTPAID_BY_HOUR` - POSTPAID_BY_HOUR
                  *     * `PREPAID` - PREPAID
                  *     * `SPOTPAID` - SPOTPAID
@@ -10580,6 +10625,13 @@ export interface operations {
     v1_usage_projects_retrieve: {
         parameters: {
             query?: {
+                /**
+                 * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+                 *
+                 *     * `billed` - billed
+                 *     * `amortized` - amortized
+                 */
+                basis?: "billed" | "amortized";
                 /** @description Last local day, inclusive; default: today (local). */
                 end?: string;
                 /** @description First local day; default: 6 days ago. */
