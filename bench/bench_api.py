@@ -76,9 +76,6 @@ def build(shape: dict[str, int]) -> dict[str, Any]:
 
     from apps.accounts.models import Membership, Organization
     from apps.analysis import services as analysis_services
-    from apps.billing.models import BillLine
-    from apps.billing.rollups import bill_days_refresh
-    from apps.billing.signals import bill_lines_changed
     from apps.cloud.models import CloudAccount, Instance, Project
     from tests.fleet_generator import fleet_generate
 
@@ -162,19 +159,43 @@ def build(shape: dict[str, int]) -> dict[str, Any]:
     )
     timed(f"analysis of the {raw_days} days", started)
 
-    # The lines were inserted in SQL: build what a bills sync builds after writing lines, with
-    # the product's own entry points (billing's rollup, then the signal every app deriving data
-    # from bill lines listens to).
+    derived_rebuild(timings)
+    return {"today": local_today, "timings": timings, "written": written, "counts": _counts()}
+
+
+def derived_rebuild(timings: dict[str, float]) -> None:
+    """What a bills sync builds after writing lines, with the product's own entry points:
+    billing's instance-day rollup, then the signal every app deriving data from bill lines
+    listens to (the lines were inserted in SQL, without it). Also run on a kept database
+    whose migrations changed since its build (a rollup's shape may have)."""
+    from django.db import connection
+
+    from apps.accounts.models import Organization
+    from apps.billing.models import BillLine
+    from apps.billing.rollups import bill_days_refresh
+    from apps.billing.signals import bill_lines_changed
+    from apps.cloud.models import CloudAccount
+
+    organization = Organization.objects.get(slug="bench")
     started = time.perf_counter()
-    bill_days_refresh(account=account)
-    timed("billing's instance-day rollup (bill_days_refresh)", started)
+    for account in CloudAccount.objects.filter(organization=organization):
+        bill_days_refresh(account=account)
+    timings["billing's instance-day rollup (bill_days_refresh)"] = time.perf_counter() - started
+    print(f"  bill_days_refresh: {time.perf_counter() - started:.1f} s", flush=True)
     started = time.perf_counter()
     receivers = bill_lines_changed.send(sender=BillLine, organization=organization, months=None)
     names = ", ".join(f"{r.__module__}.{r.__qualname__}" for r, _ in receivers)
-    timed(f"bill_lines_changed receivers ({names})", started)
+    timings[f"bill_lines_changed receivers ({names})"] = time.perf_counter() - started
+    print(f"  bill_lines_changed: {time.perf_counter() - started:.1f} s", flush=True)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
-        counts = {}
+
+
+def _counts() -> dict[str, int]:
+    from django.db import connection
+
+    counts = {}
+    with connection.cursor() as cursor:
         for table in (
             "billing_billline",
             "metrics_instancehourrollup",
@@ -184,7 +205,17 @@ def build(shape: dict[str, int]) -> dict[str, Any]:
         ):
             cursor.execute(f"SELECT COUNT(*) FROM {table}")
             counts[table] = cursor.fetchone()[0]
-    return {"today": local_today, "timings": timings, "written": written, "counts": counts}
+    return counts
+
+
+def _migrations() -> int:
+    """How many migrations the database has applied (a kept build's rollups may be stale
+    when it changed)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT COUNT(*) FROM django_migrations")
+        return int(cursor.fetchone()[0])
 
 
 HOUR_AND_DAY_TABLES = ["metrics_instancehourrollup", "metrics_instancedayrollup"]
@@ -217,10 +248,30 @@ def _meta_write(data: dict[str, Any], shape: dict[str, int], built: float) -> No
             "written": list(data["written"].items()),
             "counts": data["counts"],
             "built": built,
+            "migrations": _migrations(),
         }
         cursor.execute(
             f"INSERT INTO {META_TABLE} VALUES (%s, %s, %s)",
             [DATA_VERSION, json.dumps(shape), json.dumps(meta)],
+        )
+
+
+def _meta_update(data: dict[str, Any]) -> None:
+    """Record that the kept build's rollups were rebuilt under the current migrations."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {META_TABLE} SET meta = meta || %s::jsonb",
+            [
+                json.dumps(
+                    {
+                        "migrations": _migrations(),
+                        "rebuilt": data["rebuilt"],
+                        "counts": data["counts"],
+                    }
+                )
+            ],
         )
 
 
@@ -327,6 +378,13 @@ def main() -> None:
         if kept is not None:
             data, built, reused = kept, float(kept["built"]), True
             print(f"reusing the data built on {data['today']} (version {DATA_VERSION})")
+            if data.get("migrations") != _migrations():
+                print("migrations changed since the build: rebuilding the derived rollups")
+                timings: dict[str, float] = {}
+                derived_rebuild(timings)
+                data["rebuilt"] = list(timings.items())
+                data["counts"] = _counts()
+                _meta_update(data)
             from django.db import connection
 
             with connection.cursor() as cursor:
@@ -391,6 +449,10 @@ def _note(
     counts, written = data["counts"], data["written"]
     components = ", ".join(f"{name} ({who})" for _c, _i, name, *_r, who in COMPONENTS)
     timings = "; ".join(f"{k} {v:.0f} s" for k, v in data["timings"].items())
+    rebuilt = ""
+    if data.get("rebuilt"):
+        rebuilt = "; migrations came since, so the derived rollups were rebuilt on the kept lines: "
+        rebuilt += "; ".join(f"{k} {v:.0f} s" for k, v in data["rebuilt"])
     return (
         f"{shape['instances']} instances (15 % prepaid, 15 % spot, 70 % pay-as-you-go; one in "
         f"four with 8 GPUs). Bills: {shape['bill_days']} days, {counts['billing_billline']:,} "
@@ -403,7 +465,8 @@ def _note(
         f"{counts['billing_instancebillday']:,} InstanceBillDay rows. Metrics: "
         f"{shape['rollup_days']} days of rollups ({counts['metrics_instancehourrollup']:,} hour "
         f"rows), {shape['raw_days']} days raw (analysed). Data build {built:.0f} s ({timings})"
-        f"{'; reused from an earlier run (--reuse)' if reused else ''}. Measure: gunicorn 3 sync "
+        f"{'; reused from an earlier run (--reuse)' if reused else ''}{rebuilt}. Measure: "
+        "gunicorn 3 sync "
         f"workers, unloaded: {rounds} rounds (after {WARMUP_ROUNDS} warm-up rounds), each every "
         "URL once, one request at a time on a new connection, the order rotated each round; "
         "'paired' is the median over rounds of the URL's latency over that round's /me. "
