@@ -24,8 +24,8 @@ from apps.analysis.engine import Phase, WasteReport, waste
 from apps.analysis.engine.waste import gpu_hours_of_card_minutes
 from apps.analysis.selectors import PricedInstance, period_labels
 from apps.billing.models import BillLine
-from apps.billing.selectors import amortized_runtime
 from apps.billing.runtime import HOURLY_LINE_MAX, billed_seconds, is_runtime_line, runtime_lines
+from apps.billing.selectors import amortized_runtime
 from apps.cloud.models import ChargeType, InstancePrice
 from apps.core.timegrid import ceil_epoch_minute, datetime_to_epoch_minute
 
