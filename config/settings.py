@@ -374,9 +374,9 @@ SPECTACULAR_SETTINGS = {
         # The audit log's actions, beside the recommendations' (which keep "ActionEnum").
         "AuditActionEnum": "apps.accounts.audit.actions.ACTION_CODES",
         "ActionEnum": "apps.recommendations.serializers.ACTIONS",
-        # Money's basis (billed / amortized) beside a budget's (actual / forecast).
-        "CostBasisEnum": "apps.costs.models.BASIS_CHOICES",
-        "BudgetBasisEnum": "apps.alerts.models.BudgetBasis",
+        # The cost basis (billed / amortized), beside a budget threshold's (actual / forecast).
+        "CostBasisEnum": "apps.costs.bases.BASES",
+        "BasisEnum": ["actual", "forecast"],
     },
 }
 

@@ -1,22 +1,22 @@
 """Reads for alerts: budget status (spend so far and forecast), alert history, recipients.
 
-Budget figures, and how to recompute them by hand from the bill lines:
+Budget figures are the costs app's month-end forecast (``apps.costs.forecast``), the one the
+Overview shows, of the budget's scope (the organization, or the lines allocated to its project)
+in the budget's currency:
 
-- ``spent``: the sum of ``BillLine.cost`` (the real cost, after discounts) of the budget's
-  scope (the organization, or lines allocated to its project) in the budget's currency, whose
-  ``fee_begin_at`` lies in the month, in the organization's timezone, before ``as_of``;
-- ``daily_average``: the same sum over the 7 days before ``as_of`` (crossing into the previous
-  month if need be), divided by 7;
-- ``forecast``: ``spent + daily_average x days_left``, where ``days_left`` is the time from
-  ``as_of`` to the end of the month in days (fractional); a month that has ended forecasts
-  what it spent, a month not yet begun forecasts nothing;
+- the month is the bill month (Beijing time, as Tencent bills), so a budget reads the same in
+  every timezone;
+- ``spent``: the month's amortized cost so far (today included), a prepaid renewal spread over
+  the days it covers;
+- ``daily_average``: the forecast's run rate (the last 7 complete days without purchases);
+- ``forecast``: the costs forecast (complete days + rate x days left + purchases already known);
+  a month that has ended forecasts what it cost, a month not yet begun forecasts nothing;
 - ``percent_used`` = spent / amount x 100 and ``forecast_pct`` = forecast / amount x 100.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import zoneinfo
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
@@ -26,15 +26,9 @@ from django.utils import timezone
 
 from apps.accounts.models import Organization
 from apps.alerts.models import AlertEvent, AlertKind, Budget, BudgetBasis
-from apps.core.timegrid import SECONDS_PER_DAY
-from apps.costs.spend import spend_by
+from apps.costs import forecast as costs_forecast
 
-#: How many days the forecast's daily spend is averaged over.
-FORECAST_TRAILING_DAYS = 7
-FORECAST_METHOD = (
-    "spent so far + average daily spend of the last 7 days x days left in the month "
-    "(organization timezone)"
-)
+FORECAST_METHOD = costs_forecast.METHOD
 CENT = Decimal("0.01")
 
 
@@ -61,37 +55,19 @@ class BudgetStatus:
     forecast_pct: Decimal
     thresholds_crossed: list[ThresholdCrossed] = field(default_factory=list)
     forecast_method: str = FORECAST_METHOD
-
-
-def month_bounds(organization: Organization, month: str) -> tuple[dt.datetime, dt.datetime]:
-    """The first instant of ``month`` (yyyy-mm) and of the next one, in the organization's tz."""
-    tz = zoneinfo.ZoneInfo(organization.timezone)
-    first = dt.date.fromisoformat(f"{month}-01")
-    following = (first + dt.timedelta(days=32)).replace(day=1)
-    return (
-        dt.datetime.combine(first, dt.time(), tzinfo=tz),
-        dt.datetime.combine(following, dt.time(), tzinfo=tz),
-    )
+    # forecast = spent_before_today + daily_average x days_left + known_purchases.
+    spent_before_today: Decimal = Decimal(0)
+    known_purchases: Decimal = Decimal(0)
 
 
 def month_of(organization: Organization, moment: dt.datetime) -> str:
-    """yyyy-mm of ``moment`` in the organization's timezone."""
-    return moment.astimezone(zoneinfo.ZoneInfo(organization.timezone)).strftime("%Y-%m")
+    """The bill month (yyyy-mm, Beijing time) of ``moment``: a budget's month, the same for
+    every organization whatever its timezone (``organization`` is kept for the callers)."""
+    return costs_forecast.bill_month_of(moment)
 
 
-def _spend_by_project(
-    organization: Organization, currency: str, start: dt.datetime, end: dt.datetime
-) -> dict[int | None, Decimal]:
-    """Real cost of the organization's lines in ``currency`` with start <= fee_begin_at < end,
-    per project id (None: unallocated): ``costs.spend.spend_by``, one query."""
-    sums = spend_by(organization, start, end, ("project",), currency=currency)
-    return {project_id: cost for (project_id,), cost in sums.items()}
-
-
-def _of_scope(sums: dict[int | None, Decimal], budget: Budget) -> Decimal:
-    if budget.project_id is not None:
-        return sums.get(budget.project_id, Decimal(0))
-    return sum(sums.values(), Decimal(0))
+def _cents(amount: Decimal) -> Decimal:
+    return amount.quantize(CENT, rounding=ROUND_HALF_UP)
 
 
 def _pct(part: Decimal, whole: Decimal) -> Decimal:
@@ -103,52 +79,34 @@ def _pct(part: Decimal, whole: Decimal) -> Decimal:
 def budget_statuses_of(
     budgets: Sequence[Budget], month: str, *, as_of: dt.datetime | None = None
 ) -> list[BudgetStatus]:
-    """The status of each budget (all of one organization) in ``month`` as of ``as_of``
-    (default now), in order; see the module for the figures. Two queries per currency,
-    however many budgets."""
+    """The status of each budget (all of one organization) in bill ``month`` as of ``as_of``
+    (default now), in order; see the module for the figures. One query per currency, however
+    many budgets."""
     if not budgets:
         return []
+    # As of a given moment (an evaluation, the bills' boundary), today's lines count up to it.
+    until = as_of
     as_of = as_of or timezone.now()
     organization = budgets[0].organization
-    start, end = month_bounds(organization, month)
-    window_end = min(max(as_of, start), end)
-    ended = as_of >= end
-    spent_sums, trailing_sums = {}, {}
-    for currency in {budget.currency for budget in budgets}:
-        spent_sums[currency] = _spend_by_project(organization, currency, start, window_end)
-        trailing_sums[currency] = (
-            {}
-            if ended
-            else _spend_by_project(
-                organization,
-                currency,
-                window_end - dt.timedelta(days=FORECAST_TRAILING_DAYS),
-                window_end,
-            )
-        )
-    if ended:
-        days_left = Decimal(0)
-    else:
-        seconds_left = (end - window_end).total_seconds()
-        days_left = (Decimal(seconds_left) / SECONDS_PER_DAY).quantize(Decimal("0.0001"))
-    return [
-        _status(
-            budget,
-            month,
-            spent=_of_scope(spent_sums[budget.currency], budget),
-            trailing=_of_scope(trailing_sums[budget.currency], budget),
-            days_left=days_left,
-        )
-        for budget in budgets
-    ]
+    money = {
+        currency: costs_forecast.project_day_money(organization, currency, month, until=until)
+        for currency in {budget.currency for budget in budgets}
+    }
+    statuses = []
+    for budget in budgets:
+        per_project = money[budget.currency]
+        if budget.project_id is not None:
+            per_project = {budget.project_id: per_project.get(budget.project_id, {})}
+        figures = costs_forecast.forecast_of(costs_forecast.merged(per_project), month, as_of)
+        statuses.append(_status(budget, month, figures))
+    return statuses
 
 
-def _status(
-    budget: Budget, month: str, *, spent: Decimal, trailing: Decimal, days_left: Decimal
-) -> BudgetStatus:
-    # From the figures as shown (cents, 4-decimal days), so a reader recomputes it to the cent.
-    daily_average = (trailing / FORECAST_TRAILING_DAYS).quantize(CENT, rounding=ROUND_HALF_UP)
-    forecast = (spent + daily_average * days_left).quantize(CENT, rounding=ROUND_HALF_UP)
+def _status(budget: Budget, month: str, figures: costs_forecast.Forecast) -> BudgetStatus:
+    spent = _cents(figures.spent)
+    before_today, known = _cents(figures.spent_before_today), _cents(figures.known_purchases)
+    # From the figures as shown (cents), so a reader recomputes it to the cent.
+    forecast = before_today + figures.run_rate_daily * figures.days_left + known
     amount = budget.amount
     crossed = [
         ThresholdCrossed(int(t), BudgetBasis.ACTUAL)
@@ -167,13 +125,16 @@ def _status(
         month=month,
         amount=amount,
         currency=budget.currency,
-        spent=spent.quantize(CENT, rounding=ROUND_HALF_UP),
-        daily_average=daily_average.quantize(CENT, rounding=ROUND_HALF_UP),
-        days_left=days_left,
+        spent=spent,
+        daily_average=figures.run_rate_daily,
+        days_left=Decimal(figures.days_left).quantize(Decimal("0.0001")),
         forecast=forecast,
         percent_used=_pct(spent, amount),
         forecast_pct=_pct(forecast, amount),
         thresholds_crossed=crossed,
+        forecast_method=figures.method,
+        spent_before_today=before_today,
+        known_purchases=known,
     )
 
 

@@ -48,14 +48,28 @@ class ThresholdCrossedSerializer(serializers.Serializer):
 
 
 class BudgetStatusSerializer(serializers.Serializer):
-    month = serializers.CharField(help_text="yyyy-mm in the organization's timezone.")
+    month = serializers.CharField(help_text="The bill month, yyyy-mm (Beijing time).")
     spent = serializers.DecimalField(
-        max_digits=20, decimal_places=2, help_text="Bill lines' real cost so far this month."
+        max_digits=20,
+        decimal_places=2,
+        help_text="Amortized cost of the bill month so far, today included.",
+    )
+    spent_before_today = serializers.DecimalField(
+        max_digits=20, decimal_places=2, help_text="Amortized cost of the month's complete days."
     )
     daily_average = serializers.DecimalField(
-        max_digits=20, decimal_places=2, help_text="Spend of the last 7 days / 7."
+        max_digits=20,
+        decimal_places=2,
+        help_text="Cost of the last 7 complete days without purchases / 7.",
     )
-    days_left = serializers.DecimalField(max_digits=8, decimal_places=4)
+    days_left = serializers.DecimalField(
+        max_digits=8, decimal_places=4, help_text="Days of the month from today on, inclusive."
+    )
+    known_purchases = serializers.DecimalField(
+        max_digits=20,
+        decimal_places=2,
+        help_text="Purchases and refunds already billed, amortized over the days left.",
+    )
     forecast = serializers.DecimalField(
         max_digits=20, decimal_places=2, help_text=f"Forecast to month end: {FORECAST_METHOD}."
     )

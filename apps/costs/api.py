@@ -25,11 +25,6 @@ from apps.costs.serializers import CostReportSerializer, money
 
 UNALLOCATED = "Unallocated"
 NONE_LABEL = "(none)"
-FORECAST_METHOD = (
-    "Cost of the month's days before today plus the average daily cost of the last "
-    f"{selectors.RUN_RATE_DAYS} complete days times the days left, today included."
-)
-
 _FILTER_PARAMS = [
     OpenApiParameter(
         name,
@@ -145,16 +140,18 @@ class CostReportView(ConditionalGetMixin, OrganizationAPIView):
                 ],
             },
             "month_to_date": {
+                "month": mtd.month,
                 "month_start": mtd.month_start,
                 "month_end": mtd.month_end,
                 "today": mtd.today,
-                "cost": money(mtd.cost),
-                "cost_before_today": money(mtd.cost_before_today),
+                "cost": money(mtd.spent),
+                "cost_before_today": money(mtd.spent_before_today),
                 "run_rate_daily": money(mtd.run_rate_daily),
                 "run_rate_days": mtd.run_rate_days,
                 "days_left": mtd.days_left,
+                "known_purchases": money(mtd.known_purchases),
                 "forecast": money(mtd.forecast),
-                "method": FORECAST_METHOD,
+                "method": mtd.method,
             },
             "groups": [
                 {

@@ -97,6 +97,35 @@ class CostProjectDay(models.Model):
         return f"{self.organization_id} {self.day} {self.project_id} {self.cost} {self.currency}"
 
 
+class CostBillDay(models.Model):
+    """The organization's money per bill day (Beijing time, as Tencent bills), currency and
+    project: what the month-end forecast reads (``apps.costs.forecast``), so that it is the
+    same whatever the organization's timezone. Written by ``services.cost_days_rebuild`` with
+    ``CostDay``, from the same lines.
+    """
+
+    organization = models.ForeignKey(
+        "accounts.Organization", on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    day = models.DateField(help_text="Beijing day the money is on.")
+    currency = models.CharField(max_length=3)
+    project = models.ForeignKey(
+        "cloud.Project", null=True, on_delete=models.SET_NULL, related_name="+", db_index=False
+    )
+    cost = models.DecimalField(**MONEY, help_text="Amortized cost of the day.")
+    spread = models.DecimalField(
+        **MONEY, help_text="The part of cost spread from purchases and refunds (known ahead)."
+    )
+
+    objects = OrganizationQuerySet.as_manager()
+
+    class Meta:
+        indexes = [models.Index(fields=["organization", "day"], name="costbillday_org_day")]
+
+    def __str__(self) -> str:
+        return f"{self.organization_id} {self.day} {self.project_id} {self.cost} {self.currency}"
+
+
 class CostRollupState(models.Model):
     """The timezone an organization's ``CostDay`` rows were built in (absent: never built)."""
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections import defaultdict
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -29,6 +29,7 @@ from apps.billing.selectors import UnallocatedReason, unallocated_cost_by_reason
 from apps.cloud.models import Instance, Project
 from apps.costs import bases, phases
 from apps.costs.dimensions import Dimension, dimension, filtered_lines
+from apps.costs.forecast import Forecast, month_end_forecast
 from apps.costs.models import CostDay, CostProjectDay
 from apps.costs.params import CostQuery
 from apps.costs.sums import grouped_sums
@@ -36,9 +37,6 @@ from apps.costs.sums import grouped_sums
 GroupKey = tuple[str | None, ...]
 # An hourly line runs FeeBeginTime .. FeeBeginTime + 59:59; anything longer is not an hour.
 HOURLY_LINE_MAX = dt.timedelta(hours=1, seconds=1)
-# Days of the run rate behind the month-end forecast.
-RUN_RATE_DAYS = 7
-CENT = Decimal("0.01")
 
 
 @dataclasses.dataclass
@@ -57,8 +55,9 @@ class CostReport:
     previous_total: Decimal
     labels: dict[str, dict[str, str]]
     """Dimension -> value -> human label (project and instance names)."""
-    month_to_date: MonthToDate | None = None
-    """This month so far, when ``cost_report`` was given ``now``."""
+    month_to_date: Forecast | None = None
+    """The bill month so far and its forecast (``apps.costs.forecast``), when ``cost_report``
+    was given ``now``: the organization's, or the ``project`` filter's projects'."""
 
 
 def period_lines(organization: Organization, query: CostQuery) -> QuerySet[BillLine]:
@@ -297,35 +296,27 @@ def cost_report(
     *, organization: Organization, query: CostQuery, now: dt.datetime | None = None
 ) -> CostReport:
     """The report of ``query``: a series per group, totals, and the previous period's totals;
-    with ``now``, also the month to date (``month_to_date``'s figures) from the same pass."""
+    with ``now``, also the bill month's forecast (``apps.costs.forecast``)."""
     dims, phase_at = _dimensions(query)
     previous_query = query.previous()
-    mtd_spans = _month_to_date_spans(query, now) if now is not None else None
     current: dict[tuple[dt.date | None, GroupKey], Decimal] = defaultdict(Decimal)
     previous: dict[tuple[dt.date | None, GroupKey], Decimal] = defaultdict(Decimal)
     if phase_at is None and not query.filters.get("phase"):
-        # One pass over the daily rollup for the period, the previous one and the month so far.
-        daily = _day_sums(
-            organization,
-            query,
-            dims,
-            [(previous_query.start, query.end), *([mtd_spans[0]] if mtd_spans else [])],
-        )
+        # One pass over the daily rollup for the period and the previous one.
+        daily = _day_sums(organization, query, dims, [(previous_query.start, query.end)])
         for (day, key), amount in daily.items():
             if query.start <= day <= query.end:
                 current[(bucket_of(day, query.granularity), key)] += amount
             if previous_query.start <= day <= previous_query.end:
                 previous[(None, key)] += amount
     else:
-        # Phases need the hours: the bill lines, split (``_sum_groups``); the month to date is
-        # money only and reads the rollup.
+        # Phases need the hours: the bill lines, split (``_sum_groups``).
         current.update(
             _sum_groups(organization, query, dims, granularity=query.granularity, phase_at=phase_at)
         )
         previous.update(
             _sum_groups(organization, previous_query, dims, granularity=None, phase_at=phase_at)
         )
-        daily = _day_sums(organization, query, [], [mtd_spans[0]]) if mtd_spans else {}
     groups: dict[GroupKey, CostGroup] = {}
     for (bucket, key), amount in current.items():
         group = groups.setdefault(key, CostGroup(key=key, series={}))
@@ -341,7 +332,14 @@ def cost_report(
         total=sum(current.values(), Decimal(0)),
         previous_total=sum(previous.values(), Decimal(0)),
         labels=_labels(organization, query.group_by, ordered),
-        month_to_date=_month_to_date(daily, mtd_spans) if mtd_spans else None,
+        month_to_date=None
+        if now is None
+        else month_end_forecast(
+            organization,
+            currency=query.currency,
+            as_of=now,
+            project_slugs=query.filters.get("project"),
+        ),
     )
 
 
@@ -377,77 +375,3 @@ def unallocated(*, organization: Organization, query: CostQuery) -> Unallocated:
     days = period_days(organization, query)
     by_reason = unallocated_cost_by_reason(days, organization=organization)
     return Unallocated(cost=sum(by_reason.values(), Decimal(0)), by_reason=by_reason)
-
-
-@dataclasses.dataclass(frozen=True)
-class MonthToDate:
-    month_start: dt.date
-    month_end: dt.date
-    today: dt.date
-    cost: Decimal
-    cost_before_today: Decimal
-    run_rate_daily: Decimal
-    run_rate_days: int
-    days_left: int
-    forecast: Decimal
-
-
-def _month_to_date_spans(
-    query: CostQuery, now: dt.datetime
-) -> tuple[tuple[dt.date, dt.date], dt.date, dt.date, dt.date]:
-    """The local days ``month_to_date`` reads (one span), the month's first and last, today."""
-    today = now.astimezone(query.tz).date()
-    month_start = today.replace(day=1)
-    month_end = (month_start + dt.timedelta(days=32)).replace(day=1) - dt.timedelta(days=1)
-    return (
-        (min(month_start, today - dt.timedelta(days=RUN_RATE_DAYS)), today),
-        month_start,
-        month_end,
-        today,
-    )
-
-
-def month_to_date(*, organization: Organization, query: CostQuery, now: dt.datetime) -> MonthToDate:
-    """This month's cost so far (with the query's filters) and a month-end forecast.
-
-    forecast = cost of the month's days before today + the average daily cost of the last
-    ``RUN_RATE_DAYS`` complete days x the days left including today. Today's partial cost is
-    left out of the forecast (its later hours are not billed yet) but is in ``cost``.
-    """
-    spans = _month_to_date_spans(query, now)
-    return _month_to_date(_day_sums(organization, query, [], [spans[0]]), spans)
-
-
-def _month_to_date(
-    daily: dict[tuple[dt.date, GroupKey], Decimal],
-    spans: tuple[tuple[dt.date, dt.date], dt.date, dt.date, dt.date],
-) -> MonthToDate:
-    """``month_to_date`` from the rollup's day sums (any grouping) covering its span."""
-    _span, month_start, month_end, today = spans
-
-    def between(first: dt.date, last: dt.date) -> Decimal:
-        return sum(
-            (amount for (day, _key), amount in daily.items() if first <= day <= last),
-            Decimal(0),
-        )
-
-    cost = between(month_start, today)
-    before_today = (
-        between(month_start, today - dt.timedelta(days=1)) if today > month_start else Decimal(0)
-    )
-    recent = between(today - dt.timedelta(days=RUN_RATE_DAYS), today - dt.timedelta(days=1))
-    # The daily rate in cents, as every screen and e-mail shows it, so that "before today +
-    # rate x days left" recomputed from the figures shown gives the forecast to the cent.
-    rate = (recent / RUN_RATE_DAYS).quantize(CENT, rounding=ROUND_HALF_UP)
-    days_left = (month_end - today).days + 1
-    return MonthToDate(
-        month_start=month_start,
-        month_end=month_end,
-        today=today,
-        cost=cost,
-        cost_before_today=before_today,
-        run_rate_daily=rate,
-        run_rate_days=RUN_RATE_DAYS,
-        days_left=days_left,
-        forecast=before_today + rate * days_left,
-    )

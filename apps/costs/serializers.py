@@ -96,21 +96,28 @@ class UnallocatedSerializer(serializers.Serializer):
 
 
 class MonthToDateSerializer(serializers.Serializer):
-    """This month in the organization's timezone, whatever the period asked for (every filter
-    applied but ``phase``)."""
+    """The bill month (Beijing time, as Tencent bills) so far and its month-end forecast
+    (``apps.costs.forecast``), amortized, whatever the period and basis asked for: the
+    organization's, or the ``project`` filter's projects' (no other filter applies). The same
+    figures as the budgets', in every timezone."""
 
+    month = serializers.CharField(help_text="The bill month, yyyy-mm.")
     month_start = serializers.DateField()
     month_end = serializers.DateField()
-    today = serializers.DateField(help_text="Today in the organization's timezone.")
-    cost = MoneyField(help_text="This month's cost so far, today's billed hours included.")
-    cost_before_today = MoneyField()
+    today = serializers.DateField(help_text="Today in Beijing time (the bill's days).")
+    cost = MoneyField(help_text="The month's amortized cost so far, today included.")
+    cost_before_today = MoneyField(help_text="The month's amortized cost of its complete days.")
     run_rate_daily = MoneyField(
-        help_text="Average daily cost of the last run_rate_days days, rounded to the cent."
+        help_text="Average daily cost of the last run_rate_days complete days without "
+        "purchases and refunds, rounded to the cent."
     )
     run_rate_days = serializers.IntegerField()
     days_left = serializers.IntegerField(help_text="Days of the month from today on, inclusive.")
+    known_purchases = MoneyField(
+        help_text="Purchases and refunds already billed, amortized over the days left."
+    )
     forecast = MoneyField(
-        help_text="cost_before_today + run_rate_daily x days_left: the month-end estimate."
+        help_text="cost_before_today + run_rate_daily x days_left + known_purchases."
     )
     method = serializers.CharField()
 

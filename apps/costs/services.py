@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import zoneinfo
+from collections import defaultdict
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
@@ -17,8 +18,9 @@ from apps.accounts.models import Organization
 from apps.billing import amortization
 from apps.billing.models import BillLine
 from apps.billing.months import bill_months_span
+from apps.billing.sync import BEIJING
 from apps.costs import bases
-from apps.costs.models import CostDay, CostProjectDay, CostRollupState
+from apps.costs.models import CostBillDay, CostDay, CostProjectDay, CostRollupState
 from apps.costs.sums import grouped_sums
 
 GROUP_COLUMNS = (
@@ -53,30 +55,35 @@ def cost_days_rebuild(*, organization: Organization, months: Sequence[str] | Non
     days = CostDay.objects.filter(organization=organization)
     project_days = CostProjectDay.objects.filter(organization=organization)
     window: tuple[dt.date, dt.date] | None = None
+    bill_window: tuple[dt.date, dt.date] | None = None
+    bill_days = CostBillDay.objects.filter(organization=organization)
     # Never built (or built in another timezone): every day, whatever months were read.
     if months is not None and not created and state.tz == tz_name:
         if not months:
             return 0
-        window = _days_touched(organization, lines, sorted(set(months)), tz)
+        moments = _moments_touched(organization, lines, sorted(set(months)))
+        window, bill_window = _days_of(moments, tz), _days_of(moments, BEIJING)
         days = days.filter(day__gte=window[0], day__lte=window[1])
         project_days = project_days.filter(day__gte=window[0], day__lte=window[1])
+        bill_days = bill_days.filter(day__gte=bill_window[0], day__lte=bill_window[1])
     days.delete()
     project_days.delete()
+    bill_days.delete()
     rows = _cost_day_rows(organization, lines, tz, window)
     CostDay.objects.bulk_create(rows, batch_size=5000)
     cost_project_days_write(organization=organization, days=days)
+    CostBillDay.objects.bulk_create(
+        _bill_day_rows(organization, lines, bill_window), batch_size=5000
+    )
     state.tz = tz_name
     state.save()
     return len(rows)
 
 
-def _days_touched(
-    organization: Organization,
-    lines: QuerySet[BillLine],
-    months: list[str],
-    tz: zoneinfo.ZoneInfo,
-) -> tuple[dt.date, dt.date]:
-    """The local days (first, last) of ``months`` and their lines (``bill_months_span``: a
+def _moments_touched(
+    organization: Organization, lines: QuerySet[BillLine], months: list[str]
+) -> tuple[dt.datetime, dt.datetime]:
+    """The moments (first, first after) of ``months`` and their lines (``bill_months_span``: a
     late adjustment of a month may be dated after it), widened to the periods their purchases
     cover."""
     begin, end = bill_months_span(organization.pk, months)
@@ -84,24 +91,36 @@ def _days_touched(
     covered = bases.with_span(of_months).filter(bases.spread_q()).aggregate(last=Max("fee_end_at"))
     if covered["last"] is not None:
         end = max(end, amortization.covered_until(covered["last"]))
+    return begin, end
+
+
+def _days_of(moments: tuple[dt.datetime, dt.datetime], tz: dt.tzinfo) -> tuple[dt.date, dt.date]:
+    begin, end = moments
     return begin.astimezone(tz).date(), (end - dt.timedelta(microseconds=1)).astimezone(tz).date()
+
+
+def _window_lines(
+    lines: QuerySet[BillLine], tz: dt.tzinfo, window: tuple[dt.date, dt.date] | None
+) -> tuple[QuerySet[BillLine], QuerySet[BillLine], dt.date, dt.date]:
+    """The lines that begin on the days of ``window`` (None: all), the spread lines covering
+    them, and the window's first and last day."""
+    if window is None:
+        return lines, bases.with_span(lines).filter(bases.spread_q()), dt.date.min, dt.date.max
+    first, last = window
+    start = dt.datetime.combine(first, dt.time(), tzinfo=tz)
+    end = dt.datetime.combine(last + dt.timedelta(days=1), dt.time(), tzinfo=tz)
+    begun = lines.filter(fee_begin_at__gte=start, fee_begin_at__lt=end)
+    return begun, bases.spread_lines(lines, start, end), first, last
 
 
 def _cost_day_rows(
     organization: Organization,
     lines: QuerySet[BillLine],
-    tz: zoneinfo.ZoneInfo,
+    tz: dt.tzinfo,
     window: tuple[dt.date, dt.date] | None,
 ) -> list[CostDay]:
     """The ``CostDay`` rows of both bases for the local days of ``window`` (None: all)."""
-    first, last = window or (dt.date.min, dt.date.max)
-    begun = lines
-    spread = bases.with_span(lines).filter(bases.spread_q())
-    if window is not None:
-        start = dt.datetime.combine(first, dt.time(), tzinfo=tz)
-        end = dt.datetime.combine(last + dt.timedelta(days=1), dt.time(), tzinfo=tz)
-        begun = lines.filter(fee_begin_at__gte=start, fee_begin_at__lt=end)
-        spread = bases.spread_lines(lines, start, end)
+    begun, spread, first, last = _window_lines(lines, tz, window)
     fields: dict[str, Any] = {"day": TruncDate("fee_begin_at", tzinfo=tz)}
     rows = [
         CostDay(organization=organization, basis=bases.BILLED, cost=amount, line_count=count, **row)
@@ -131,6 +150,35 @@ def _cost_day_rows(
         for row, amount, count in amortized.values()
     ]
     return rows
+
+
+def _bill_day_rows(
+    organization: Organization,
+    lines: QuerySet[BillLine],
+    window: tuple[dt.date, dt.date] | None,
+) -> list[CostBillDay]:
+    """The ``CostBillDay`` rows (amortized, Beijing days) of the days of ``window``."""
+    begun, spread, first, last = _window_lines(lines, BEIJING, window)
+    columns = ("currency", "project_id")
+    sums: dict[tuple[Any, ...], list[Decimal]] = defaultdict(lambda: [Decimal(0), Decimal(0)])
+    fields: dict[str, Any] = {"day": TruncDate("fee_begin_at", tzinfo=BEIJING)}
+    for row, amount, _count in grouped_sums(bases.kept_lines(begun), fields, columns=columns):
+        sums[(row["day"], row["currency"], row["project_id"])][0] += amount
+    for day, group, amount in bases.day_pieces(spread, BEIJING, first, last, columns):
+        entry = sums[(day, group["currency"], group["project_id"])]
+        entry[0] += amount
+        entry[1] += amount
+    return [
+        CostBillDay(
+            organization=organization,
+            day=day,
+            currency=currency,
+            project_id=project_id,
+            cost=cost,
+            spread=spread_part,
+        )
+        for (day, currency, project_id), (cost, spread_part) in sums.items()
+    ]
 
 
 def _hashable(value: Any) -> Any:

@@ -8,6 +8,7 @@ from decimal import Decimal
 
 from apps.accounts.models import Organization
 from apps.billing.models import BillLine
+from apps.billing.signals import bill_lines_changed
 from apps.cloud.models import CloudAccount, Instance, Project
 
 _bill_ids = itertools.count(1)
@@ -55,8 +56,9 @@ def bill(
     instance: Instance | None = None,
     currency: str = "CNY",
 ) -> BillLine:
-    """One bill line of an hour starting ``begin_at`` costing ``cost``."""
-    return BillLine.objects.create(
+    """One bill line of an hour starting ``begin_at`` costing ``cost``, announced as a bills
+    sync does (the costs rollup, which budgets read, follows)."""
+    line = BillLine.objects.create(
         organization_id=account.organization_id,
         account=account,
         bill_id=f"bill-{next(_bill_ids)}",
@@ -72,3 +74,5 @@ def bill(
         cost=Decimal(cost),
         currency=currency,
     )
+    bill_lines_changed.send(sender=BillLine, organization=line.organization, months=[line.month])
+    return line

@@ -36,9 +36,7 @@ def test_it_lets_owners_write_budgets_and_viewers_only_read(
     assert body["currency"] == "CNY"  # the organization's
     assert body["actual_thresholds_pct"] == [50, 80, 100]
     assert body["forecast_thresholds_pct"] == [50, 80, 100]
-    assert (
-        "spent so far + average daily spend of the last 7 days" in body["status"]["forecast_method"]
-    )
+    assert "the average daily cost of the last 7 complete days" in body["status"]["forecast_method"]
 
     assert charlie_client.get("/api/v1/budgets").json()["count"] == 1
     denied = charlie_client.patch(
@@ -92,20 +90,20 @@ def test_it_shows_a_budget_status_a_reader_can_recompute(
     account = make_account(acme)
     now = timezone.now()
     month = month_of(acme, now)
-    # Two lines in the last 7 days (so in the forecast's average), inside this month if the
-    # month is at least an hour old; the test checks the identity, whatever the date.
-    bill(account, now - dt.timedelta(minutes=30), "70")
+    # A line today (not a complete day: not in the average) and one 3 days ago (in the last
+    # 7 complete days); the test checks the identity, whatever the date.
+    bill(account, now - dt.timedelta(seconds=1), "70")
     bill(account, now - dt.timedelta(days=3), "140")
     Budget.objects.create(organization=acme, name="All", amount=Decimal("1000"), currency="CNY")
 
     status = alice_client.get("/api/v1/budgets", {"month": month}).json()["results"][0]["status"]
 
     spent, average = Decimal(status["spent"]), Decimal(status["daily_average"])
-    assert average == Decimal("30.00")  # (70 + 140) / 7
-    # Half-up to the cent, as money is rounded everywhere (the default, half-even, would differ
-    # on an exact half: 70 + 30 x 30.7275 = 991.825).
-    assert Decimal(status["forecast"]) == (spent + average * Decimal(status["days_left"])).quantize(
-        Decimal("0.01"), rounding=ROUND_HALF_UP
+    assert average == Decimal("20.00")  # 140 / 7
+    assert Decimal(status["forecast"]) == (
+        Decimal(status["spent_before_today"])
+        + average * Decimal(status["days_left"])
+        + Decimal(status["known_purchases"])
     )
     assert Decimal(status["percent_used"]) == (spent / 10).quantize(
         Decimal("0.1"), rounding=ROUND_HALF_UP

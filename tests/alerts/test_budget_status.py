@@ -1,4 +1,4 @@
-"""Budget status: spend so far in the organization's month, the forecast, thresholds crossed."""
+"""Budget status: spend so far in the bill month, the costs forecast, thresholds crossed."""
 
 from __future__ import annotations
 
@@ -35,8 +35,8 @@ def test_it_sums_the_month_in_the_organizations_timezone_and_forecasts_from_the_
     # Either side of the month's first instant in Shanghai (both are 31 October in UTC).
     bill(account, dt.datetime(2026, 10, 31, 23, 30, tzinfo=SHANGHAI), "7", project=speech)
     bill(account, dt.datetime(2026, 11, 1, 0, 30, tzinfo=SHANGHAI), "11", project=speech)
-    # After as_of, in another currency, and another organization's: none counts.
-    bill(account, AS_OF + dt.timedelta(hours=1), "1000", project=vision)
+    # After as_of's (bill) day, in another currency, and another organization's: none counts.
+    bill(account, AS_OF + dt.timedelta(days=1, hours=1), "1000", project=vision)
     bill(account, dt.datetime(2026, 11, 3, tzinfo=SHANGHAI), "500", currency="USD")
     bill(make_account(globex), dt.datetime(2026, 11, 3, tzinfo=SHANGHAI), "900", currency="CNY")
 

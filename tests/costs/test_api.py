@@ -155,7 +155,7 @@ def test_it_buckets_by_week_and_month(lines: list[BillLine], alice_client: APICl
     assert monthly["buckets"] == ["2026-10-01", "2026-11-01"]
 
 
-def test_it_forecasts_the_month_end_from_the_last_seven_days(
+def test_it_forecasts_the_bill_month_end_from_the_last_seven_days(
     lines: list[BillLine], alice_client: APIClient
 ) -> None:
     from django.utils import timezone
@@ -164,25 +164,14 @@ def test_it_forecasts_the_month_end_from_the_last_seven_days(
     mtd = body["month_to_date"]
     today = timezone.now().astimezone(SHANGHAI).date()
     assert mtd["today"] == today.isoformat()
-    expected = Decimal(mtd["cost_before_today"]) + Decimal(mtd["run_rate_daily"]) * mtd["days_left"]
+    assert mtd["month"] == today.strftime("%Y-%m")
+    expected = (
+        Decimal(mtd["cost_before_today"])
+        + Decimal(mtd["run_rate_daily"]) * mtd["days_left"]
+        + Decimal(mtd["known_purchases"])
+    )
     assert Decimal(mtd["forecast"]) == expected
     assert mtd["run_rate_days"] == 7
-
-
-def test_the_forecast_is_recomputable_from_the_rate_in_cents_as_shown() -> None:
-    """The screens show the daily rate in cents: the forecast must be that rate times the days
-    left, not an unrounded rate's (100.00 over 7 days is 14.2857..., shown as 14.29)."""
-    from apps.costs.selectors import _month_to_date
-
-    today = dt.date(2026, 11, 10)
-    daily = {(dt.date(2026, 11, day), ()): Decimal("10.00") for day in range(3, 10)}
-    daily[(dt.date(2026, 11, 3), ())] = Decimal("40.00")  # 7 days: 100.00
-    spans = ((dt.date(2026, 11, 1), today), dt.date(2026, 11, 1), dt.date(2026, 11, 30), today)
-    mtd = _month_to_date(daily, spans)  # type: ignore[arg-type]
-    assert mtd.run_rate_daily == Decimal("14.29")
-    assert mtd.days_left == 21
-    assert mtd.cost_before_today == Decimal("100.00")
-    assert mtd.forecast == Decimal("100.00") + Decimal("14.29") * 21 == Decimal("400.09")
 
 
 def test_it_keeps_its_query_count_whatever_the_number_of_groups(
