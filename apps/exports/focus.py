@@ -64,6 +64,7 @@ _FOCUS_CATEGORY = {
     classify.ADJUSTMENT: "Adjustment",
 }
 _RENEWAL_WORDS = ("续费", "renew")
+_GPU_WORDS = ("gpu", "显卡")
 
 _HOUR = dt.timedelta(hours=1)
 _Q8 = Decimal("0.00000001")
@@ -152,6 +153,12 @@ def is_prepaid(row: Mapping[str, Any]) -> bool:
     """A purchase (or its refund) paying for a period longer than an hour: amortized over it
     in EffectiveCost (one booked at an instant stays where billed)."""
     return amortization.is_spread(row["charge_category"], row["fee_begin_at"], row["fee_end_at"])
+
+
+def is_gpu_component(row: Mapping[str, Any]) -> bool:
+    """A component billing the GPU itself (named GPU / 显卡), not the instance's compute."""
+    name = f"{row['component_name'] or ''} {row['component_code'] or ''}".lower()
+    return any(word in name for word in _GPU_WORDS)
 
 
 def corrected_month(row: Mapping[str, Any]) -> str:
@@ -243,8 +250,12 @@ def focus_row(row: Mapping[str, Any], gpu: GpuFigures) -> dict[str, Any]:
     gpu_hours = None
     idle_cost = None
     if compute and priced:
-        cards = Decimal(str(row["instance__gpu_count"] or 0))
-        gpu_hours = (cards * charged_hours(row, start, end)).quantize(_GPU_HOURS, ROUND_HALF_UP)
+        # An instance-hour's GPU-hours once: on its GPU component when the bill has one, else
+        # on its compute component (``selectors`` names the bills with one).
+        if is_gpu_component(row) or not row.get("bill_has_gpu_component"):
+            cards = Decimal(str(row["instance__gpu_count"] or 0))
+            hours = charged_hours(row, start, end)
+            gpu_hours = (cards * hours).quantize(_GPU_HOURS, ROUND_HALF_UP)
         minutes = (end - start) // dt.timedelta(minutes=1)
         if gpu.idle_minutes is not None and minutes > 0:
             idle = min(gpu.idle_minutes, minutes)

@@ -166,6 +166,7 @@ def lines_with_gpu_figures(
     while chunk := list(islice(rows, chunk_size)):
         _name_commitments(chunk, window)
         _name_refunded_months(chunk)
+        _name_gpu_bills(chunk)
         figures = _chunk_figures(chunk)
         for row in chunk:
             yield row, figures.get(row["id"], GpuFigures())
@@ -288,6 +289,25 @@ def _hour_range(first: dt.datetime, last: dt.datetime) -> list[dt.datetime]:
         hours.append(hour)
         hour += _HOUR
     return hours
+
+
+def _name_gpu_bills(chunk: list[dict[str, Any]]) -> None:
+    """``bill_has_gpu_component`` of the chunk's instance lines: whether their bill line bills
+    the GPU in a component of its own (one query, only when the chunk has instance lines; a
+    bill's components may straddle two chunks, so the chunk alone cannot tell)."""
+    lines = [row for row in chunk if row["instance_id"] is not None]
+    if not lines:
+        return
+    with_gpu = set(
+        BillLine.objects.filter(
+            account_id__in={row["account_id"] for row in lines},
+            bill_id__in={row["bill_id"] for row in lines},
+        )
+        .filter(Q(component_name__iregex=r"gpu|显卡") | Q(component_code__iregex=r"gpu|显卡"))
+        .values_list("account_id", "bill_id")
+    )
+    for row in lines:
+        row["bill_has_gpu_component"] = (row["account_id"], row["bill_id"]) in with_gpu
 
 
 def _name_refunded_months(chunk: list[dict[str, Any]]) -> None:
