@@ -218,6 +218,13 @@ for _block in TRUSTED_PROXIES:
         ) from _exc
 AXES_CLIENT_IP_CALLABLE = "apps.core.clientip.client_address"
 
+# --- Outbound requests ----------------------------------------------------------------------
+# A cloud account's endpoint override and alert webhooks connect only to public addresses
+# (apps.core.outbound: checked after DNS resolution, when saved and when connecting). Named
+# hosts here ("host" or "host:port", comma-separated) are let through whatever they resolve
+# to: `make demo` lists its own simulator, 127.0.0.1:$SIMULATOR_PORT, and nothing else.
+OUTBOUND_ALLOWED_HOSTS = env_list("OUTBOUND_ALLOWED_HOSTS", [])
+
 # --- HTTPS and cookies ----------------------------------------------------------------------
 # Production sits behind TLS; HTTPS=0 turns the TLS-only settings off for plain-HTTP setups
 # such as the test live server.
@@ -356,6 +363,9 @@ SPECTACULAR_SETTINGS = {
         "PhaseEnum": "apps.analysis.serializers.PHASE_CHOICES",
         "CurrencyEnum": "apps.accounts.models.Currency",
         "UtilizationScopeEnum": "apps.costs.utilization.SCOPES",
+        # Why minutes have no phase, beside why money has no project (which keeps its name).
+        "NoDataReasonEnum": "apps.analysis.no_data.REASON_CHOICES",
+        "ReasonEnum": "apps.billing.selectors.UnallocatedReason",
         # Keeps the API key scope's enum name now that /utilization has a "scope" too.
         "ScopeEnum": "apps.accounts.models.ApiKeyScope",
         # A recommendation threshold's rule and type: "RuleEnum"/"TypeEnum" would say too little.
@@ -364,6 +374,9 @@ SPECTACULAR_SETTINGS = {
         # The audit log's actions, beside the recommendations' (which keep "ActionEnum").
         "AuditActionEnum": "apps.accounts.audit.actions.ACTION_CODES",
         "ActionEnum": "apps.recommendations.serializers.ACTIONS",
+        # Money's basis (billed / amortized) beside a budget's (actual / forecast).
+        "CostBasisEnum": "apps.costs.models.BASIS_CHOICES",
+        "BudgetBasisEnum": "apps.alerts.models.BudgetBasis",
     },
 }
 
@@ -382,7 +395,12 @@ LOGGING = {
         }
     },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # runserver's request lines: Django's default gives them a handler of their own, which
+        # would write one-time links' tokens unredacted (apps/core/logging.py).
+        "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+    },
 }
 
 # --- Cloud sync -----------------------------------------------------------------------------

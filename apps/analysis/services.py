@@ -455,7 +455,7 @@ def analysis_settings_update(
     A key set to None drops that override (back to the default). The merged overrides are
     validated with ``PhaseThresholds.with_overrides`` as a whole, so a pair that contradicts
     itself is refused; the error is a ValidationError on ``thresholds`` naming the key. On
-    success a full recompute of the organization's last 14 days is queued after commit.
+    success a recompute of the organization's retained days is queued after commit.
     """
     with transaction.atomic():
         row, _created = AnalysisSettings.objects.select_for_update().get_or_create(
@@ -489,4 +489,5 @@ def analysis_settings_update(
 def _enqueue_recompute(organization_id: int) -> None:
     from apps.analysis.tasks import analyse_full
 
-    analyse_full.delay(organization_id=organization_id)
+    # Every retained day: the phases of the whole history follow the new thresholds.
+    analyse_full.delay(organization_id=organization_id, days=batches.analysed_days())

@@ -93,12 +93,14 @@ def analyse_full(
     instance_ids: list[int] | None = None,
     as_of: str | None = None,
     organization_id: int | None = None,
+    days: int = batches.FULL_RECOMPUTE_DAYS,
 ) -> dict:
-    """Queue a recompute of the last 14 days of every instance with data (or of the given ones)."""
+    """Queue a recompute of the last ``days`` (nightly: 14) of every instance with data (or of
+    the given ones, or of one organization's)."""
     checked_at = timezone.now()
     moment = _moment(as_of)
     plan = batches.full_batches(
-        as_of=moment, instance_ids=instance_ids, organization_id=organization_id
+        as_of=moment, days=days, instance_ids=instance_ids, organization_id=organization_id
     )
     return _enqueue(plan, as_of=moment, checked_at=checked_at)
 

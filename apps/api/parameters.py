@@ -146,7 +146,11 @@ def parameter_problems(
         if problem:
             problems[name] = [problem]
     for name in query:
-        schema = operation.query_schema(name) or {}
+        schema = operation.query_schema(name)
+        if schema is None:
+            known = ", ".join(operation.query_names()) or "none"
+            problems[name] = [f"Unknown query parameter; this operation takes: {known}."]
+            continue
         for value in query.getlist(name):
             problem = _integer_problem(schema, value)
             if problem:

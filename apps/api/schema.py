@@ -140,6 +140,18 @@ class ApiAutoSchema(AutoSchema):
             bound_integer_schema(parameter.get("schema", {}))
         return parameters
 
+    def _map_serializer_field(
+        self, field: Any, direction: Direction, bypass_extensions: bool = False
+    ) -> dict[str, Any]:
+        schema: dict[str, Any] = super()._map_serializer_field(field, direction, bypass_extensions)
+        # An id sent in a body (a project, a budget's scope) is a 64-bit integer at most: a
+        # larger one is refused as "does not exist", as the schema then says it is invalid.
+        if direction == "request" and isinstance(
+            field, serializers.PrimaryKeyRelatedField | serializers.ManyRelatedField
+        ):
+            bound_integer_schema(schema)
+        return schema
+
     def _get_response_bodies(self, direction: Direction = "response") -> dict[str, Any]:
         responses: dict[str, Any] = super()._get_response_bodies(direction)
         codes = ["400", "403"]

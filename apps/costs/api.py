@@ -19,7 +19,7 @@ from rest_framework.response import Response
 
 from apps.api.conditional import ConditionalGetMixin
 from apps.api.views import OrganizationAPIView
-from apps.costs import selectors
+from apps.costs import bases, selectors
 from apps.costs.params import DIMENSIONS, GRANULARITIES, MAX_DAYS, MAX_GROUP_BY, cost_query_parse
 from apps.costs.serializers import CostReportSerializer, money
 
@@ -51,7 +51,8 @@ def _key_json(dimension: str, value: str | None, labels: dict[str, dict[str, str
 
 
 class CostReportView(ConditionalGetMixin, OrganizationAPIView):
-    """Billed cost (RealCost) by local day, week or month, grouped by up to two dimensions."""
+    """Cost (RealCost), amortized or as billed, by local day, week or month, grouped by up to
+    two dimensions."""
 
     @extend_schema(
         parameters=[
@@ -80,6 +81,14 @@ class CostReportView(ConditionalGetMixin, OrganizationAPIView):
             ),
             OpenApiParameter(
                 "currency", str, enum=["CNY", "USD"], description="Default: the organization's."
+            ),
+            OpenApiParameter(
+                "basis",
+                str,
+                enum=list(bases.BASES),
+                description="billed (as invoiced: a line on the day it was charged) or "
+                "amortized (purchases and refunds spread over the period they cover); "
+                f"default: {bases.DEFAULT_BASIS}.",
             ),
             *_FILTER_PARAMS,
             OpenApiParameter(
@@ -110,6 +119,7 @@ class CostReportView(ConditionalGetMixin, OrganizationAPIView):
         assert mtd is not None
         previous = query.previous()
         body: dict[str, Any] = {
+            "basis": query.basis,
             "start": query.start,
             "end": query.end,
             "timezone": organization.timezone,

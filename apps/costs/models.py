@@ -3,13 +3,14 @@
 A fleet bills one line per instance, hour and component: 1,000 instances are 4.3 M lines in 90
 days, too many to sum per request. ``CostDay`` sums them per local day (the organization's
 timezone) and per everything a report groups or filters by, except the hour: one or two rows
-per instance-day. Amounts are the lines' exact sums (NUMERIC), so the report still adds up to
+per instance-day and basis (``apps.costs.bases``: billed on the day a line was charged,
+amortized with purchases spread over the days they cover). Amounts are the lines' exact sums (NUMERIC), so the report still adds up to
 the bill lines to the last of their eight decimals.
 
 It is derived data, rebuilt by ``services.cost_days_rebuild`` whenever the bill lines change
 (billing's ``bill_lines_changed`` signal: after a bills sync, for the months read, and after
 projects are reassigned) and in full when the organization's timezone changes (the local
-days move). The phase split needs the hours and reads the bill lines.
+days move) or a migration dropped it; never on a read. The phase split needs the hours and reads the bill lines.
 """
 
 from __future__ import annotations
@@ -18,13 +19,19 @@ from django.db import models
 
 from apps.billing.models import MONEY
 from apps.core.models import OrganizationQuerySet
+from apps.costs.bases import BASES
+
+BASIS_CHOICES = [(basis, basis) for basis in BASES]
 
 
 class CostDay(models.Model):
     organization = models.ForeignKey(
         "accounts.Organization", on_delete=models.CASCADE, related_name="+", db_index=False
     )
-    day = models.DateField(help_text="Local day (organization's timezone) the fees begin on.")
+    day = models.DateField(help_text="Local day (organization's timezone) the money is on.")
+    basis = models.CharField(
+        max_length=9, choices=BASIS_CHOICES, help_text="billed (as invoiced) or amortized."
+    )
     # The lines' own columns the report's dimensions read (see apps.costs.dimensions).
     instance = models.ForeignKey(
         "cloud.Instance", null=True, on_delete=models.SET_NULL, related_name="+", db_index=False
@@ -44,13 +51,13 @@ class CostDay(models.Model):
 
     class Meta:
         indexes = [
-            models.Index(fields=["organization", "day"], name="costday_org_day"),
+            models.Index(fields=["organization", "basis", "day"], name="costday_org_basis_day"),
             # The unallocated share's reasons read only the rows without a project (~1 in 10):
             # through this index ~2 ms instead of scanning every row of the period (~20 ms).
             models.Index(
-                fields=["organization", "day"],
+                fields=["organization", "basis", "day"],
                 condition=models.Q(project__isnull=True),
-                name="costday_unallocated",
+                name="costday_basis_unallocated",
             ),
         ]
 
@@ -71,7 +78,8 @@ class CostProjectDay(models.Model):
     organization = models.ForeignKey(
         "accounts.Organization", on_delete=models.CASCADE, related_name="+", db_index=False
     )
-    day = models.DateField(help_text="Local day (organization's timezone) the fees begin on.")
+    day = models.DateField(help_text="Local day (organization's timezone) the money is on.")
+    basis = models.CharField(max_length=9, choices=BASIS_CHOICES)
     currency = models.CharField(max_length=3)
     project = models.ForeignKey(
         "cloud.Project", null=True, on_delete=models.SET_NULL, related_name="+", db_index=False
@@ -81,7 +89,9 @@ class CostProjectDay(models.Model):
     objects = OrganizationQuerySet.as_manager()
 
     class Meta:
-        indexes = [models.Index(fields=["organization", "day"], name="costprojectday_org_day")]
+        indexes = [
+            models.Index(fields=["organization", "basis", "day"], name="costprojectday_basis_day")
+        ]
 
     def __str__(self) -> str:
         return f"{self.organization_id} {self.day} {self.project_id} {self.cost} {self.currency}"

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from rest_framework import serializers
 
 from apps.accounts.models import Currency
+from apps.costs.bases import BASES, DEFAULT_BASIS
 
 # Plain dimensions; a tag dimension is ``tag:<key>``.
 DIMENSIONS = (
@@ -33,7 +34,7 @@ GRANULARITIES = ("day", "week", "month")
 MAX_DAYS = {"day": 366, "week": 1096, "month": 1096}
 MAX_GROUP_BY = 2
 _TAG_KEY = re.compile(r"^[^\s,=]{1,127}$")
-_FIXED = {"start", "end", "granularity", "group_by", "currency"}
+_FIXED = {"start", "end", "granularity", "group_by", "currency", "basis"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,6 +48,8 @@ class CostQuery:
     filters: Mapping[str, frozenset[str]]
     currency: str
     tz: zoneinfo.ZoneInfo
+    basis: str = DEFAULT_BASIS
+    """``billed`` (as invoiced) or ``amortized`` (purchases spread: ``apps.costs.bases``)."""
 
     @property
     def days(self) -> int:
@@ -89,7 +92,7 @@ def cost_query_parse(
     """Validate the query string of ``GET /costs``.
 
     ``start``/``end`` default to the first of the current month and today; ``granularity`` to
-    ``day``; ``group_by`` (comma-separated, at most two) to nothing (one total row). Any other
+    ``day``; ``basis`` to ``amortized``; ``group_by`` (comma-separated, at most two) to nothing (one total row). Any other
     parameter names a dimension to filter on (comma-separated values: any of them).
     """
     errors: dict[str, list[str]] = {}
@@ -115,6 +118,9 @@ def cost_query_parse(
             ]
         elif len(group_by) > MAX_GROUP_BY or len(set(group_by)) != len(group_by):
             errors["group_by"] = [f"At most {MAX_GROUP_BY} distinct dimensions."]
+    basis = params.get("basis", DEFAULT_BASIS)
+    if basis not in BASES:
+        errors["basis"] = [f"Expected one of {', '.join(BASES)}."]
     chosen_currency = params.get("currency", currency)
     if chosen_currency not in Currency.values:
         errors["currency"] = [f"Expected one of {', '.join(Currency.values)}."]
@@ -140,4 +146,5 @@ def cost_query_parse(
         filters=filters,
         currency=chosen_currency,
         tz=zoneinfo.ZoneInfo(tz),
+        basis=basis,
     )

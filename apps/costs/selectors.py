@@ -27,7 +27,7 @@ from apps.analysis.models import phase_key
 from apps.billing.models import BillLine
 from apps.billing.selectors import UnallocatedReason, unallocated_cost_by_reason
 from apps.cloud.models import Instance, Project
-from apps.costs import phases
+from apps.costs import bases, phases
 from apps.costs.dimensions import Dimension, dimension, filtered_lines
 from apps.costs.models import CostDay, CostProjectDay
 from apps.costs.params import CostQuery
@@ -77,7 +77,7 @@ def period_days(organization: Organization, query: CostQuery) -> QuerySet[Any]:
     The rollup carries the lines' own dimension columns, so the same filters apply.
     """
     days = CostDay.objects.for_organization(organization).filter(
-        currency=query.currency, day__gte=query.start, day__lte=query.end
+        basis=query.basis, currency=query.currency, day__gte=query.start, day__lte=query.end
     )
     return filtered_lines(days, query.filters)
 
@@ -122,6 +122,27 @@ def _sum_groups(
         fields.update(item.expressions)
     phase_filter = query.filters.get("phase")
     lines = period_lines(organization, query)
+    cells: dict[tuple[Any, ...], Decimal] = defaultdict(Decimal)
+    if query.basis == bases.AMORTIZED:
+        # The spread lines' hours of the period, wherever they were charged, on their instance:
+        # an idle prepaid instance's renewal is idle money hour by hour.
+        spread = bases.spread_lines(
+            filtered_lines(
+                BillLine.objects.for_organization(organization).filter(currency=query.currency),
+                query.filters,
+            ),
+            query.start_at(),
+            query.end_at(),
+        ).annotate(**fields)
+        for hour, row, amount in bases.hour_pieces(
+            spread, query.start_at(), query.end_at(), (*fields, "instance_id")
+        ):
+            bucket = None
+            if granularity is not None:
+                bucket = bucket_of(hour.astimezone(query.tz).date(), granularity)
+            key = tuple(item.value(row) for item in dims)
+            cells[(bucket, key, row["instance_id"], hour)] += amount
+        lines = bases.kept_lines(lines)
     if granularity is not None:
         fields["bucket"] = Trunc(
             "fee_begin_at", granularity, output_field=DateField(), tzinfo=query.tz
@@ -130,7 +151,6 @@ def _sum_groups(
     fields["span"] = ExpressionWrapper(
         F("fee_end_at") - F("fee_begin_at"), output_field=DurationField()
     )
-    cells: dict[tuple[Any, ...], Decimal] = defaultdict(Decimal)
     for row, amount, _count in grouped_sums(lines, fields, columns=("instance_id",)):
         hourly = row["span"] <= HOURLY_LINE_MAX
         instance_id = row["instance_id"] if hourly else None
@@ -187,7 +207,9 @@ def _day_sums(
         # Nothing but the project to group or filter by: the project-day sums (one row per
         # project and day instead of one per instance and day, the same money).
         rollup = CostProjectDay
-    days = rollup.objects.for_organization(organization).filter(in_spans, currency=query.currency)
+    days = rollup.objects.for_organization(organization).filter(
+        in_spans, basis=query.basis, currency=query.currency
+    )
     rows = list(grouped_sums(filtered_lines(days, query.filters), fields))
     names = _names_by_id(organization, by_id, [row for row, _amount, _count in rows])
     totals: dict[tuple[dt.date, GroupKey], Decimal] = defaultdict(Decimal)

@@ -15,6 +15,7 @@ from apps.accounts.models import Currency, Organization
 from apps.analysis.models import PHASE_KEYS
 from apps.billing.selectors import UnallocatedReason
 from apps.cloud.models import Project
+from apps.costs.bases import BASES
 from apps.costs.params import DIMENSIONS, GRANULARITIES
 
 
@@ -114,7 +115,18 @@ class MonthToDateSerializer(serializers.Serializer):
     method = serializers.CharField()
 
 
+def basis_field(**kwargs: object) -> serializers.ChoiceField:
+    """Which basis a response's money is on (``apps.costs.bases``)."""
+    return serializers.ChoiceField(
+        choices=list(BASES),
+        help_text="billed: as invoiced (BilledCost, a line on the day it was charged); "
+        "amortized: purchases and refunds spread over the period they cover (EffectiveCost).",
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
 class CostReportSerializer(serializers.Serializer):
+    basis = basis_field()
     start = serializers.DateField(help_text="First local day, inclusive.")
     end = serializers.DateField(help_text="Last local day, inclusive.")
     timezone = serializers.CharField()

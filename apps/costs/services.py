@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import zoneinfo
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Max, QuerySet
 from django.db.models.functions import TruncDate
 
 from apps.accounts.models import Organization
+from apps.billing import amortization
 from apps.billing.models import BillLine
 from apps.billing.months import bill_months_span
+from apps.costs import bases
 from apps.costs.models import CostDay, CostProjectDay, CostRollupState
 from apps.costs.sums import grouped_sums
 
@@ -30,12 +34,15 @@ GROUP_COLUMNS = (
 
 @transaction.atomic
 def cost_days_rebuild(*, organization: Organization, months: Sequence[str] | None = None) -> int:
-    """Rebuild the organization's ``CostDay`` rows of the local days the bill ``months`` touch
-    (all of them with ``months=None``, or when the timezone changed). Returns rows written.
+    """Rebuild the organization's ``CostDay`` rows, both bases, of the local days the bill
+    ``months`` touch (all of them with ``months=None``, when the timezone changed or when it
+    was never built). Returns rows written.
 
-    Whole local days are deleted and summed again from every line whose fee begins on them,
-    so a day shared by two bill months is never half rebuilt. Concurrent rebuilds of one
-    organization wait for each other (a lock on its state row).
+    Whole local days are deleted and summed again from every line whose fee begins on them and
+    every spread line covering them, so a day shared by two bill months is never half rebuilt.
+    The days a month touches include those its purchases cover (a renewal of the 15th covers
+    half of the next month). Concurrent rebuilds of one organization wait for each other (a
+    lock on its state row).
     """
     tz_name = organization.timezone
     tz = zoneinfo.ZoneInfo(tz_name)
@@ -45,36 +52,17 @@ def cost_days_rebuild(*, organization: Organization, months: Sequence[str] | Non
     lines = BillLine.objects.for_organization(organization)
     days = CostDay.objects.filter(organization=organization)
     project_days = CostProjectDay.objects.filter(organization=organization)
+    window: tuple[dt.date, dt.date] | None = None
     # Never built (or built in another timezone): every day, whatever months were read.
     if months is not None and not created and state.tz == tz_name:
-        months = sorted(set(months))
         if not months:
             return 0
-        begin, end = bill_months_span(organization.pk, months)
-        first_day = begin.astimezone(tz).date()
-        last_day = (end - dt.timedelta(microseconds=1)).astimezone(tz).date()
-        lines = lines.filter(
-            fee_begin_at__gte=dt.datetime.combine(first_day, dt.time(), tzinfo=tz),
-            fee_begin_at__lt=dt.datetime.combine(
-                last_day + dt.timedelta(days=1), dt.time(), tzinfo=tz
-            ),
-        )
-        days = days.filter(day__gte=first_day, day__lte=last_day)
-        project_days = project_days.filter(day__gte=first_day, day__lte=last_day)
+        window = _days_touched(organization, lines, sorted(set(months)), tz)
+        days = days.filter(day__gte=window[0], day__lte=window[1])
+        project_days = project_days.filter(day__gte=window[0], day__lte=window[1])
     days.delete()
     project_days.delete()
-    fields: dict[str, Any] = {"day": TruncDate("fee_begin_at", tzinfo=tz)}
-    rows = [
-        CostDay(
-            organization=organization,
-            cost=amount,
-            line_count=count,
-            **{name: row[name] for name in ("day", *GROUP_COLUMNS)},
-        )
-        for row, amount, count in grouped_sums(
-            lines, fields, columns=GROUP_COLUMNS, count=Count("id")
-        )
-    ]
+    rows = _cost_day_rows(organization, lines, tz, window)
     CostDay.objects.bulk_create(rows, batch_size=5000)
     cost_project_days_write(organization=organization, days=days)
     state.tz = tz_name
@@ -82,18 +70,81 @@ def cost_days_rebuild(*, organization: Organization, months: Sequence[str] | Non
     return len(rows)
 
 
+def _days_touched(
+    organization: Organization,
+    lines: QuerySet[BillLine],
+    months: list[str],
+    tz: zoneinfo.ZoneInfo,
+) -> tuple[dt.date, dt.date]:
+    """The local days (first, last) of ``months`` and their lines (``bill_months_span``: a
+    late adjustment of a month may be dated after it), widened to the periods their purchases
+    cover."""
+    begin, end = bill_months_span(organization.pk, months)
+    of_months = lines.filter(month__in=months)
+    covered = bases.with_span(of_months).filter(bases.spread_q()).aggregate(last=Max("fee_end_at"))
+    if covered["last"] is not None:
+        end = max(end, amortization.covered_until(covered["last"]))
+    return begin.astimezone(tz).date(), (end - dt.timedelta(microseconds=1)).astimezone(tz).date()
+
+
+def _cost_day_rows(
+    organization: Organization,
+    lines: QuerySet[BillLine],
+    tz: zoneinfo.ZoneInfo,
+    window: tuple[dt.date, dt.date] | None,
+) -> list[CostDay]:
+    """The ``CostDay`` rows of both bases for the local days of ``window`` (None: all)."""
+    first, last = window or (dt.date.min, dt.date.max)
+    begun = lines
+    spread = bases.with_span(lines).filter(bases.spread_q())
+    if window is not None:
+        start = dt.datetime.combine(first, dt.time(), tzinfo=tz)
+        end = dt.datetime.combine(last + dt.timedelta(days=1), dt.time(), tzinfo=tz)
+        begun = lines.filter(fee_begin_at__gte=start, fee_begin_at__lt=end)
+        spread = bases.spread_lines(lines, start, end)
+    fields: dict[str, Any] = {"day": TruncDate("fee_begin_at", tzinfo=tz)}
+    rows = [
+        CostDay(organization=organization, basis=bases.BILLED, cost=amount, line_count=count, **row)
+        for row, amount, count in grouped_sums(
+            begun, fields, columns=GROUP_COLUMNS, count=Count("id")
+        )
+    ]
+    # Amortized: the lines kept where billed, and the pieces of the spread lines on these days.
+    amortized: dict[tuple[Any, ...], list[Any]] = {}
+
+    def add(row: dict[str, Any], amount: Decimal, count: int) -> None:
+        key = tuple(_hashable(row[name]) for name in ("day", *GROUP_COLUMNS))
+        entry = amortized.setdefault(key, [row, Decimal(0), 0])
+        entry[1] += amount
+        entry[2] += count
+
+    for row, amount, count in grouped_sums(
+        bases.kept_lines(begun), fields, columns=GROUP_COLUMNS, count=Count("id")
+    ):
+        add(row, amount, count)
+    for day, group, amount in bases.day_pieces(spread, tz, first, last, GROUP_COLUMNS):
+        add({"day": day, **group}, amount, 1)
+    rows += [
+        CostDay(
+            organization=organization, basis=bases.AMORTIZED, cost=amount, line_count=count, **row
+        )
+        for row, amount, count in amortized.values()
+    ]
+    return rows
+
+
+def _hashable(value: Any) -> Any:
+    return json.dumps(value, sort_keys=True) if isinstance(value, dict) else value
+
+
 def cost_project_days_write(*, organization: Organization, days: QuerySet[CostDay]) -> int:
     """Write the ``CostProjectDay`` rows of ``days`` (the organization's ``CostDay`` rows, all
     or those of the days just rebuilt, whose project-day rows are gone). Returns rows written."""
     rows = [
-        CostProjectDay(
-            organization=organization,
-            day=row["day"],
-            currency=row["currency"],
-            project_id=row["project_id"],
-            cost=amount,
+        CostProjectDay(organization=organization, cost=amount, **row)
+        for row, amount, _count in grouped_sums(
+            days, {}, columns=("basis", "day", "currency", "project_id")
         )
-        for row, amount, _count in grouped_sums(days, {}, columns=("day", "currency", "project_id"))
     ]
     CostProjectDay.objects.bulk_create(rows, batch_size=5000)
     return len(rows)

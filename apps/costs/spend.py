@@ -30,7 +30,7 @@ from django.db.models.functions import TruncDate
 
 from apps.accounts.models import Organization
 from apps.billing.models import BillLine
-from apps.billing.rollups import HOURLY_LINE_MAX, billed_seconds
+from apps.billing.runtime import HOURLY_LINE_MAX, billed_seconds
 from apps.billing.selectors import cost_total
 from apps.costs.sums import grouped_sums
 

@@ -2,7 +2,8 @@
 
 Every figure is read from a rollup, never from raw minutes or bill lines:
 
-- ``cost``: ``CostDay`` (the bill lines summed per local day), the money of ``GET /costs``, so
+- ``cost``: ``CostDay`` (the bill lines summed per local day, on the period's basis: amortized
+  unless asked for billed), the money of ``GET /costs``, so
   the instances' costs of a range add up to the report's total (the lines without an instance
   excepted) and the projects' spend to its ``group_by=project`` groups.
 - ``gpu_util_avg_pct`` and the daily utilization: the hourly rollups (``InstanceHourRollup``)
@@ -51,6 +52,7 @@ from apps.accounts.models import Organization
 from apps.analysis import fleet_pricing
 from apps.analysis.selectors import gpu_instances_in_period
 from apps.cloud.models import Instance, Project
+from apps.costs.bases import DEFAULT_BASIS
 from apps.costs.models import CostDay
 from apps.costs.sums import grouped_sums
 from apps.metrics.models import InstanceHourRollup
@@ -69,6 +71,8 @@ class Period:
     start: dt.date
     end: dt.date
     tz: zoneinfo.ZoneInfo
+    basis: str = DEFAULT_BASIS
+    """The basis of the money (``apps.costs.bases``)."""
 
     @property
     def days(self) -> list[dt.date]:
@@ -149,7 +153,7 @@ def _existed_or_billed(organization: Organization, period: Period, currency: str
 
 def _cost_days(organization: Organization, period: Period, currency: str) -> QuerySet[CostDay]:
     return CostDay.objects.for_organization(organization).filter(
-        currency=currency, day__gte=period.start, day__lte=period.end
+        basis=period.basis, currency=currency, day__gte=period.start, day__lte=period.end
     )
 
 

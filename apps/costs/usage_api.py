@@ -26,7 +26,8 @@ from apps.api.serializers import StrictSerializer
 from apps.api.views import OrganizationAPIView
 from apps.cloud.models import ChargeType
 from apps.costs import usage
-from apps.costs.serializers import MoneyField, money, project_id_of
+from apps.costs.bases import DEFAULT_BASIS
+from apps.costs.serializers import MoneyField, basis_field, money, project_id_of
 
 UNALLOCATED = "Unallocated"
 _TAG = re.compile(r"^([^\s:,=]{1,127}):(.{1,255})$")
@@ -40,6 +41,7 @@ class UsagePeriodSerializer(StrictSerializer):
     end = serializers.DateField(
         required=False, help_text="Last local day, inclusive; default: today (local)."
     )
+    basis = basis_field(default=DEFAULT_BASIS)
 
     def __init__(self, *args: Any, today: dt.date | None = None, **kwargs: Any) -> None:
         # ``today`` is optional only so that the schema generator can instantiate it.
@@ -114,7 +116,7 @@ class InstanceUsageSerializer(serializers.Serializer):
     state = serializers.CharField()
     region = serializers.CharField()
     tags = serializers.DictField(child=serializers.CharField())
-    cost = MoneyField(help_text="Billed cost (RealCost) of the range, from the daily rollup.")
+    cost = MoneyField(help_text="Cost (RealCost) of the range on its basis, from the daily rollup.")
     waste = MoneyField(
         allow_null=True,
         help_text="Money of the idle phase (null for an instance without GPUs).",
@@ -138,6 +140,7 @@ class FacetsSerializer(serializers.Serializer):
 
 
 class InstanceUsagePageSerializer(serializers.Serializer):
+    basis = basis_field()
     count = serializers.IntegerField()
     next = serializers.URLField(allow_null=True)
     previous = serializers.URLField(allow_null=True)
@@ -156,7 +159,12 @@ def _today(tz: str) -> dt.date:
 
 
 def _period(attrs: dict[str, Any], tz: str) -> usage.Period:
-    return usage.Period(start=attrs["start"], end=attrs["end"], tz=zoneinfo.ZoneInfo(tz))
+    return usage.Period(
+        start=attrs["start"],
+        end=attrs["end"],
+        tz=zoneinfo.ZoneInfo(tz),
+        basis=attrs.get("basis", DEFAULT_BASIS),
+    )
 
 
 class InstanceUsageView(ConditionalGetMixin, OrganizationAPIView):
@@ -228,6 +236,7 @@ class InstanceUsageView(ConditionalGetMixin, OrganizationAPIView):
         days = period.days
         response = paginator.get_paginated_response([_instance_json(row, days) for row in page])
         response.data = {
+            "basis": period.basis,
             "count": response.data["count"],
             "next": response.data["next"],
             "previous": response.data["previous"],
@@ -268,7 +277,7 @@ def _instance_json(row: usage.InstanceRow, days: list[dt.date]) -> dict[str, Any
 class ProjectUsageSerializer(serializers.Serializer):
     slug = serializers.CharField(allow_null=True, help_text="null: the Unallocated row.")
     name = serializers.CharField()
-    cost = MoneyField(help_text="Billed cost of the lines allocated to the project.")
+    cost = MoneyField(help_text="Cost (on the basis) of the lines allocated to the project.")
     cost_daily = serializers.ListField(
         child=MoneyField(), help_text="Cost per local day of `days`."
     )
@@ -279,6 +288,7 @@ class ProjectUsageSerializer(serializers.Serializer):
 
 
 class ProjectUsageListSerializer(serializers.Serializer):
+    basis = basis_field()
     start = serializers.DateField()
     end = serializers.DateField()
     timezone = serializers.CharField()
@@ -312,6 +322,7 @@ class ProjectUsageView(ConditionalGetMixin, OrganizationAPIView):
         days = period.days
         return Response(
             {
+                "basis": period.basis,
                 "start": period.start,
                 "end": period.end,
                 "timezone": organization.timezone,

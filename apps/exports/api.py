@@ -27,7 +27,7 @@ from apps.accounts.audit import actions as audit_actions
 from apps.accounts.audit.services import audit_record
 from apps.api.views import OrganizationAPIView
 from apps.exports import rows, selectors
-from apps.exports.focus import focus_rows
+from apps.exports.focus_amortized import focus_rows
 from apps.exports.focus_columns import DEFAULT_VERSION, VERSIONS, column_names
 from apps.exports.serializers import (
     DEFAULT_PAGE_SIZE,
@@ -160,7 +160,7 @@ class FocusCsvView(ExportView):
             names,
             (
                 rows.focus_text_row(values, names)
-                for row, gpu in selectors.lines_with_gpu_figures(lines)
+                for row, gpu in selectors.lines_with_gpu_figures(lines, window=window)
                 for values in focus_rows(row, gpu, window)
             ),
         )
@@ -171,6 +171,39 @@ class FocusPageView(ExportView):
     """The FOCUS rows as JSON, a page at a time (keyset cursor: follow ``next``)."""
 
     renderer_classes = [renderers.JSONRenderer]
+
+    @staticmethod
+    def page_rows(
+        lines: Any,
+        cursor: selectors.LineCursor | None,
+        page_size: int,
+        window: tuple[Any, Any],
+    ) -> list[tuple[dict[str, Any], int, dict[str, Any]]]:
+        """(line, row index, FOCUS row) from the cursor on: one more than a page when another
+        follows. A line gives a row in the window but for a rare purchase that started before
+        it and has no day starting in it, so one more line than a page almost always does; the
+        lines are one chunk, so their GPU figures take the same few queries whatever the size.
+        """
+        page: list[tuple[dict[str, Any], int, dict[str, Any]]] = []
+        while True:
+            batch = list(
+                selectors.lines_with_gpu_figures(
+                    selectors.after_cursor(lines, cursor)[: page_size + 1],
+                    chunk_size=page_size + 1,
+                    window=window,
+                )
+            )
+            for row, gpu in batch:
+                skip = cursor.row_index if cursor and row["id"] == cursor.line_id else 0
+                page += [
+                    (row, index, values)
+                    for index, values in enumerate(focus_rows(row, gpu, window))
+                    if index >= skip
+                ]
+            if len(page) > page_size or len(batch) <= page_size:
+                return page
+            last = batch[-1][0]
+            cursor = selectors.LineCursor(last["fee_begin_at"], last["id"] + 1)
 
     @extend_schema(
         parameters=[
@@ -193,28 +226,10 @@ class FocusPageView(ExportView):
             self.audit_download("focus", query)
         page_size = query["page_size"]
         window = (query["start"], query["end"])
-        lines = selectors.after_cursor(
-            selectors.export_lines(
-                organization=self.tenant.organization,
-                start=window[0],
-                end=window[1],
-                amortized=True,
-            ),
-            cursor,
+        lines = selectors.export_lines(
+            organization=self.tenant.organization, start=window[0], end=window[1], amortized=True
         )
-        # Every line gives at least one row in the window, so one more line than a page tells
-        # whether another page follows; the page is one chunk, so its GPU figures take the same
-        # few queries whatever its size.
-        page: list[tuple[dict[str, Any], int, dict[str, Any]]] = []
-        for row, gpu in selectors.lines_with_gpu_figures(
-            lines[: page_size + 1], chunk_size=page_size + 1
-        ):
-            skip = cursor.row_index if cursor and row["id"] == cursor.line_id else 0
-            page += [
-                (row, index, values)
-                for index, values in enumerate(focus_rows(row, gpu, window))
-                if index >= skip
-            ]
+        page = self.page_rows(lines, cursor, page_size, window)
         next_url = None
         if len(page) > page_size:
             row, index, _ = page[page_size]

@@ -10,15 +10,15 @@ reader of the export needs to know):
   otherwise. ChargeClass is Correction for a refund, credit or adjustment of an earlier bill
   month (the month of the period it names, or of the purchase it refunds), null otherwise.
 - BilledCost is the line's RealCost, as invoiced. EffectiveCost is amortized: a purchase or its
-  refund is 0 on its own row, and its cost appears on *amortized rows* (ChargeCategory Usage,
-  BilledCost 0), one per Beijing day it covers inside the export window, whose EffectiveCost sum
-  exactly to it (``apps.exports.focus_amortize``). Usage, credits and adjustments: EffectiveCost
-  is BilledCost.
+  refund paying for a period is 0 on its own row and its cost is on amortized rows
+  (``apps.exports.focus_amortized``); a component a commitment paid for carries its share of
+  the commitment (``apps.exports.focus_commitments``). Otherwise (usage, credits, adjustments,
+  a refund booked at an instant) EffectiveCost is BilledCost.
 - PricingCategory: pay-as-you-go Standard, spot Dynamic, usage a reserved instance or savings
   plan paid for Committed, purchases Standard; null for credits, adjustments and corrections.
-- Commitment discounts: an RI / SP purchase and its amortized rows carry its id (the purchase's
-  ResourceId); usage the bill marks as paid by an RI / SP carries the id of the account's
-  commitment purchase of the same region covering its hour (``selectors``), when one is known.
+- Commitment discounts: an RI / SP purchase and its unused-capacity rows carry its id (the
+  purchase's ResourceId); usage the bill marks as paid by an RI / SP (status Used) carries the
+  id of the account's commitment purchase of the same region covering its hour, when known.
 - ListCost is the line's Cost (list price) and ListUnitPrice its SinglePrice; ContractedCost the
   RealCost (before commitment: OriginalCostWithRI/SP) and ContractedUnitPrice its ContractPrice.
   Credits and adjustments have no prices: ListCost and ContractedCost are their BilledCost.
@@ -37,30 +37,23 @@ from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from apps.billing import classify
+from apps.billing import amortization, classify
 from apps.billing.instances import region_and_zone
 from apps.billing.sync import BEIJING
 from apps.cloud.models import ChargeType
-from apps.exports import focus_amortize
 from apps.exports.focus_columns import (
     SERVICE_CATEGORY,
     SERVICE_SUBCATEGORY,
+)
+from apps.exports.focus_commitments import (
+    COMMITMENT_RESOURCE_TYPES,
+    commitment_columns,
+    commitment_kind,
 )
 
 PROVIDER = "Tencent Cloud"
 SERVICE_NAME = "Cloud Virtual Machine"
 RESOURCE_TYPE = "Virtual Machine"
-COMMITMENT_RESOURCE_TYPES = {
-    classify.RESERVED_INSTANCE: "Reserved Instance",
-    classify.SAVINGS_PLAN: "Savings Plan",
-}
-# FOCUS's CommitmentDiscountCategory: an RI commits to usage (instance-hours), an SP to spend.
-_COMMITMENT_CATEGORIES = {classify.RESERVED_INSTANCE: "Usage", classify.SAVINGS_PLAN: "Spend"}
-# What names a purchase as one of a commitment (预留实例: reserved instance; 节省计划: savings plan).
-_COMMITMENT_WORDS = (
-    (classify.RESERVED_INSTANCE, ("预留", "reserved")),
-    (classify.SAVINGS_PLAN, ("节省计划", "savings plan")),
-)
 _PREPAID_CATEGORIES = (classify.PURCHASE, classify.REFUND)
 _CORRECTABLE = (classify.REFUND, classify.CREDIT, classify.ADJUSTMENT)
 _FOCUS_CATEGORY = {
@@ -156,21 +149,9 @@ def focus_category(row: Mapping[str, Any]) -> str:
 
 
 def is_prepaid(row: Mapping[str, Any]) -> bool:
-    """A purchase (or its refund) paying for a period: amortized over it in EffectiveCost."""
-    return row["charge_category"] in _PREPAID_CATEGORIES
-
-
-def commitment_kind(row: Mapping[str, Any]) -> str:
-    """RI or SP when the line is the purchase of a commitment or usage one paid for, else ""."""
-    if row["charge_category"] in _PREPAID_CATEGORIES:
-        names = " ".join(
-            (row[field] or "").lower() for field in ("product_name", "component_name", "item_name")
-        )
-        for kind, words in _COMMITMENT_WORDS:
-            if any(word in names for word in words):
-                return kind
-        return ""
-    return row["commitment"] if row["charge_category"] == classify.USAGE else ""
+    """A purchase (or its refund) paying for a period longer than an hour: amortized over it
+    in EffectiveCost (one booked at an instant stays where billed)."""
+    return amortization.is_spread(row["charge_category"], row["fee_begin_at"], row["fee_end_at"])
 
 
 def corrected_month(row: Mapping[str, Any]) -> str:
@@ -185,37 +166,6 @@ def charge_class(row: Mapping[str, Any]) -> str | None:
     if row["charge_category"] in _CORRECTABLE and corrected_month(row) < row["month"]:
         return "Correction"
     return None
-
-
-def match_commitment(
-    row: Mapping[str, Any], purchases: list[Mapping[str, Any]]
-) -> tuple[str, str] | None:
-    """(id, name) of the commitment purchase that paid for a usage line, or None when unknown.
-
-    Bills mark the component (InstanceType RI / SP) but do not name the commitment. An RI
-    matches running instances of its region (or zone) automatically, so the candidate is the
-    account's purchase of the same kind whose period covers the line's hour and whose region is
-    the line's; one of the line's zone first, then the latest bought.
-    """
-    kind = commitment_kind(row)
-    candidates = [
-        p
-        for p in purchases
-        if p["account_id"] == row["account_id"]
-        and commitment_kind(p) == kind
-        and p["fee_begin_at"] <= row["fee_begin_at"] <= p["fee_end_at"]
-        and (not p["region_name"] or p["region_name"] == row["region_name"])
-    ]
-    if not candidates:
-        return None
-    best = max(
-        candidates,
-        key=lambda p: (
-            bool(p["zone_name"]) and p["zone_name"] == row["zone_name"],
-            p["fee_begin_at"],
-        ),
-    )
-    return best["resource_id"] or best["bill_id"], best["resource_name"]
 
 
 def _frequency(row: Mapping[str, Any], category: str) -> str:
@@ -245,29 +195,6 @@ def _unit_price(price: Decimal | None, cost: Decimal, quantity: Decimal | None) 
     if quantity:
         return abs(cost / quantity).quantize(_Q8, ROUND_HALF_UP)
     return None
-
-
-def _commitment_columns(row: Mapping[str, Any], kind: str, status: str | None) -> dict[str, Any]:
-    discount = row.get("commitment_discount")
-    if not kind or discount is None:
-        return dict.fromkeys(_COMMITMENT_COLUMNS)
-    discount_id, name = discount
-    return {
-        "CommitmentDiscountCategory": _COMMITMENT_CATEGORIES[kind],
-        "CommitmentDiscountId": discount_id,
-        "CommitmentDiscountName": name or discount_id,
-        "CommitmentDiscountStatus": status,
-        "CommitmentDiscountType": COMMITMENT_RESOURCE_TYPES[kind],
-    }
-
-
-_COMMITMENT_COLUMNS = (
-    "CommitmentDiscountCategory",
-    "CommitmentDiscountId",
-    "CommitmentDiscountName",
-    "CommitmentDiscountStatus",
-    "CommitmentDiscountType",
-)
 
 
 def billing_account(row: Mapping[str, Any]) -> tuple[str, str | None, str | None, str | None]:
@@ -341,10 +268,13 @@ def focus_row(row: Mapping[str, Any], gpu: GpuFigures) -> dict[str, Any]:
         "ChargeFrequency": _frequency(row, category),
         "ChargePeriodStart": start,
         "ChargePeriodEnd": end,
-        **_commitment_columns(row, kind, None if purchase_of_commitment else "Used"),
+        **commitment_columns(row, kind, None if purchase_of_commitment else "Used"),
         "ContractedCost": contracted,
         "ContractedUnitPrice": contract_price,
-        "EffectiveCost": Decimal(0) if is_prepaid(row) else cost,
+        # A covered component carries its share of the commitment's amortized purchase.
+        "EffectiveCost": Decimal(0)
+        if is_prepaid(row)
+        else cost + (row.get("commitment_share") or 0),
         "HostProviderName": PROVIDER,
         "InvoiceIssuerName": PROVIDER,
         "ListCost": list_cost,
@@ -382,72 +312,6 @@ def focus_row(row: Mapping[str, Any], gpu: GpuFigures) -> dict[str, Any]:
         "x_IdleCost": idle_cost,
         "x_BillLineId": row["bill_id"],
     }
-
-
-def amortized_rows(
-    row: Mapping[str, Any], line: Mapping[str, Any], window: tuple[dt.datetime, dt.datetime]
-) -> list[dict[str, Any]]:
-    """The amortized rows of a prepaid line (``line``: its ``focus_row``) inside ``window``.
-
-    One row a Beijing day it covers: ChargeCategory Usage, BilledCost 0, EffectiveCost its
-    piece of the line's cost; ListCost, ContractedCost and the quantities are the same pieces of
-    the line's, so each sums to the line's over the period. A commitment's rows are Committed
-    usage of it (status Used: which instance-hours it paid for is not matched to it here).
-    """
-    if not is_prepaid(row):
-        return []
-    start, end = line["ChargePeriodStart"], line["ChargePeriodEnd"]
-    kind = commitment_kind(row)
-    out = []
-    for a, b, effective in focus_amortize.spread(row["cost"], start, end, window=window):
-        month = a.astimezone(BEIJING).strftime("%Y-%m")
-        period_start, period_end = billing_period(month)
-
-        def part(value: Decimal | None, a: dt.datetime = a, b: dt.datetime = b) -> Decimal | None:
-            if value is None:
-                return None
-            if end <= start:
-                return value
-            return focus_amortize.piece(value, start, end, a, b)
-
-        quantity = line["PricingQuantity"]
-        if quantity is not None:
-            quantity = focus_amortize.share(quantity, start, end, a, b)
-        out.append(
-            {
-                **line,
-                "BilledCost": Decimal(0),
-                "BillingPeriodStart": period_start,
-                "BillingPeriodEnd": period_end,
-                "ChargeCategory": "Usage",
-                "ChargeClass": None,
-                "ChargeFrequency": "Recurring",
-                "ChargePeriodStart": a,
-                "ChargePeriodEnd": b,
-                **_commitment_columns(row, kind, "Used"),
-                "ContractedCost": part(line["ContractedCost"]),
-                "EffectiveCost": effective,
-                "ListCost": part(line["ListCost"]),
-                "PricingCategory": "Committed" if kind else "Standard",
-                "PricingQuantity": quantity,
-                "ConsumedQuantity": quantity,
-                "ConsumedUnit": line["PricingUnit"],
-                "x_GpuHours": None,
-                "x_GpuUtilAvgPct": None,
-                "x_IdleCost": None,
-            }
-        )
-    return out
-
-
-def focus_rows(
-    row: Mapping[str, Any], gpu: GpuFigures, window: tuple[dt.datetime, dt.datetime]
-) -> list[dict[str, Any]]:
-    """Every FOCUS row of a bill line in the export ``window``: its own (when its charge period
-    starts inside the window) followed by its amortized rows inside the window."""
-    line = focus_row(row, gpu)
-    own = [line] if window[0] <= row["fee_begin_at"] < window[1] else []
-    return own + amortized_rows(row, line, window)
 
 
 def _tags_text(value: dict[str, str]) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections.abc import Iterator, Mapping
+from decimal import Decimal
 from itertools import islice
 from typing import Any
 
@@ -24,13 +25,9 @@ from apps.analysis.engine import Phase
 from apps.analysis.models import PhaseDay, phase_day_decode
 from apps.billing import classify
 from apps.billing.models import BillLine
-from apps.exports.focus import (
-    GpuFigures,
-    charge_period,
-    commitment_kind,
-    is_prepaid,
-    match_commitment,
-)
+from apps.exports.focus import GpuFigures, charge_period
+from apps.exports.focus_amortized import beijing_midnight_after
+from apps.exports.focus_commitments import allocate, commitment_kind, hour_of, match_commitment
 from apps.metrics.models import InstanceHourRollup
 
 CHUNK_SIZE = 2000
@@ -109,13 +106,19 @@ def export_lines(
     """The organization's bill lines whose charge period starts in ``[start, end)``, as values.
 
     ``amortized``: also the purchases (and refunds) that started before ``start`` but still
-    cover part of the period, for their amortized FOCUS rows (they come first: export order).
+    cover a Beijing day starting in it, for their amortized FOCUS rows (they come first, in
+    export order).
     """
     window = Q(fee_begin_at__gte=start, fee_begin_at__lt=end)
-    if amortized:
-        # fee_end_at is inclusive (hh:59:59): a purchase ending at start - 1 s covers nothing.
+    first_day = beijing_midnight_after(start)
+    if amortized and first_day < end:
+        # An amortized day is in the window holding its start (a Beijing midnight), so an
+        # earlier purchase counts when it still covers the first one: fee_end_at is inclusive
+        # (23:59:59), and a purchase ending at first_day - 1 s has no day in the window.
         window |= Q(
-            charge_category__in=PREPAID_CATEGORIES, fee_begin_at__lt=start, fee_end_at__gte=start
+            charge_category__in=PREPAID_CATEGORIES,
+            fee_begin_at__lt=start,
+            fee_end_at__gte=first_day,
         )
     return (
         BillLine.objects.for_organization(organization)
@@ -152,12 +155,16 @@ def streamed(
 
 
 def lines_with_gpu_figures(
-    lines: QuerySet[BillLine, dict[str, Any]], *, chunk_size: int = CHUNK_SIZE
+    lines: QuerySet[BillLine, dict[str, Any]],
+    *,
+    chunk_size: int = CHUNK_SIZE,
+    window: tuple[dt.datetime, dt.datetime] | None = None,
 ) -> Iterator[tuple[dict[str, Any], GpuFigures]]:
-    """Each line with the GPU utilization and idle minutes of its charge period, streamed."""
+    """Each line with the GPU utilization and idle minutes of its charge period, streamed
+    (and its commitment figures: ``window`` is the export's, for a purchase's unused days)."""
     rows = streamed(lines, chunk_size=chunk_size)
     while chunk := list(islice(rows, chunk_size)):
-        _name_commitments(chunk)
+        _name_commitments(chunk, window)
         _name_refunded_months(chunk)
         figures = _chunk_figures(chunk)
         for row in chunk:
@@ -165,6 +172,7 @@ def lines_with_gpu_figures(
 
 
 _PURCHASE_FIELDS = (
+    "cost",
     "account_id",
     "bill_id",
     "resource_id",
@@ -181,35 +189,105 @@ _PURCHASE_FIELDS = (
 )
 
 
-def _name_commitments(chunk: list[dict[str, Any]]) -> None:
-    """``commitment_discount`` (id, name) of the chunk's commitment purchases and of the usage
-    an RI / SP paid for: one query of the commitment purchases, only when such usage is in it."""
-    covered = []
-    for row in chunk:
-        kind = commitment_kind(row)
-        if not kind:
-            continue
-        if is_prepaid(row):
+_COVERED_FIELDS = (
+    *_PURCHASE_FIELDS,
+    "component_code",
+    "cost_without_commitment",
+    "used_amount",
+)
+
+
+def _name_commitments(
+    chunk: list[dict[str, Any]], window: tuple[dt.datetime, dt.datetime] | None
+) -> None:
+    """The commitment figures of the chunk's commitment purchases and of the usage an RI / SP
+    paid for (``focus_commitments``): ``commitment_discount`` (id, name), a covered
+    component's ``commitment_share`` of the amortized purchase, and a purchase's
+    ``commitment_unused`` money per UTC hour. Two queries (the account's commitment purchases
+    and the usage they paid for around the chunk's hours), only when the chunk holds either.
+    """
+    rows = [row for row in chunk if commitment_kind(row)]
+    if not rows:
+        return
+    prepaid = [row for row in rows if row["charge_category"] in PREPAID_CATEGORIES]
+    first = min(row["fee_begin_at"] for row in rows)
+    last = max(row["fee_begin_at"] for row in rows) + _HOUR
+    if prepaid and window is not None:
+        # A purchase's days in the window: its unused hours there (a day starting inside the
+        # window runs at most a day past it).
+        first = min(first, window[0])
+        last = max(
+            last, min(window[1] + dt.timedelta(days=1), max(r["fee_end_at"] for r in prepaid))
+        )
+    accounts = {row["account_id"] for row in rows}
+    purchases = [
+        purchase
+        for purchase in BillLine.objects.filter(
+            account_id__in=accounts,
+            charge_category=classify.PURCHASE,
+            fee_begin_at__lt=last,
+            fee_end_at__gte=first,
+        ).values("id", "used_amount", *_PURCHASE_FIELDS)
+        if commitment_kind(purchase)
+    ]
+    covered: dict[int, dict[dt.datetime, dict[str, list[tuple[str, Decimal]]]]] = {}
+    for line in (
+        BillLine.objects.filter(
+            account_id__in=accounts,
+            charge_category=classify.USAGE,
+            fee_begin_at__gte=first,
+            fee_begin_at__lt=last,
+        )
+        .exclude(commitment="")
+        .values(*_COVERED_FIELDS)
+    ):
+        match = match_commitment(line, purchases, key="id")
+        if match is not None:
+            hours = covered.setdefault(match, {})
+            hours.setdefault(hour_of(line["fee_begin_at"]), {}).setdefault(
+                line["bill_id"], []
+            ).append((line["component_code"], line["cost_without_commitment"] or Decimal(0)))
+    by_id = {purchase["id"]: purchase for purchase in purchases}
+    allocations = {
+        purchase_id: allocate(
+            cost=by_id[purchase_id]["cost"],
+            begin=by_id[purchase_id]["fee_begin_at"],
+            end=by_id[purchase_id]["fee_end_at"],
+            charge_category=by_id[purchase_id]["charge_category"],
+            units=int(by_id[purchase_id]["used_amount"] or 1),
+            covered=covered.get(purchase_id, {}),
+            hours=_hour_range(first, last),
+        )
+        for purchase_id in by_id
+    }
+    for row in rows:
+        if row["charge_category"] in PREPAID_CATEGORIES:
             row["commitment_discount"] = (
                 row["resource_id"] or row["bill_id"],
                 row["resource_name"],
             )
-        else:
-            covered.append(row)
-    if not covered:
-        return
-    purchases = [
-        purchase
-        for purchase in BillLine.objects.filter(
-            account_id__in={row["account_id"] for row in covered},
-            charge_category=classify.PURCHASE,
-            fee_begin_at__lte=max(row["fee_begin_at"] for row in covered),
-            fee_end_at__gte=min(row["fee_begin_at"] for row in covered),
-        ).values(*_PURCHASE_FIELDS)
-        if commitment_kind(purchase)
-    ]
-    for row in covered:
-        row["commitment_discount"] = match_commitment(row, purchases)
+            if row["id"] in allocations:
+                row["commitment_unused"] = allocations[row["id"]][1]
+            continue
+        match = match_commitment(row, purchases, key="id")
+        if match is None:
+            row["commitment_discount"] = None
+            continue
+        purchase = by_id[match]
+        row["commitment_discount"] = (
+            purchase["resource_id"] or purchase["bill_id"],
+            purchase["resource_name"],
+        )
+        row["commitment_share"] = allocations[match][0].get((row["bill_id"], row["component_code"]))
+
+
+def _hour_range(first: dt.datetime, last: dt.datetime) -> list[dt.datetime]:
+    hour = hour_of(first)
+    hours = []
+    while hour < last:
+        hours.append(hour)
+        hour += _HOUR
+    return hours
 
 
 def _name_refunded_months(chunk: list[dict[str, Any]]) -> None:

@@ -199,3 +199,20 @@ def test_a_throttle_lowered_below_what_was_spent_still_says_when(
 
     assert refused.status_code == 429
     assert 1 <= int(refused["Retry-After"]) <= 60
+
+
+def test_a_rotating_forwarded_for_header_does_not_reset_the_address_limit(alice: User) -> None:
+    # No trusted proxy is configured: X-Forwarded-For is anyone's to set, and axes counts the
+    # socket's address (apps.core.clientip), whatever the header says.
+    browser = Browser("203.0.113.8")
+    statuses = [
+        browser.client.post(
+            "/api/v1/auth/login",
+            {"email": "alice@acme.test", "password": "wrong"},
+            format="json",
+            HTTP_X_CSRFTOKEN=browser.token,
+            HTTP_X_FORWARDED_FOR=f"198.51.100.{n}",
+        ).status_code
+        for n in range(6)
+    ]
+    assert statuses == [400] * 4 + [429] * 2

@@ -281,6 +281,25 @@ def test_it_uses_the_organizations_threshold_overrides(fleet: list[Instance]) ->
     assert PhaseSegment.objects.filter(instance=train, phase=1).exists()
 
 
+def test_it_reclassifies_every_retained_day_when_the_thresholds_change(
+    fleet: list[Instance], monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks
+) -> None:
+    from apps.analysis import batches
+
+    train = fleet[0]
+    run([train])
+    assert PhaseSegment.objects.filter(instance=train, phase=4).exists()
+    # The fixture's days lie weeks before the wall clock: retained here, past the nightly 14.
+    monkeypatch.setattr(batches, "analysed_days", lambda: 400)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.analysis_settings_update(
+            organization=train.organization,
+            thresholds={"idle_gpu_util_max_pct": 95.0, "data_gpu_util_max_pct": 95.0},
+        )
+    assert not PhaseSegment.objects.filter(instance=train, phase=4).exists()
+    assert PhaseSegment.objects.filter(instance=train, phase=1).exists()
+
+
 def test_it_refuses_threshold_overrides_that_contradict_each_other(fleet: list[Instance]) -> None:
     from django.core.exceptions import ValidationError
 

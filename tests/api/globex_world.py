@@ -216,8 +216,8 @@ def globex_world(globex: Organization, bob: User) -> GlobexWorld:
     objects["holiday"] = Holiday.objects.create(organization=globex, date=DAY, name="Globex day")
     # The costs app's daily rollup of Globex's bill line (a bills sync would build it).
     cost_days_rebuild(organization=globex)
-    objects["cost_day"] = CostDay.objects.get(organization=globex)
-    objects["cost_project_day"] = CostProjectDay.objects.get(organization=globex)
+    objects["cost_day"] = CostDay.objects.get(organization=globex, basis="billed")
+    objects["cost_project_day"] = CostProjectDay.objects.get(organization=globex, basis="billed")
     objects["cost_rollup_state"] = CostRollupState.objects.get(organization=globex)
     # The analysis's billed-hours rollup (its rebuild reads hourly compute lines only; the
     # line above is not one, so the row is written as a compute line's would be).

@@ -144,3 +144,40 @@ def test_a_number_of_thousands_of_digits_is_out_of_range_not_a_crash() -> None:
 def test_it_does_not_check_what_the_schema_does_not_describe() -> None:
     assert _problems("/api/elsewhere", "page=" + TOO_BIG) == {}
     assert _problems(f"/api/things/{TOO_BIG}", method="OPTIONS") == {}
+
+
+# --- unknown query parameters: one rule, every operation ------------------------------------
+
+EVERY_OPERATION = [
+    (method, path) for path, operations in OPENAPI["paths"].items() for method in operations
+]
+
+
+@pytest.mark.parametrize(("method", "path"), EVERY_OPERATION, ids=" ".join)
+def test_an_unknown_query_parameter_is_a_400_naming_it_on_every_operation(
+    method: str, path: str, alice_client: APIClient, acme: Organization
+) -> None:
+    response = getattr(alice_client, method)(f"{_fill(path)}?organization=globex", {})
+
+    assert response.status_code == 400, response.content
+    assert_error_format(response.json())
+    (message,) = response.json()["error"]["fields"]["organization"]
+    assert message.startswith("Unknown query parameter; this operation takes: ")
+
+
+def test_it_says_which_parameters_an_operation_takes(alice_client: APIClient) -> None:
+    response = alice_client.get("/api/v1/members?pagesize=5")
+
+    assert response.json()["error"]["fields"] == {
+        "pagesize": ["Unknown query parameter; this operation takes: page, page_size."]
+    }
+
+
+def test_a_documented_family_of_names_is_known_and_the_rest_is_not() -> None:
+    assert _problems("/api/things/settings", "tag:team=a&page=1") == {}
+    assert _problems("/api/things/settings", "tagteam=a") == {
+        "tagteam": ["Unknown query parameter; this operation takes: ids, page, tag:<key>."]
+    }
+    assert _problems("/api/things/1", "page=1") == {
+        "page": ["Unknown query parameter; this operation takes: none."]
+    }

@@ -1,5 +1,5 @@
-"""Acceptance: /costs over a bill month adds up to the bill lines' RealCost exactly, for every
-group_by, on the simulator's fleet synced through the real code path."""
+"""Acceptance: /costs over a bill month, as billed, adds up to the bill lines' RealCost exactly,
+for every group_by, on the simulator's fleet synced through the real code path."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from tests.costs.conftest import MONTH
 
 pytestmark = [pytest.mark.django_db, pytest.mark.integration]
 
+# The bill as invoiced: a line on the day it was charged (the amortized basis spreads purchases).
+BILLED = {"basis": "billed"}
 GROUP_BYS = [
     "",
     "project",
@@ -41,7 +43,7 @@ def test_it_reconciles_a_month_to_the_bill_lines_for_every_group_by(
     for group_by in GROUP_BYS:
         response = alice_client.get(
             "/api/v1/costs",
-            {"start": f"{MONTH}-01", "end": f"{MONTH}-31", "group_by": group_by},
+            {**BILLED, "start": f"{MONTH}-01", "end": f"{MONTH}-31", "group_by": group_by},
         )
         assert response.status_code == 200, (group_by, response.json())
         body = response.json()
@@ -59,7 +61,8 @@ def test_it_allocates_each_group_to_the_bill_lines_it_names(
     month_lines = BillLine.objects.filter(month=MONTH)
     by_project = cost_totals(month_lines, "project__slug")
     body = alice_client.get(
-        "/api/v1/costs", {"start": f"{MONTH}-01", "end": f"{MONTH}-31", "group_by": "project"}
+        "/api/v1/costs",
+        {**BILLED, "start": f"{MONTH}-01", "end": f"{MONTH}-31", "group_by": "project"},
     ).json()
     served = {g["keys"][0]["value"]: Decimal(g["cost"]) for g in body["groups"]}
     assert served == {slug: total for slug, total in by_project.items() if total}
@@ -75,14 +78,15 @@ def test_it_allocates_each_group_to_the_bill_lines_it_names(
         expected[simulator.cloud.fleet.get(resource_id).charge_type] += cost
     body = alice_client.get(
         "/api/v1/costs",
-        {"start": f"{MONTH}-01", "end": f"{MONTH}-31", "group_by": "charge_type"},
+        {**BILLED, "start": f"{MONTH}-01", "end": f"{MONTH}-31", "group_by": "charge_type"},
     ).json()
     assert {g["keys"][0]["value"]: Decimal(g["cost"]) for g in body["groups"]} == expected
     assert {"SPOTPAID", "POSTPAID_BY_HOUR"} <= set(expected)
 
     # The analysed days (Oct 31 local) carry phases; the split of each hour is exact.
     body = alice_client.get(
-        "/api/v1/costs", {"start": f"{MONTH}-31", "end": f"{MONTH}-31", "group_by": "phase"}
+        "/api/v1/costs",
+        {**BILLED, "start": f"{MONTH}-31", "end": f"{MONTH}-31", "group_by": "phase"},
     ).json()
     phases = {g["keys"][0]["value"]: Decimal(g["cost"]) for g in body["groups"]}
     assert phases["training"] > 0
@@ -91,7 +95,7 @@ def test_it_allocates_each_group_to_the_bill_lines_it_names(
     assert sum(phases.values(), Decimal(0)) == cost_total(day_lines)
     # A filter on one phase serves exactly that phase's share.
     only_idle = alice_client.get(
-        "/api/v1/costs", {"start": f"{MONTH}-31", "end": f"{MONTH}-31", "phase": "idle"}
+        "/api/v1/costs", {**BILLED, "start": f"{MONTH}-31", "end": f"{MONTH}-31", "phase": "idle"}
     ).json()
     assert Decimal(only_idle["total"]) == phases["idle"]
 
@@ -101,7 +105,7 @@ def test_it_compares_with_the_previous_period_and_filters_by_tag(
 ) -> None:
     body = alice_client.get(
         "/api/v1/costs",
-        {"start": "2026-10-16", "end": "2026-10-31", "tag:team": "research"},
+        {**BILLED, "start": "2026-10-16", "end": "2026-10-31", "tag:team": "research"},
     ).json()
     assert body["previous_period"] == {
         "start": "2026-09-30",

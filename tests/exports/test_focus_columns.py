@@ -143,11 +143,14 @@ def test_every_row_keeps_the_allowed_values_nullability_and_formats(
             elif category in {"Credit", "Adjustment"}:
                 assert row[column] == "", (column, row)
         assert (row["PricingUnit"] == "") == (row["PricingQuantity"] == "")
-        if category != "Usage":
+        if category != "Usage" or row["CommitmentDiscountStatus"] == "Unused":
             assert row["ConsumedQuantity"] == row["ConsumedUnit"] == ""
         if category == "Purchase":
             assert row["ChargeFrequency"] != "Usage-Based"
-            assert dec(row["EffectiveCost"]) == 0  # prepaid: amortized on its days
+            # Paying for a period ahead: 0, amortized on its days; booked at an instant (the
+            # refund): where billed.
+            instant = row["x_BillLineId"] == "b-pre-refund"
+            assert dec(row["EffectiveCost"]) == (dec(row["BilledCost"]) if instant else 0)
         if category in {"Credit", "Adjustment"}:
             assert dec(row["ListCost"]) == dec(row["ContractedCost"]) == dec(row["BilledCost"])
             assert dec(row["EffectiveCost"]) == dec(row["BilledCost"])
@@ -200,6 +203,16 @@ def test_it_categorizes_each_documented_line(export: Export) -> None:
         assert row["CommitmentDiscountCategory"] == "Usage"
         assert row["CommitmentDiscountType"] == "Reserved Instance"
         assert dec(row["BilledCost"]) == 0 < dec(row["ContractedCost"]) < dec(row["ListCost"])
+    # The hour carries the RI's amortized hour: 70,080 over the 8,760 hours of its year, split
+    # between the components by what they would have cost without it (1.32 and 10.08).
+    shares = {r["SkuMeter"]: dec(r["EffectiveCost"]) for r in committed}
+    assert sum(shares.values()) == Decimal(8)
+    assert shares["GPU组件"] == (Decimal(8) * Decimal("10.08") / Decimal("11.40")).quantize(
+        Decimal("1e-8")
+    )
+    assert all(
+        dec(r["EffectiveCost"]) == dec(r["BilledCost"]) for r in covered if r not in committed
+    )
     (ri,) = own_rows(rows, "b-ri")
     assert (ri["CommitmentDiscountId"], ri["CommitmentDiscountStatus"]) == ("ri-001", "")
     assert ri["ResourceType"] == "Reserved Instance"
@@ -251,20 +264,38 @@ def test_effective_cost_of_a_year_long_ri_sums_to_its_purchase_however_exported(
         rows = csv.DictReader(io.StringIO(streamed_text(response)))
         return [r for r in rows if r["x_BillLineId"] == "b-ri" and is_amortized(r)]
 
+    def ri_usage(start: str, end: str) -> list[dict[str, str]]:
+        response = alice_client.get("/api/v1/exports/focus.csv", {"start": start, "end": end})
+        rows = csv.DictReader(io.StringIO(streamed_text(response)))
+        return [r for r in rows if r["CommitmentDiscountStatus"] == "Used"]
+
     purchase = next(line for line in documented if line.bill_id == "b-ri")
     year = ri_days("2026-09-30T16:00:00Z", "2027-09-30T16:00:00Z")
+    # Every day has unused capacity (one hour of the year is used).
     assert len(year) == 365
     assert all(r["PricingCategory"] == "Committed" for r in year)
     assert {(r["CommitmentDiscountId"], r["CommitmentDiscountStatus"]) for r in year} == {
-        ("ri-001", "Used")
+        ("ri-001", "Unused")
     }
-    assert sum((dec(r["EffectiveCost"]) for r in year), Decimal(0)) == purchase.cost
-    # Exported in two parts cut inside a day: the same money, to the last decimal.
+    (tenth,) = [r for r in year if r["ChargePeriodStart"] == "2026-10-09T16:00:00Z"]
+    assert dec(tenth["EffectiveCost"]) == 24 * 8 - 8
+    # FOCUS: for one commitment, the EffectiveCost of its usage (the hours it paid for and its
+    # unused capacity) is what its purchase billed.
+    used = sum(
+        (dec(r["EffectiveCost"]) for r in ri_usage("2026-09-30T16:00:00Z", "2027-09-30T16:00:00Z")),
+        Decimal(0),
+    )
+    assert used == 8
+    assert sum((dec(r["EffectiveCost"]) for r in year), Decimal(0)) + used == purchase.cost
+    # Exported in two parts cut inside a day: the same rows (a day is in the part holding its
+    # start, as a bill line is), the same money to the last decimal.
     first = ri_days("2026-09-30T16:00:00Z", "2027-03-15T05:30:00Z")
     second = ri_days("2027-03-15T05:30:00Z", "2027-09-30T16:00:00Z")
+    assert [r["ChargePeriodStart"] for r in first + second] == [
+        r["ChargePeriodStart"] for r in year
+    ]
     total = sum((dec(r["EffectiveCost"]) for r in first + second), Decimal(0))
-    assert total == purchase.cost
-    assert len(first) + len(second) == 366  # the cut day is two rows
+    assert total + used == purchase.cost
 
 
 def test_the_json_pages_hold_the_same_rows_across_a_purchases_days(

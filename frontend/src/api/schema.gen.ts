@@ -503,7 +503,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Billed cost (RealCost) by local day, week or month, grouped by up to two dimensions. */
+        /**
+         * @description Cost (RealCost), amortized or as billed, by local day, week or month, grouped by up to
+         *     two dimensions.
+         */
         get: operations["v1_costs_retrieve"];
         put?: never;
         post?: never;
@@ -1212,11 +1215,11 @@ export interface components {
             budget?: number | null;
             rule?: number | null;
             project?: number | null;
-            readonly project_name: string;
+            readonly project_name: string | null;
             instance?: number | null;
-            readonly instance_name: string;
+            readonly instance_name: string | null;
             /** @description e.g. ins-9bxebleo */
-            readonly instance_provider_id: string;
+            readonly instance_provider_id: string | null;
             /** @description The figures behind the message. */
             evidence: unknown;
             /** Format: date-time */
@@ -1310,7 +1313,7 @@ export interface components {
             end: string;
             group_by: components["schemas"]["GroupByEnum"];
             currency: string;
-            totals: components["schemas"]["WasteTotals"];
+            totals: components["schemas"]["SummaryTotals"];
             /** @description Only with group_by=project. */
             groups?: components["schemas"]["ProjectWaste"][];
         };
@@ -1454,12 +1457,6 @@ export interface components {
             /** @description Its name then. */
             label: string;
         };
-        /**
-         * @description * `actual` - actual
-         *     * `forecast` - forecast
-         * @enum {string}
-         */
-        BasisEnum: "actual" | "forecast";
         /** @enum {unknown} */
         BlankEnum: "";
         /** @description Scopes the ``project`` field to the request's organization: another one's is a 400. */
@@ -1670,6 +1667,12 @@ export interface components {
             /** @description The API calls that were made, in order. */
             checked: string[];
         };
+        /**
+         * @description * `billed` - billed
+         *     * `amortized` - amortized
+         * @enum {string}
+         */
+        CostBasisEnum: "billed" | "amortized";
         CostGroup: {
             keys: components["schemas"]["GroupKey"][];
             /** @description Decimal string (8 decimals, the bills' precision). */
@@ -1689,6 +1692,13 @@ export interface components {
             cost: string;
         };
         CostReport: {
+            /**
+             * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+             *
+             *     * `billed` - billed
+             *     * `amortized` - amortized
+             */
+            basis: components["schemas"]["CostBasisEnum"];
             /**
              * Format: date
              * @description First local day, inclusive.
@@ -1777,7 +1787,10 @@ export interface components {
             frequency?: components["schemas"]["FrequencyEnum"];
             weekday?: number;
             day_of_month?: number;
-            /** Format: time */
+            /**
+             * @description When it is sent: a time of day (HH:MM[:SS]) in effective_timezone.
+             * @example 09:00:00
+             */
             send_time?: string;
             timezone?: string;
             readonly effective_timezone: string;
@@ -1795,7 +1808,10 @@ export interface components {
             frequency?: components["schemas"]["FrequencyEnum"];
             weekday?: number;
             day_of_month?: number;
-            /** Format: time */
+            /**
+             * @description When it is sent: a time of day (HH:MM[:SS]) in effective_timezone.
+             * @example 09:00:00
+             */
             send_time?: string;
             timezone?: string;
             projects?: number[];
@@ -2192,6 +2208,8 @@ export interface components {
             totals: {
                 [key: string]: components["schemas"]["PhaseFigures"];
             };
+            /** @description The unknown phase ('No data') split by reason, every reason listed; the parts add up to the unknown phase's minutes, GPU-hours and money. */
+            no_data: components["schemas"]["NoData"][];
             evidence: components["schemas"]["EvidenceSummary"];
             segments: components["schemas"]["Segment"][];
         };
@@ -2232,7 +2250,7 @@ export interface components {
             tags: {
                 [key: string]: string;
             };
-            /** @description Billed cost (RealCost) of the range, from the daily rollup. */
+            /** @description Cost (RealCost) of the range on its basis, from the daily rollup. */
             cost: string;
             /** @description Money of the idle phase (null for an instance without GPUs). */
             waste: string | null;
@@ -2250,6 +2268,13 @@ export interface components {
             util_daily: (number | null)[];
         };
         InstanceUsagePage: {
+            /**
+             * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+             *
+             *     * `billed` - billed
+             *     * `amortized` - amortized
+             */
+            basis: components["schemas"]["CostBasisEnum"];
             count: number;
             /** Format: uri */
             next: string | null;
@@ -2397,6 +2422,28 @@ export interface components {
             forecast: string;
             method: string;
         };
+        NoData: {
+            /**
+             * @description no_metrics: running (billed) but no GPU utilization sample; stopped: not running and not billed; not_analysed: samples exist but the analysis has not run over them yet (it catches up hourly).
+             *
+             *     * `no_metrics` - no_metrics
+             *     * `stopped` - stopped
+             *     * `not_analysed` - not_analysed
+             */
+            reason: components["schemas"]["NoDataReasonEnum"];
+            minutes: number;
+            /** @description Decimal string. */
+            gpu_hours: string;
+            /** @description Decimal string; null if unpriced. */
+            cost: string | null;
+        };
+        /**
+         * @description * `no_metrics` - no_metrics
+         *     * `stopped` - stopped
+         *     * `not_analysed` - not_analysed
+         * @enum {string}
+         */
+        NoDataReasonEnum: "no_metrics" | "stopped" | "not_analysed";
         /** @enum {unknown} */
         NullEnum: null;
         OffWindow: {
@@ -2745,7 +2792,10 @@ export interface components {
             frequency?: components["schemas"]["FrequencyEnum"];
             weekday?: number;
             day_of_month?: number;
-            /** Format: time */
+            /**
+             * @description When it is sent: a time of day (HH:MM[:SS]) in effective_timezone.
+             * @example 09:00:00
+             */
             send_time?: string;
             timezone?: string;
             projects?: number[];
@@ -2870,7 +2920,7 @@ export interface components {
             /** @description null: the Unallocated row. */
             slug: string | null;
             name: string;
-            /** @description Billed cost of the lines allocated to the project. */
+            /** @description Cost (on the basis) of the lines allocated to the project. */
             cost: string;
             /** @description Cost per local day of `days`. */
             cost_daily: string[];
@@ -2887,6 +2937,13 @@ export interface components {
             instance_count: number;
         };
         ProjectUsageList: {
+            /**
+             * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+             *
+             *     * `billed` - billed
+             *     * `amortized` - amortized
+             */
+            basis: components["schemas"]["CostBasisEnum"];
             /** Format: date */
             start: string;
             /** Format: date */
@@ -2912,6 +2969,8 @@ export interface components {
             cost_sources: {
                 [key: string]: number;
             };
+            /** @description The unknown phase ('No data') split by reason, every reason listed; the parts add up to the unknown phase's minutes, GPU-hours and money. */
+            no_data: components["schemas"]["NoData"][];
             project_id: number | null;
             project_name: string;
             /** @description Only in the Unallocated group (null in a project's): its figures split by why the instances have no project; the parts add up to the group. */
@@ -3231,6 +3290,24 @@ export interface components {
          * @enum {string}
          */
         StateEnum: "running" | "retrying" | "done" | "failed";
+        SummaryTotals: {
+            instance_count: number;
+            currency: string;
+            gpu_hours: string;
+            cost: string;
+            idle_cost: string;
+            data_bound_cost: string;
+            wasted_cost: string;
+            unknown_cost: string;
+            phases: {
+                [key: string]: components["schemas"]["PhaseFigures"];
+            };
+            cost_sources: {
+                [key: string]: number;
+            };
+            /** @description The unknown phase ('No data') split by reason, every reason listed; the parts add up to the unknown phase's minutes, GPU-hours and money. */
+            no_data: components["schemas"]["NoData"][];
+        };
         /** @description Reject unknown fields and non-string values for text fields. */
         SwitchOrganizationRequest: {
             /** @description The slug of one of your organizations. */
@@ -3288,8 +3365,14 @@ export interface components {
         };
         ThresholdCrossed: {
             threshold_pct: number;
-            basis: components["schemas"]["BasisEnum"];
+            basis: components["schemas"]["ThresholdCrossedBasisEnum"];
         };
+        /**
+         * @description * `actual` - actual
+         *     * `forecast` - forecast
+         * @enum {string}
+         */
+        ThresholdCrossedBasisEnum: "actual" | "forecast";
         /** @description One field of ``RuleThresholds``, described for a settings form. */
         ThresholdField: {
             name: string;
@@ -3540,6 +3623,8 @@ export interface components {
             cost: string;
             currency: string;
             phases: components["schemas"]["PhaseUsage"][];
+            /** @description The unknown phase ('No data') split by reason, every reason listed; the parts add up to the unknown phase's minutes, GPU-hours and money. */
+            no_data: components["schemas"]["NoData"][];
         };
         User: {
             readonly id: number;
@@ -3572,22 +3657,6 @@ export interface components {
         /** @description Reject unknown fields and non-string values for text fields. */
         VerifyEmailRequest: {
             token: string;
-        };
-        WasteTotals: {
-            instance_count: number;
-            currency: string;
-            gpu_hours: string;
-            cost: string;
-            idle_cost: string;
-            data_bound_cost: string;
-            wasted_cost: string;
-            unknown_cost: string;
-            phases: {
-                [key: string]: components["schemas"]["PhaseFigures"];
-            };
-            cost_sources: {
-                [key: string]: number;
-            };
         };
         Window: {
             tz: string;
@@ -6495,6 +6564,8 @@ export interface operations {
     v1_costs_retrieve: {
         parameters: {
             query?: {
+                /** @description billed (as invoiced: a line on the day it was charged) or amortized (purchases and refunds spread over the period they cover); default: amortized. */
+                basis?: "amortized" | "billed";
                 /** @description Only lines whose charge_type is one of these (comma-separated). */
                 charge_type?: string;
                 /** @description Default: the organization's. */
@@ -10464,6 +10535,13 @@ export interface operations {
         parameters: {
             query?: {
                 /**
+                 * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+                 *
+                 *     * `billed` - billed
+                 *     * `amortized` - amortized
+                 */
+                basis?: "billed" | "amortized";
+                /**
                  * @description * `POSTPAID_BY_HOUR` - POSTPAID_BY_HOUR
                  *     * `PREPAID` - PREPAID
                  *     * `SPOTPAID` - SPOTPAID
@@ -10586,6 +10664,13 @@ export interface operations {
     v1_usage_projects_retrieve: {
         parameters: {
             query?: {
+                /**
+                 * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+                 *
+                 *     * `billed` - billed
+                 *     * `amortized` - amortized
+                 */
+                basis?: "billed" | "amortized";
                 /** @description Last local day, inclusive; default: today (local). */
                 end?: string;
                 /** @description First local day; default: 6 days ago. */
