@@ -28,11 +28,10 @@ from apps.billing.runtime import (
     BILLED_SECONDS_SQL,
     RUNTIME_LINE_SQL,
     USAGE_HOUR_SQL,
+    billed_seconds,
     is_runtime,
     is_usage_hour,
 )
-from apps.billing.runtime import HOURLY_LINE_MAX as HOURLY_LINE_MAX  # re-exported (costs)
-from apps.billing.runtime import billed_seconds as billed_seconds  # re-exported (costs)
 from apps.cloud.models import CloudAccount
 
 _DAY = "(fee_begin_at AT TIME ZONE 'UTC')::date"

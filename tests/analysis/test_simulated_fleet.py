@@ -30,6 +30,9 @@ from tests.cloud.conftest import SIM_NOW, connect
 
 pytestmark = [pytest.mark.django_db(transaction=False), pytest.mark.integration]
 
+# Every runtime component (compute, GPU, unknown) of the hours of use: what an hour costs.
+RUNTIME_CLASSES = ["runtime", "unknown"]
+
 METRIC_DAYS = 15
 # A first backfill longer than the fortnight the analysis used to cover.
 BACKFILL_METRIC_DAYS = 20
@@ -139,7 +142,8 @@ def test_it_splits_the_billed_cost_of_an_instance_exactly_over_its_phases(
     for instance in Instance.objects.filter(account=account, charge_type="POSTPAID_BY_HOUR"):
         lines = BillLine.objects.filter(
             instance=instance,
-            component_code="v_cvm_compute",
+            component_class__in=RUNTIME_CLASSES,
+            charge_category="usage",
             fee_begin_at__gte=start,
             fee_begin_at__lt=end,
         )
