@@ -12,7 +12,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('analysis', '0006_billed_hours_day'),
-        ('billing', '0007_component_days'),
+        ('billing', '0008_component_days'),
     ]
 
     operations = [

@@ -1457,6 +1457,12 @@ export interface components {
             /** @description Its name then. */
             label: string;
         };
+        /**
+         * @description * `actual` - actual
+         *     * `forecast` - forecast
+         * @enum {string}
+         */
+        BasisEnum: "actual" | "forecast";
         /** @enum {unknown} */
         BlankEnum: "";
         /** @description Scopes the ``project`` field to the request's organization: another one's is a 400. */
@@ -1505,23 +1511,36 @@ export interface components {
             forecast_thresholds_pct?: number[];
         };
         BudgetStatus: {
-            /** @description yyyy-mm in the organization's timezone. */
+            /** @description The bill month, yyyy-mm (Beijing time). */
             month: string;
             /**
              * Format: decimal
-             * @description Bill lines' real cost so far this month.
+             * @description Amortized cost of the bill month so far, today included.
              */
             spent: string;
             /**
              * Format: decimal
-             * @description Spend of the last 7 days / 7.
+             * @description Amortized cost of the month's complete days.
+             */
+            spent_before_today: string;
+            /**
+             * Format: decimal
+             * @description Cost of the last 7 complete days without purchases / 7.
              */
             daily_average: string;
-            /** Format: decimal */
+            /**
+             * Format: decimal
+             * @description Days of the month from today on, inclusive.
+             */
             days_left: string;
             /**
              * Format: decimal
-             * @description Forecast to month end: spent so far + average daily spend of the last 7 days x days left in the month (organization timezone).
+             * @description Purchases and refunds already billed, amortized over the days left.
+             */
+            known_purchases: string;
+            /**
+             * Format: decimal
+             * @description Forecast to month end: Bill month (Beijing time), amortized: cost of the month's complete days + the average daily cost of the last 7 complete days without purchases x the days left, today included + the purchases and refunds already billed for those days..
              */
             forecast: string;
             /** Format: decimal */
@@ -2396,29 +2415,35 @@ export interface components {
          */
         MetricEnum: "gpu_util_pct" | "gpu_mem_used_pct" | "gpu_mem_used_mb" | "gpu_temp_c" | "gpu_power_w" | "cpu_util_pct" | "mem_util_pct";
         /**
-         * @description This month in the organization's timezone, whatever the period asked for (every filter
-         *     applied but ``phase``).
+         * @description The bill month (Beijing time, as Tencent bills) so far and its month-end forecast
+         *     (``apps.costs.forecast``), amortized, whatever the period and basis asked for: the
+         *     organization's, or the ``project`` filter's projects' (no other filter applies). The same
+         *     figures as the budgets', in every timezone.
          */
         MonthToDate: {
+            /** @description The bill month, yyyy-mm. */
+            month: string;
             /** Format: date */
             month_start: string;
             /** Format: date */
             month_end: string;
             /**
              * Format: date
-             * @description Today in the organization's timezone.
+             * @description Today in Beijing time (the bill's days).
              */
             today: string;
-            /** @description This month's cost so far, today's billed hours included. */
+            /** @description The month's amortized cost so far, today included. */
             cost: string;
-            /** @description Decimal string (8 decimals, the bills' precision). */
+            /** @description The month's amortized cost of its complete days. */
             cost_before_today: string;
-            /** @description Average daily cost of the last run_rate_days days, rounded to the cent. */
+            /** @description Average daily cost of the last run_rate_days complete days without purchases and refunds, rounded to the cent. */
             run_rate_daily: string;
             run_rate_days: number;
             /** @description Days of the month from today on, inclusive. */
             days_left: number;
-            /** @description cost_before_today + run_rate_daily x days_left: the month-end estimate. */
+            /** @description Purchases and refunds already billed, amortized over the days left. */
+            known_purchases: string;
+            /** @description cost_before_today + run_rate_daily x days_left + known_purchases. */
             forecast: string;
             method: string;
         };
@@ -3365,14 +3390,8 @@ export interface components {
         };
         ThresholdCrossed: {
             threshold_pct: number;
-            basis: components["schemas"]["ThresholdCrossedBasisEnum"];
+            basis: components["schemas"]["BasisEnum"];
         };
-        /**
-         * @description * `actual` - actual
-         *     * `forecast` - forecast
-         * @enum {string}
-         */
-        ThresholdCrossedBasisEnum: "actual" | "forecast";
         /** @description One field of ``RuleThresholds``, described for a settings form. */
         ThresholdField: {
             name: string;

@@ -113,7 +113,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('accounts', '0004_auditentry'),
-        ('billing', '0006_bill_line_classification'),
+        ('billing', '0007_bill_line_prepaid_index'),
         ('cloud', '0004_syncstate_backfilled_until'),
     ]
 
