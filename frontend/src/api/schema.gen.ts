@@ -503,7 +503,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Billed cost (RealCost) by local day, week or month, grouped by up to two dimensions. */
+        /**
+         * @description Cost (RealCost), amortized or as billed, by local day, week or month, grouped by up to
+         *     two dimensions.
+         */
         get: operations["v1_costs_retrieve"];
         put?: never;
         post?: never;
@@ -1505,23 +1508,36 @@ export interface components {
             forecast_thresholds_pct?: number[];
         };
         BudgetStatus: {
-            /** @description yyyy-mm in the organization's timezone. */
+            /** @description The bill month, yyyy-mm (Beijing time). */
             month: string;
             /**
              * Format: decimal
-             * @description Bill lines' real cost so far this month.
+             * @description Amortized cost of the bill month so far, today included.
              */
             spent: string;
             /**
              * Format: decimal
-             * @description Spend of the last 7 days / 7.
+             * @description Amortized cost of the month's complete days.
+             */
+            spent_before_today: string;
+            /**
+             * Format: decimal
+             * @description Cost of the last 7 complete days without purchases / 7.
              */
             daily_average: string;
-            /** Format: decimal */
+            /**
+             * Format: decimal
+             * @description Days of the month from today on, inclusive.
+             */
             days_left: string;
             /**
              * Format: decimal
-             * @description Forecast to month end: spent so far + average daily spend of the last 7 days x days left in the month (organization timezone).
+             * @description Purchases and refunds already billed, amortized over the days left.
+             */
+            known_purchases: string;
+            /**
+             * Format: decimal
+             * @description Forecast to month end: Bill month (Beijing time), amortized: cost of the month's complete days + the average daily cost of the last 7 complete days without purchases x the days left, today included + the purchases and refunds already billed for those days..
              */
             forecast: string;
             /** Format: decimal */
@@ -1655,6 +1671,12 @@ export interface components {
             /** @description The API calls that were made, in order. */
             checked: string[];
         };
+        /**
+         * @description * `billed` - billed
+         *     * `amortized` - amortized
+         * @enum {string}
+         */
+        CostBasisEnum: "billed" | "amortized";
         CostGroup: {
             keys: components["schemas"]["GroupKey"][];
             /** @description Decimal string (8 decimals, the bills' precision). */
@@ -1674,6 +1696,13 @@ export interface components {
             cost: string;
         };
         CostReport: {
+            /**
+             * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+             *
+             *     * `billed` - billed
+             *     * `amortized` - amortized
+             */
+            basis: components["schemas"]["CostBasisEnum"];
             /**
              * Format: date
              * @description First local day, inclusive.
@@ -2165,7 +2194,7 @@ export interface components {
             tags: {
                 [key: string]: string;
             };
-            /** @description Billed cost (RealCost) of the range, from the daily rollup. */
+            /** @description Cost (RealCost) of the range on its basis, from the daily rollup. */
             cost: string;
             /** @description Money of the idle phase (null for an instance without GPUs). */
             waste: string | null;
@@ -2183,6 +2212,13 @@ export interface components {
             util_daily: (number | null)[];
         };
         InstanceUsagePage: {
+            /**
+             * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+             *
+             *     * `billed` - billed
+             *     * `amortized` - amortized
+             */
+            basis: components["schemas"]["CostBasisEnum"];
             count: number;
             /** Format: uri */
             next: string | null;
@@ -2304,29 +2340,35 @@ export interface components {
          */
         MetricEnum: "gpu_util_pct" | "gpu_mem_used_pct" | "gpu_mem_used_mb" | "gpu_temp_c" | "gpu_power_w" | "cpu_util_pct" | "mem_util_pct";
         /**
-         * @description This month in the organization's timezone, whatever the period asked for (every filter
-         *     applied but ``phase``).
+         * @description The bill month (Beijing time, as Tencent bills) so far and its month-end forecast
+         *     (``apps.costs.forecast``), amortized, whatever the period and basis asked for: the
+         *     organization's, or the ``project`` filter's projects' (no other filter applies). The same
+         *     figures as the budgets', in every timezone.
          */
         MonthToDate: {
+            /** @description The bill month, yyyy-mm. */
+            month: string;
             /** Format: date */
             month_start: string;
             /** Format: date */
             month_end: string;
             /**
              * Format: date
-             * @description Today in the organization's timezone.
+             * @description Today in Beijing time (the bill's days).
              */
             today: string;
-            /** @description This month's cost so far, today's billed hours included. */
+            /** @description The month's amortized cost so far, today included. */
             cost: string;
-            /** @description Decimal string (8 decimals, the bills' precision). */
+            /** @description The month's amortized cost of its complete days. */
             cost_before_today: string;
-            /** @description Average daily cost of the last run_rate_days days, rounded to the cent. */
+            /** @description Average daily cost of the last run_rate_days complete days without purchases and refunds, rounded to the cent. */
             run_rate_daily: string;
             run_rate_days: number;
             /** @description Days of the month from today on, inclusive. */
             days_left: number;
-            /** @description cost_before_today + run_rate_daily x days_left: the month-end estimate. */
+            /** @description Purchases and refunds already billed, amortized over the days left. */
+            known_purchases: string;
+            /** @description cost_before_today + run_rate_daily x days_left + known_purchases. */
             forecast: string;
             method: string;
         };
@@ -2803,7 +2845,7 @@ export interface components {
             /** @description null: the Unallocated row. */
             slug: string | null;
             name: string;
-            /** @description Billed cost of the lines allocated to the project. */
+            /** @description Cost (on the basis) of the lines allocated to the project. */
             cost: string;
             /** @description Cost per local day of `days`. */
             cost_daily: string[];
@@ -2820,6 +2862,13 @@ export interface components {
             instance_count: number;
         };
         ProjectUsageList: {
+            /**
+             * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+             *
+             *     * `billed` - billed
+             *     * `amortized` - amortized
+             */
+            basis: components["schemas"]["CostBasisEnum"];
             /** Format: date */
             start: string;
             /** Format: date */
@@ -6459,6 +6508,8 @@ export interface operations {
     v1_costs_retrieve: {
         parameters: {
             query?: {
+                /** @description billed (as invoiced: a line on the day it was charged) or amortized (purchases and refunds spread over the period they cover); default: amortized. */
+                basis?: "amortized" | "billed";
                 /** @description Only lines whose charge_type is one of these (comma-separated). */
                 charge_type?: string;
                 /** @description Default: the organization's. */
@@ -10458,6 +10509,13 @@ export interface operations {
         parameters: {
             query?: {
                 /**
+                 * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+                 *
+                 *     * `billed` - billed
+                 *     * `amortized` - amortized
+                 */
+                basis?: "billed" | "amortized";
+                /**
                  * @description * `POSTPAID_BY_HOUR` - POSTPAID_BY_HOUR
                  *     * `PREPAID` - PREPAID
                  *     * `SPOTPAID` - SPOTPAID
@@ -10580,6 +10638,13 @@ export interface operations {
     v1_usage_projects_retrieve: {
         parameters: {
             query?: {
+                /**
+                 * @description billed: as invoiced (BilledCost, a line on the day it was charged); amortized: purchases and refunds spread over the period they cover (EffectiveCost).
+                 *
+                 *     * `billed` - billed
+                 *     * `amortized` - amortized
+                 */
+                basis?: "billed" | "amortized";
                 /** @description Last local day, inclusive; default: today (local). */
                 end?: string;
                 /** @description First local day; default: 6 days ago. */

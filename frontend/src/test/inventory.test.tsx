@@ -52,6 +52,7 @@ const ROWS: InstanceUsage[] = [
 
 function usagePage(results: InstanceUsage[], count = results.length, ordering = '-cost'): InstanceUsagePage {
   return {
+    basis: 'amortized',
     count,
     next: null,
     previous: null,
@@ -292,7 +293,7 @@ function projectUsage(overrides: Partial<ProjectUsage> = {}): ProjectUsage {
 }
 
 function projectsUsage(results: ProjectUsage[]): ProjectUsageList {
-  return { start: DAYS[0]!, end: DAYS[2]!, timezone: 'Asia/Shanghai', currency: 'CNY', days: DAYS, results };
+  return { basis: 'amortized', start: DAYS[0]!, end: DAYS[2]!, timezone: 'Asia/Shanghai', currency: 'CNY', days: DAYS, results };
 }
 
 const NLP_BUDGET = {
@@ -308,6 +309,8 @@ const NLP_BUDGET = {
     month: '2026-11',
     spent: '1500.00',
     daily_average: '50.00',
+    spent_before_today: '0.00',
+    known_purchases: '0.00',
     days_left: '10',
     forecast: '2000.00',
     percent_used: '75.00',
