@@ -19,4 +19,4 @@ RUN DEBUG=1 SECRET_KEY=build FIELD_ENCRYPTION_KEY= python manage.py collectstati
     && useradd --create-home --uid 1000 ledger && mkdir -p var && chown -R ledger var
 USER ledger
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--threads", "4", "--access-logfile", "-"]
+CMD ["gunicorn", "config.wsgi", "--config", "config/gunicorn.conf.py", "--bind", "0.0.0.0:8000", "--workers", "3", "--threads", "4", "--access-logfile", "-"]

@@ -19,8 +19,10 @@ SIMULATOR_PORT ?= 8900
 # The demo's mail catcher (workers/mail_catcher.py): every e-mail the demo sends lands in var/mail.
 MAIL_PORT ?= 8825
 DEMO_ENV := $(VAR)/demo.env
-# The demo runs like production (DEBUG off) but over plain HTTP on localhost.
-DEMO := set -a && source $(DEMO_ENV) && set +a &&
+# The demo runs like production (DEBUG off) but over plain HTTP on localhost. Outbound requests
+# a tenant can aim refuse loopback addresses (apps/core/outbound.py): the demo allows its own
+# simulator, and only it.
+DEMO := set -a && source $(DEMO_ENV) && set +a && export OUTBOUND_ALLOWED_HOSTS=127.0.0.1:$(SIMULATOR_PORT) &&
 # The demo's services send e-mail to the mail catcher, unless EMAIL_URL says otherwise.
 DEMO_MAIL := EMAIL_URL=$${EMAIL_URL:-smtp://127.0.0.1:$(MAIL_PORT)}
 # Starts, waits for and stops the demo's long-running processes (see the script's header).
@@ -178,4 +180,4 @@ bench-dashboard: install frontend
 .PHONY: bench-api
 bench-api: install
 	DATABASE_URL=$${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpu_ledger_bench_api} \
-	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} $(PY) -m bench.bench_api --reuse
+	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} $(PY) -m bench.bench_api --reuse $(BENCH_ARGS)

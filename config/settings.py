@@ -6,6 +6,7 @@ needs only Python and Node. Production sets DEBUG=0, SECRET_KEY, FIELD_ENCRYPTIO
 DATABASE_URL and REDIS_URL.
 """
 
+import ipaddress
 from pathlib import Path
 
 import dj_database_url
@@ -65,6 +66,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # /api/: a 400 for a query parameter or path id the OpenAPI schema does not take.
+    "apps.api.parameters.ParameterContractMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Keeps the request being served, so the audit log records its actor and address.
@@ -149,6 +152,8 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 AUTH_USER_MODEL = "accounts.User"
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
+    # Refuses every sign-in at an account locked by the per-account back-off (lockout.py).
+    "apps.accounts.lockout.AccountLockoutBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 PASSWORD_HASHERS = [
@@ -170,6 +175,18 @@ AXES_USERNAME_FORM_FIELD = "email"
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "apps.accounts.lockout.lockout_response"
 AXES_VERBOSE = False
+# Credential stuffing spreads its guesses over many addresses: the account itself locks after
+# this many wrong passwords from anywhere, for LOGIN_BACKOFF_SECONDS, doubling with each
+# further wrong password after a lock-out (up to the maximum); a quiet day or a sign-in that
+# gets through forgets them. The account's owner is e-mailed at each lock-out.
+LOGIN_ACCOUNT_FAILURE_LIMIT = env_int("LOGIN_ACCOUNT_FAILURE_LIMIT", 20)
+LOGIN_BACKOFF_SECONDS = env_int("LOGIN_BACKOFF_SECONDS", 60)
+LOGIN_BACKOFF_MAX_SECONDS = env_int("LOGIN_BACKOFF_MAX_SECONDS", 3600)
+if LOGIN_ACCOUNT_FAILURE_LIMIT < 1 or not 0 < LOGIN_BACKOFF_SECONDS <= LOGIN_BACKOFF_MAX_SECONDS:
+    raise ImproperlyConfigured(
+        "LOGIN_ACCOUNT_FAILURE_LIMIT must be 1 or more, and 0 < LOGIN_BACKOFF_SECONDS <= "
+        "LOGIN_BACKOFF_MAX_SECONDS"
+    )
 
 # The audit log (Settings -> Audit log, /api/v1/audit-log) keeps entries this long; a daily
 # beat task purges older ones.
@@ -180,6 +197,33 @@ AUDIT_RETENTION_DAYS = env_int("AUDIT_RETENTION_DAYS", 365)
 FIELD_ENCRYPTION_KEY = env_str("FIELD_ENCRYPTION_KEY")
 if not FIELD_ENCRYPTION_KEY and not DEBUG:
     raise ImproperlyConfigured("FIELD_ENCRYPTION_KEY must be set when DEBUG=0")
+
+# --- Client addresses -----------------------------------------------------------------------
+# X-Forwarded-For is believed only from proxies the operator names (apps.core.clientip): every
+# rate limit, the sign-in lock-out and the audit log key on that one address. Either the number
+# of proxies in front of the server (each appends the address it saw) or their CIDR blocks;
+# neither (the default): the socket's peer is the client.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", [])
+if TRUSTED_PROXY_COUNT < 0:
+    raise ImproperlyConfigured("TRUSTED_PROXY_COUNT must be 0 or more")
+if TRUSTED_PROXY_COUNT and TRUSTED_PROXIES:
+    raise ImproperlyConfigured("Set TRUSTED_PROXY_COUNT or TRUSTED_PROXIES, not both")
+for _block in TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(_block, strict=False)
+    except ValueError as _exc:
+        raise ImproperlyConfigured(
+            f"TRUSTED_PROXIES must be CIDR blocks (10.0.0.0/8,...), got {_block!r}"
+        ) from _exc
+AXES_CLIENT_IP_CALLABLE = "apps.core.clientip.client_address"
+
+# --- Outbound requests ----------------------------------------------------------------------
+# A cloud account's endpoint override and alert webhooks connect only to public addresses
+# (apps.core.outbound: checked after DNS resolution, when saved and when connecting). Named
+# hosts here ("host" or "host:port", comma-separated) are let through whatever they resolve
+# to: `make demo` lists its own simulator, 127.0.0.1:$SIMULATOR_PORT, and nothing else.
+OUTBOUND_ALLOWED_HOSTS = env_list("OUTBOUND_ALLOWED_HOSTS", [])
 
 # --- HTTPS and cookies ----------------------------------------------------------------------
 # Production sits behind TLS; HTTPS=0 turns the TLS-only settings off for plain-HTTP setups
@@ -285,6 +329,10 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["apps.api.filters.StrictFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "apps.api.schema.ApiAutoSchema",
     "EXCEPTION_HANDLER": "apps.api.exceptions.exception_handler",
+    # Writes take JSON only: a form-encoded or multipart body is a 415, not a second dialect with
+    # other coercions (a form's "tag_values=x" would be a list). No endpoint takes a file; the
+    # digest's one-click unsubscribe (RFC 8058, a form POST) reads its token from the URL only.
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
@@ -315,6 +363,9 @@ SPECTACULAR_SETTINGS = {
         "PhaseEnum": "apps.analysis.serializers.PHASE_CHOICES",
         "CurrencyEnum": "apps.accounts.models.Currency",
         "UtilizationScopeEnum": "apps.costs.utilization.SCOPES",
+        # Why minutes have no phase, beside why money has no project (which keeps its name).
+        "NoDataReasonEnum": "apps.analysis.no_data.REASON_CHOICES",
+        "ReasonEnum": "apps.billing.selectors.UnallocatedReason",
         # Keeps the API key scope's enum name now that /utilization has a "scope" too.
         "ScopeEnum": "apps.accounts.models.ApiKeyScope",
         # A recommendation threshold's rule and type: "RuleEnum"/"TypeEnum" would say too little.
@@ -344,7 +395,12 @@ LOGGING = {
         }
     },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # runserver's request lines: Django's default gives them a handler of their own, which
+        # would write one-time links' tokens unredacted (apps/core/logging.py).
+        "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+    },
 }
 
 # --- Cloud sync -----------------------------------------------------------------------------

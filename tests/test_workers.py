@@ -28,6 +28,7 @@ from workers.schedule import BEAT_SCHEDULE
 STATED_RETRIES: dict[str, tuple[type[BaseException], ...]] = {
     "accounts.send_invitation_email": (OSError,),
     "accounts.send_verification_email": (OSError,),
+    "accounts.send_lockout_notice_email": (OSError,),
     "accounts.purge_expired_invitations": NEVER_RETRY,
     "accounts.purge_audit_log": NEVER_RETRY,
     "cloud.dispatch_due": NEVER_RETRY,
@@ -35,6 +36,8 @@ STATED_RETRIES: dict[str, tuple[type[BaseException], ...]] = {
     "cloud.run_sync": (CloudError,),
     "analysis.analyse_recent": (OperationalError,),
     "analysis.analyse_full": (OperationalError,),
+    "analysis.analyse_batch": (OperationalError,),
+    "analysis.announce": (OperationalError,),
     "recommendations.recommend": (OperationalError,),
     "metrics.prune_raw": NEVER_RETRY,
     "metrics.compact_recent": (OperationalError,),

@@ -206,7 +206,7 @@ launch() {
   case "$name" in
     simulator) command=(python manage.py tencent_simulator --port "$SIMULATOR_PORT" --seed 1) ;;
     web)
-      command=(gunicorn config.wsgi --bind "127.0.0.1:$PORT" --workers 2 --threads 4
+      command=(gunicorn config.wsgi --config config/gunicorn.conf.py --bind "127.0.0.1:$PORT" --workers 2 --threads 4
         --access-logfile "$LOG/web-access.log")
       ;;
     worker) command=(workers/start-worker.sh) ;;

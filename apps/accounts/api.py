@@ -6,7 +6,7 @@ from typing import Any
 
 from django.contrib.auth import authenticate, login, logout
 from django.db.models import QuerySet
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.middleware.csrf import get_token
 from django.utils.decorators import method_decorator
 from django.views.decorators.csrf import csrf_protect, ensure_csrf_cookie
@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
-from apps.accounts import services
+from apps.accounts import lockout, services
 from apps.accounts.models import ApiKey, Invitation, Membership, Organization, User
 from apps.accounts.roles import MANAGER_ROLES, Role
 from apps.accounts.selectors import memberships_for_user, organization_for_user
@@ -69,7 +69,7 @@ class LoginView(APIView):
     authentication_classes: list[type] = []
 
     @extend_schema(request=LoginSerializer, responses=MeSerializer)
-    def post(self, request: Request) -> Response:
+    def post(self, request: Request) -> Response | JsonResponse:
         serializer = LoginSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         user = authenticate(
@@ -78,6 +78,9 @@ class LoginView(APIView):
             password=serializer.validated_data["password"],
         )
         if user is None:
+            if getattr(request._request, lockout.LOCKED_UNTIL_ATTR, None) is not None:
+                # The account is locked (or this wrong password locked it): 429, Retry-After.
+                return lockout.lockout_response(request._request)
             # django-axes replaces this with its 429 lockout response once the limit is hit.
             return Response(
                 error_body("invalid_credentials", "The e-mail address or the password is wrong."),

@@ -2,15 +2,18 @@
 
 Plain text only: the texts are short, and one part keeps every mail client and the tests that
 read the message body simple. Templates turn autoescaping off, since HTML escaping would show
-an organization named "R&D" as "R&amp;D" in a text e-mail.
+an organization named "R&D" as "R&amp;D" in a text e-mail. The lock-out notice is written in the
+account's language (``User.language``), from the catalog in apps/accounts/locale.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.template.loader import render_to_string
+from django.utils import translation
 
 from apps.accounts.models import Invitation, User
 from apps.accounts.verification import verification_link
@@ -53,3 +56,19 @@ def verification_email_render(*, user: User, token: str) -> RenderedEmail:
         subject=" ".join(subject.strip().splitlines()),
         body=render_to_string("accounts/email/verification_body.txt", context).rstrip("\n"),
     )
+
+
+def lockout_notice_email_render(
+    *, user: User, failures: int, locked_until: dt.datetime
+) -> RenderedEmail:
+    """The notice that the per-account back-off locked ``user``'s sign-ins (lockout.py)."""
+    with translation.override(user.language):
+        context = {
+            "name": user.name,
+            "email": user.email,
+            "failures": failures,
+            "until": locked_until.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        }
+        subject = render_to_string("accounts/email/lockout_subject.txt", context)
+        body = render_to_string("accounts/email/lockout_body.txt", context)
+    return RenderedEmail(subject=" ".join(subject.strip().splitlines()), body=body.rstrip("\n"))

@@ -162,6 +162,23 @@ class ApiKey(OrganizationScopedModel):
         return self.revoked_at is None
 
 
+class SignInThrottle(models.Model):
+    """Failed sign-ins at one e-mail address, from any client address: the per-account
+    back-off of apps/accounts/lockout.py. Keyed by the address typed, whether an account has
+    it or not, so that the answers tell nobody which addresses have accounts."""
+
+    email = models.CharField(max_length=320, unique=True)
+    # Wrong passwords since the last sign-in that got through (or the last quiet day).
+    failures = models.PositiveIntegerField(default=0)
+    # Lock-outs in a row: the back-off's exponent.
+    lockouts = models.PositiveIntegerField(default=0)
+    last_failure_at = models.DateTimeField(db_index=True)
+    locked_until = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.email}: {self.failures} failures, {self.lockouts} lock-outs"
+
+
 # The audit log's model lives in its own module of this app (apps/accounts/audit/).
 from apps.accounts.audit.models import AuditEntry  # noqa: E402
 
@@ -174,5 +191,6 @@ __all__ = [
     "Language",
     "Membership",
     "Organization",
+    "SignInThrottle",
     "User",
 ]

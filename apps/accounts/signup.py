@@ -16,7 +16,6 @@ from rest_framework import status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import AnonRateThrottle
 from rest_framework.views import APIView
 
 from apps.accounts import services
@@ -35,9 +34,10 @@ from apps.accounts.serializers import (
 from apps.accounts.verification import InvalidVerificationToken, verification_token_user
 from apps.api.exceptions import error_body
 from apps.api.tenancy import SESSION_KEY
+from apps.api.throttling import AddressRateThrottle
 
 
-class SignupRateThrottle(AnonRateThrottle):
+class SignupRateThrottle(AddressRateThrottle):
     """Per client IP, every caller (signed in or not): sign-ups cost an e-mail each."""
 
     scope = "signup"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 
 from celery import shared_task
@@ -9,7 +10,11 @@ from django.core.mail import send_mail
 
 from apps.accounts import services
 from apps.accounts.audit.services import audit_entries_purge
-from apps.accounts.emails import invitation_email_render, verification_email_render
+from apps.accounts.emails import (
+    invitation_email_render,
+    lockout_notice_email_render,
+    verification_email_render,
+)
 from apps.accounts.models import User
 from apps.accounts.verification import verification_token_make
 from workers import queues
@@ -85,6 +90,30 @@ def send_verification_email(user_id: int) -> bool:
         return False
     # Signed when sent, so the link's lifetime starts when it reaches the person.
     email = verification_email_render(user=user, token=verification_token_make(user))
+    send_mail(
+        subject=email.subject, message=email.body, from_email=None, recipient_list=[user.email]
+    )
+    return True
+
+
+@shared_task(
+    **task_options(
+        name="accounts.send_lockout_notice_email",
+        queue=queues.EMAIL,
+        # The mail server down or refusing (every smtplib error is an OSError): retried with
+        # backoff; the lock-out holds whether or not the notice gets through.
+        retry_on=(OSError,),
+    )
+)
+def send_lockout_notice_email(user_id: int, failures: int, locked_until: str) -> bool:
+    """Tell an account's owner that its sign-ins are locked (apps/accounts/lockout.py);
+    False when the account is gone."""
+    user = User.objects.filter(pk=user_id).first()
+    if user is None:
+        return False
+    email = lockout_notice_email_render(
+        user=user, failures=failures, locked_until=dt.datetime.fromisoformat(locked_until)
+    )
     send_mail(
         subject=email.subject, message=email.body, from_email=None, recipient_list=[user.email]
     )

@@ -17,11 +17,13 @@ import hmac
 import json
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.mail import EmailMultiAlternatives
 from django.db.models import Q
 from django.template.loader import render_to_string
@@ -39,6 +41,7 @@ from apps.alerts.models import (
 )
 from apps.alerts.wording import kind_label, localized_wording, severity_label
 from apps.core.crypto import decrypt_str
+from apps.core.outbound import OutboundRefused, guarded_urlopen, outbound_check
 
 #: Who is told when an organization has named nobody.
 DEFAULT_ROLES = (Role.OWNER, Role.ADMIN)
@@ -192,6 +195,19 @@ def webhook_signature(secret: str, timestamp: int, body: bytes) -> str:
     return f"t={timestamp},v1={digest}"
 
 
+def webhook_url_check(url: str) -> None:
+    """Refuse a webhook URL that outbound requests may not reach (apps.core.outbound): the
+    server would POST there for the tenant. A 400 on ``webhook_url``."""
+    parts = urllib.parse.urlsplit(url)
+    if not url or not parts.hostname:
+        return  # empty: no webhook; malformed: the field's validator says so
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        outbound_check(parts.hostname, port)
+    except (OutboundRefused, ValueError) as exc:
+        raise ValidationError({"webhook_url": [str(exc)]}) from exc
+
+
 class WebhookRejected(Exception):
     """The receiver answered 4xx (other than 408/429): sending again would not help."""
 
@@ -218,8 +234,11 @@ def webhook_send(delivery: AlertDelivery) -> int:
         },
     )
     try:
-        with urllib.request.urlopen(request, timeout=WEBHOOK_TIMEOUT_S) as response:
+        # Only to public addresses (or hosts the operator allows), redirects included.
+        with guarded_urlopen(request, timeout=WEBHOOK_TIMEOUT_S) as response:
             return int(response.status)
+    except OutboundRefused as exc:
+        raise WebhookRejected(str(exc)) from exc
     except urllib.error.HTTPError as exc:
         if exc.code >= 500 or exc.code in (408, 429):
             raise

@@ -192,10 +192,18 @@ class AlertDeliverySerializer(serializers.ModelSerializer):
 class AlertEventSerializer(serializers.ModelSerializer):
     deliveries = AlertDeliverySerializer(many=True, read_only=True)
     evidence = serializers.JSONField(help_text="The figures behind the message.")
-    project_name = serializers.CharField(source="project.name", default=None, read_only=True)
-    instance_name = serializers.CharField(source="instance.name", default=None, read_only=True)
+    project_name = serializers.CharField(
+        source="project.name", default=None, allow_null=True, read_only=True
+    )
+    instance_name = serializers.CharField(
+        source="instance.name", default=None, allow_null=True, read_only=True
+    )
     instance_provider_id = serializers.CharField(
-        source="instance.provider_id", default=None, read_only=True, help_text="e.g. ins-9bxebleo"
+        source="instance.provider_id",
+        default=None,
+        allow_null=True,
+        read_only=True,
+        help_text="e.g. ins-9bxebleo",
     )
     imported = serializers.BooleanField(
         read_only=True,

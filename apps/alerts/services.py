@@ -21,7 +21,7 @@ from apps.accounts.audit.services import (
     stored_values,
 )
 from apps.accounts.models import Organization, User
-from apps.alerts.delivery import deliveries_plan
+from apps.alerts.delivery import deliveries_plan, webhook_url_check
 from apps.alerts.models import (
     AlertDelivery,
     AlertEvent,
@@ -218,6 +218,8 @@ def alert_settings_update(
     if webhook_secret is not None:
         settings.webhook_secret_encrypted = encrypt_str(webhook_secret)
     settings.full_clean()
+    if fields.get("webhook_url"):
+        webhook_url_check(settings.webhook_url)
     settings.save()
     details: dict[str, Any] = {}
     changed = changes_between(before, current_values(settings, SETTINGS_FIELDS))

@@ -20,6 +20,7 @@ from rest_framework.response import Response
 from apps.accounts.roles import MANAGER_ROLES
 from apps.analysis import fleet_pricing, pricing, selectors, services
 from apps.analysis.fleet_waste import FleetWaste
+from apps.analysis.no_data import NoData, no_data
 from apps.analysis.serializers import (
     AnalysisSettingsSerializer,
     AnalysisSummarySerializer,
@@ -29,6 +30,7 @@ from apps.analysis.serializers import (
     SummaryQuerySerializer,
     evidence_summary_json,
     money,
+    no_data_json,
     phase_figures_json,
     segment_json,
     unallocated_by_reason_json,
@@ -79,6 +81,12 @@ class InstancePhasesView(ConditionalGetMixin, AnalysisAPIView):
             instances=[instance], start=start, end=end, currency=organization.currency
         )
         priced = figures.cost_source != pricing.SOURCE_UNPRICED
+        reasons = no_data(
+            fleet=FleetWaste.of_items([figures]),
+            start=start,
+            end=end,
+            states={instance.pk: instance.state},
+        )
         segments = selectors.instance_segments(instance_id=instance.pk, start=start, end=end)
         return Response(
             InstancePhasesSerializer(
@@ -92,6 +100,7 @@ class InstancePhasesView(ConditionalGetMixin, AnalysisAPIView):
                     "idle_cost": money(figures.idle_cost) if priced else None,
                     "data_bound_cost": money(figures.data_bound_cost) if priced else None,
                     "totals": phase_figures_json(figures.by_phase, priced=priced),
+                    "no_data": no_data_json(reasons.sums(), priced=priced),
                     "evidence": evidence_summary_json(segments),
                     "segments": [segment_json(s) for s in segments],
                 }
@@ -165,19 +174,27 @@ class AnalysisSummaryView(ConditionalGetMixin, AnalysisAPIView):
         fleet = fleet_pricing.fleet_waste(
             instances=instances, start=start, end=end, currency=organization.currency
         )
+        reasons = no_data(fleet=fleet, start=start, end=end)
         body: dict[str, Any] = {
             "start": start,
             "end": end,
             "group_by": group_by,
             "currency": organization.currency,
-            "totals": waste_totals_json(fleet, organization.currency),
+            "totals": {
+                **waste_totals_json(fleet, organization.currency),
+                "no_data": no_data_json(reasons.sums()),
+            },
         }
         if group_by == "project":
-            body["groups"] = self._by_project(instances, fleet, organization.currency)
+            body["groups"] = self._by_project(instances, fleet, reasons, organization.currency)
         return Response(body)
 
     def _by_project(
-        self, instances: list[selectors.InstanceRow], fleet: FleetWaste, currency: str
+        self,
+        instances: list[selectors.InstanceRow],
+        fleet: FleetWaste,
+        reasons: NoData,
+        currency: str,
     ) -> list[dict]:
         organization = self.tenant.organization
         names = selectors.project_names(organization=organization)
@@ -195,6 +212,7 @@ class AnalysisSummaryView(ConditionalGetMixin, AnalysisAPIView):
                     if project_id
                     else UNALLOCATED,
                     **waste_totals_json(group, currency),
+                    "no_data": no_data_json(reasons.sums(rows[project_id])),
                     "unallocated_by_reason": None
                     if project_id
                     else unallocated_by_reason_json(

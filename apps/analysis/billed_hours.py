@@ -3,8 +3,9 @@
 Rebuilt on billing's ``bill_lines_changed`` (connected in ``AnalysisConfig.ready()``) for the
 UTC days the changed bill months touch, and in full the first time an organization's summary
 is read (``billed_hours_ensure``: lines written without the signal, or before the rollup
-existed). ``REGULAR`` is the one definition of the lines it holds; ``fleet_pricing`` reads
-every other line from the bill lines, so the two must agree on it.
+existed). It holds the runtime lines (``apps.billing.runtime``: every runtime component of an
+hour, the hour counted once); ``REGULAR`` is the one definition of the regular ones among them;
+``fleet_pricing`` reads every other line from the bill lines, so the two must agree on it.
 """
 
 from __future__ import annotations
@@ -14,14 +15,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import Max, Min
 
 from apps.accounts.models import Organization
 from apps.analysis.engine import REAL_PHASES
 from apps.analysis.models import PHASE_DAY_SHAPE, BilledHoursDay, BilledHoursState, phase_key
-from apps.analysis.pricing import _HOURLY_LINE_MAX, COMPUTE_COMPONENTS
-from apps.billing.models import BillLine
-from apps.billing.sync import BEIJING
+from apps.billing.months import bill_months_span
+from apps.billing.runtime import RUNTIME_LINE_SQL
 
 # A regular hourly line: begins on a whole UTC hour and covers exactly that hour (to its 59:59,
 # inclusive, or to the next hour's 00:00). Its billed minutes are that hour's 60.
@@ -45,8 +44,7 @@ _INSERT = f"""
            COUNT(*) FILTER (WHERE NOT {REGULAR}), 0, 0, 0, 0
     FROM billing_billline
     WHERE organization_id = %(org)s AND instance_id IS NOT NULL
-      AND component_code = ANY(%(components)s)
-      AND fee_end_at - fee_begin_at <= %(hourly_max)s
+      AND {RUNTIME_LINE_SQL}
       AND fee_begin_at >= %(begin)s AND fee_begin_at < %(end)s
     GROUP BY instance_id, (fee_begin_at AT TIME ZONE 'UTC')::date
 """
@@ -120,14 +118,7 @@ def billed_hours_rebuild(*, organization_id: int, months: Sequence[str] | None =
         months = sorted(set(months))
         if not months:
             return
-        begin = _month_start(months[0])
-        end = _month_start(months[-1], following=True)
-        # A late adjustment of a month may be dated outside it.
-        span = BillLine.objects.filter(organization_id=organization_id, month__in=months).aggregate(
-            first=Min("fee_begin_at"), last=Max("fee_begin_at")
-        )
-        begin = min(begin, span["first"] or begin)
-        end = max(end, (span["last"] or end) + dt.timedelta(seconds=1))
+        begin, end = bill_months_span(organization_id, months)
         begin = _utc_day_start(begin.astimezone(dt.UTC).date())
         end = _utc_day_start((end - dt.timedelta(microseconds=1)).astimezone(dt.UTC).date())
         end += dt.timedelta(days=1)
@@ -136,8 +127,6 @@ def billed_hours_rebuild(*, organization_id: int, months: Sequence[str] | None =
     with connection.cursor() as cursor:
         params: dict[str, Any] = {
             "org": organization_id,
-            "components": list(COMPUTE_COMPONENTS),
-            "hourly_max": _HOURLY_LINE_MAX,
             "begin": begin,
             "end": end,
         }
@@ -171,13 +160,6 @@ def billed_hours_phases_refresh(
             _PHASES_SET.format(where="b.instance_id = ANY(%s) AND b.day >= %s AND b.day <= %s"),
             [[int(i) for i in instance_ids], day_from, day_to],
         )
-
-
-def _month_start(month: str, *, following: bool = False) -> dt.datetime:
-    first = dt.date.fromisoformat(f"{month}-01")
-    if following:
-        first = (first + dt.timedelta(days=32)).replace(day=1)
-    return dt.datetime.combine(first, dt.time(), tzinfo=BEIJING)
 
 
 def billed_hours_ensure(organization_ids: Iterable[int]) -> None:

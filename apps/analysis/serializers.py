@@ -18,6 +18,7 @@ from rest_framework import serializers
 from apps.analysis.engine import Evidence, Phase, missing_metrics, unseparated_phases
 from apps.analysis.fleet_waste import FleetWaste
 from apps.analysis.models import phase_key
+from apps.analysis.no_data import REASON_CHOICES, REASONS, NoDataReason
 from apps.analysis.pricing import PhaseFigures
 from apps.analysis.selectors import MergedSegment
 from apps.api.serializers import StrictSerializer
@@ -147,6 +148,21 @@ def waste_totals_json(fleet: FleetWaste, currency: str) -> dict[str, Any]:
     }
 
 
+def no_data_json(
+    by_reason: dict[NoDataReason, PhaseFigures], *, priced: bool = True
+) -> list[dict[str, Any]]:
+    """The ``unknown`` figures split by why the minutes have no phase, every reason listed."""
+    return [
+        {
+            "reason": reason.value,
+            "minutes": by_reason[reason].minutes,
+            "gpu_hours": str(by_reason[reason].gpu_hours),
+            "cost": money(by_reason[reason].cost) if priced else None,
+        }
+        for reason in REASONS
+    ]
+
+
 def unallocated_by_reason_json(
     fleet: FleetWaste, *, reasons: dict[int, UnallocatedReason], currency: str
 ) -> list[dict[str, Any]]:
@@ -193,6 +209,28 @@ class WasteTotalsSerializer(serializers.Serializer):
     cost_sources = serializers.DictField(child=serializers.IntegerField())
 
 
+class NoDataSerializer(serializers.Serializer):
+    reason = serializers.ChoiceField(
+        choices=REASON_CHOICES,
+        help_text="no_metrics: running (billed) but no GPU utilization sample; stopped: not "
+        "running and not billed; not_analysed: samples exist but the analysis has not run "
+        "over them yet (it catches up hourly).",
+    )
+    minutes = serializers.IntegerField()
+    gpu_hours = serializers.CharField(help_text="Decimal string.")
+    cost = serializers.CharField(allow_null=True, help_text="Decimal string; null if unpriced.")
+
+
+NO_DATA_HELP = (
+    "The unknown phase ('No data') split by reason, every reason listed; the parts add up to "
+    "the unknown phase's minutes, GPU-hours and money."
+)
+
+
+class SummaryTotalsSerializer(WasteTotalsSerializer):
+    no_data = NoDataSerializer(many=True, help_text=NO_DATA_HELP)
+
+
 class UnallocatedReasonWasteSerializer(WasteTotalsSerializer):
     reason = serializers.ChoiceField(
         choices=UnallocatedReason.choices,
@@ -202,7 +240,7 @@ class UnallocatedReasonWasteSerializer(WasteTotalsSerializer):
     reason_label = serializers.CharField()
 
 
-class ProjectWasteSerializer(WasteTotalsSerializer):
+class ProjectWasteSerializer(SummaryTotalsSerializer):
     project_id = serializers.IntegerField(allow_null=True)
     project_name = serializers.CharField()
     unallocated_by_reason = UnallocatedReasonWasteSerializer(
@@ -218,7 +256,7 @@ class AnalysisSummarySerializer(serializers.Serializer):
     end = serializers.DateTimeField()
     group_by = serializers.ChoiceField(choices=["fleet", "project"])
     currency = serializers.CharField()
-    totals = WasteTotalsSerializer()
+    totals = SummaryTotalsSerializer()
     groups = ProjectWasteSerializer(
         many=True, required=False, help_text="Only with group_by=project."
     )
@@ -318,6 +356,7 @@ class InstancePhasesSerializer(serializers.Serializer):
     totals = serializers.DictField(
         child=PhaseFiguresSerializer(), help_text="Phase key -> minutes, GPU-hours and money."
     )
+    no_data = NoDataSerializer(many=True, help_text=NO_DATA_HELP)
     evidence = EvidenceSummarySerializer()
     segments = SegmentSerializer(many=True)
 

@@ -26,7 +26,8 @@ from django.utils import timezone
 from apps.accounts.audit import actions as audit_actions
 from apps.accounts.audit.services import audit_record, overrides_changes
 from apps.accounts.models import Organization
-from apps.analysis import results, storage
+from apps.analysis import batches, results, storage
+from apps.analysis.batches import AnalysisBatch
 from apps.analysis.engine import (
     DEFAULT_THRESHOLDS,
     HourOfWeekProfile,
@@ -38,14 +39,13 @@ from apps.analysis.engine import (
 from apps.analysis.models import AnalysisSettings
 from apps.analysis.signals import analysis_completed
 from apps.cloud.models import Instance
-from apps.core.timegrid import datetime_to_epoch_minute, floor_day, floor_hour, floor_minute
+from apps.core.timegrid import datetime_to_epoch_minute, floor_day, floor_minute
 from apps.metrics.constants import Metric
 from apps.metrics.selectors import metrics_read, metrics_read_many
 
 logger = logging.getLogger(__name__)
 
 PROFILE_DAYS = 14
-FULL_RECOMPUTE_DAYS = 14
 # Instances analysed together: bounds memory (3 metrics x 14 days x 100 instances ~ 25 MB, two
 # chunks alive when pipelined) and sets the grain of the pipeline: the last chunk's writes are
 # not overlapped with any analysis, so smaller chunks overlap more.
@@ -81,6 +81,7 @@ def analysis_run(
     data_checked_at: dt.datetime | None = None,
     chunk_instances: int = CHUNK_INSTANCES,
     pipeline: bool | None = None,
+    announce: bool = True,
 ) -> AnalysisRunResult:
     """Classify, segment and profile instances over ``[start, end)`` and store the results.
 
@@ -93,7 +94,9 @@ def analysis_run(
     (default: on PostgreSQL outside a transaction) a chunk's results are written by a writer
     thread, on its own connection, while the next chunk is read and analysed. The watermark of the
     incremental analysis moves to ``end`` (never backwards); ``data_checked_at`` is recorded
-    only when the caller covered every change up to that moment (the tasks do).
+    only when the caller covered every change up to that moment (the tasks do). Without
+    ``announce`` the ``analysis_completed`` signal is left to the caller (a run of several
+    batches sends it once, after the last: ``analysis_announce``).
 
     Raises ValueError for naive datetimes or unknown instance ids.
     """
@@ -142,7 +145,7 @@ def analysis_run(
     if not pipeline or len(chunks) < 2:
         for analyse in chunks:
             total.add(_store_chunk(analyse()))
-        return _completed(total, list(by_organization), as_of)
+        return _completed(total, list(by_organization), as_of, announce)
     # Pipelined: while a writer thread stores chunk i (mostly waiting on PostgreSQL's inserts
     # and index updates, GIL released), this thread reads and classifies chunk i + 1.
     with concurrent.futures.ThreadPoolExecutor(
@@ -160,17 +163,23 @@ def analysis_run(
         finally:
             # Runs after the pending write (one worker, in order): the thread's connection.
             writer.submit(db.connections.close_all).result()
-    return _completed(total, list(by_organization), as_of)
+    return _completed(total, list(by_organization), as_of, announce)
 
 
 def _completed(
-    total: AnalysisRunResult, organization_ids: list[int], as_of: dt.datetime
+    total: AnalysisRunResult, organization_ids: list[int], as_of: dt.datetime, announce: bool
 ) -> AnalysisRunResult:
-    """Tell later apps (recommendations) that these organizations' results are stored."""
-    analysis_completed.send(
-        sender=AnalysisRunResult, organization_ids=organization_ids, as_of=as_of
-    )
+    if announce:
+        analysis_announce(organization_ids=organization_ids, as_of=as_of)
     return total
+
+
+def analysis_announce(*, organization_ids: Sequence[int], as_of: dt.datetime) -> None:
+    """Tell later apps (recommendations, alerts) that these organizations' results are stored."""
+    if organization_ids:
+        analysis_completed.send(
+            sender=AnalysisRunResult, organization_ids=list(organization_ids), as_of=as_of
+        )
 
 
 def _store_chunk(store: Callable[[], AnalysisRunResult]) -> AnalysisRunResult:
@@ -376,37 +385,43 @@ def analysis_store(
 # --- scheduled runs ----------------------------------------------------------------------------
 
 
+def analysis_batches_run(
+    batches: Sequence[AnalysisBatch], *, as_of: dt.datetime, data_checked_at: dt.datetime
+) -> AnalysisRunResult:
+    """Run the batches one after the other in this process, then announce the results once."""
+    total = AnalysisRunResult()
+    for batch in batches:
+        total.add(
+            analysis_run(
+                instance_ids=batch.instance_ids,
+                start=batch.start,
+                end=batch.end,
+                as_of=as_of,
+                data_checked_at=data_checked_at,
+                announce=False,
+            )
+        )
+    analysis_announce(
+        organization_ids=sorted({batch.organization_id for batch in batches}), as_of=as_of
+    )
+    return total
+
+
 def analysis_recent_run(
     *, as_of: dt.datetime, instance_ids: Sequence[int] | None = None
 ) -> AnalysisRunResult:
-    """The hourly incremental analysis: only instances and days with new data.
+    """The incremental analysis, in this process: every instance and day with new data.
 
     New data is an hour rollup updated since the instance's ``data_checked_at`` (late points
     land in old hours too) or an hour at or after its ``analysed_until``; an instance is
     re-analysed from the UTC midnight of its earliest such hour, up to ``as_of`` floored to
-    the hour, within the last ``FULL_RECOMPUTE_DAYS``. The wall clock is read before the
-    rollups, so data arriving while this runs is picked up by the next run.
+    the hour, within the retained raw metrics (``batches.analysed_days``): a first backfill's
+    whole history. The wall clock is read before the rollups, so data arriving while this runs
+    is picked up by the next run.
     """
-    from apps.analysis.selectors import analysis_due
-
     checked_at = timezone.now()
-    end = floor_hour(as_of)
-    due = analysis_due(end=end, lookback_days=FULL_RECOMPUTE_DAYS, instance_ids=instance_ids)
-    by_start: dict[dt.datetime, list[int]] = defaultdict(list)
-    for instance_id, first_hour in due.items():
-        by_start[floor_day(first_hour)].append(instance_id)
-    total = AnalysisRunResult()
-    for start, ids in sorted(by_start.items()):
-        total.add(
-            analysis_run(
-                instance_ids=sorted(ids),
-                start=start,
-                end=end,
-                as_of=as_of,
-                data_checked_at=checked_at,
-            )
-        )
-    return total
+    plan = batches.recent_batches(as_of=as_of, instance_ids=instance_ids)
+    return analysis_batches_run(plan, as_of=as_of, data_checked_at=checked_at)
 
 
 def analysis_full_run(
@@ -414,23 +429,19 @@ def analysis_full_run(
     as_of: dt.datetime,
     instance_ids: Sequence[int] | None = None,
     organization_id: int | None = None,
+    days: int = batches.FULL_RECOMPUTE_DAYS,
 ) -> AnalysisRunResult:
-    """The nightly recompute of the last ``FULL_RECOMPUTE_DAYS`` of every instance with data.
+    """A recompute of the last ``days`` of every instance with data, in this process.
 
-    Catches anything the incremental runs could not see (changed thresholds, pruned and
-    re-imported data) and re-cuts segments over whole days.
+    Nightly over the last fortnight: catches anything the incremental runs could not see
+    (changed thresholds, pruned and re-imported data) and re-cuts segments over whole days.
+    ``manage.py analyse`` runs it over every retained day.
     """
-    from apps.analysis.selectors import instances_with_data
-
     checked_at = timezone.now()
-    end = floor_hour(as_of)
-    start = floor_day(end - dt.timedelta(days=FULL_RECOMPUTE_DAYS))
-    ids = instances_with_data(
-        start=start, end=end, instance_ids=instance_ids, organization_id=organization_id
+    plan = batches.full_batches(
+        as_of=as_of, days=days, instance_ids=instance_ids, organization_id=organization_id
     )
-    return analysis_run(
-        instance_ids=ids, start=start, end=end, as_of=as_of, data_checked_at=checked_at
-    )
+    return analysis_batches_run(plan, as_of=as_of, data_checked_at=checked_at)
 
 
 # --- settings ---------------------------------------------------------------------------------
@@ -444,7 +455,7 @@ def analysis_settings_update(
     A key set to None drops that override (back to the default). The merged overrides are
     validated with ``PhaseThresholds.with_overrides`` as a whole, so a pair that contradicts
     itself is refused; the error is a ValidationError on ``thresholds`` naming the key. On
-    success a full recompute of the organization's last 14 days is queued after commit.
+    success a recompute of the organization's retained days is queued after commit.
     """
     with transaction.atomic():
         row, _created = AnalysisSettings.objects.select_for_update().get_or_create(
@@ -478,4 +489,5 @@ def analysis_settings_update(
 def _enqueue_recompute(organization_id: int) -> None:
     from apps.analysis.tasks import analyse_full
 
-    analyse_full.delay(organization_id=organization_id)
+    # Every retained day: the phases of the whole history follow the new thresholds.
+    analyse_full.delay(organization_id=organization_id, days=batches.analysed_days())

@@ -8,6 +8,7 @@ shape, so clients parse one thing. Model-level ``ValidationError`` raised by ser
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
@@ -42,6 +43,12 @@ def error_body(
     return {"error": {"code": code, "message": message, "fields": fields or {}}}
 
 
+def invalid_body(fields: dict[str, list[str]]) -> dict[str, Any]:
+    """The 400 body of bad input, ``fields`` naming each bad field or query parameter."""
+    message = "Invalid input: " + "; ".join(f"{k}: {' '.join(v)}" for k, v in fields.items())
+    return error_body("invalid", message, fields)
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     if isinstance(exc, DjangoValidationError):
         detail = (
@@ -67,13 +74,16 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
             exc.detail.get("non_field_errors") if isinstance(exc.detail, dict) else exc.detail
         )
         if non_field:
-            message = " ".join(_flatten(non_field))
+            response.data = error_body("invalid", " ".join(_flatten(non_field)), fields)
         else:
-            message = "Invalid input: " + "; ".join(
-                f"{k}: {' '.join(v)}" for k, v in fields.items()
-            )
-        response.data = error_body("invalid", message, fields)
+            response.data = invalid_body(fields)
     elif isinstance(exc, exceptions.APIException):
         code = exc.get_codes() if isinstance(exc.get_codes(), str) else exc.default_code
         response.data = error_body(str(code), " ".join(_flatten(exc.detail)))
+    if response.status_code == status.HTTP_429_TOO_MANY_REQUESTS and not response.has_header(
+        "Retry-After"
+    ):
+        # Every 429 says when to come back. Our throttles always know (their wait is at least a
+        # second); a throttle that cannot tell gets a minute, DRF's shortest rate window.
+        response["Retry-After"] = str(max(1, math.ceil(getattr(exc, "wait", None) or 60)))
     return response

@@ -12,6 +12,8 @@ from drf_spectacular.utils import Direction, OpenApiExample, OpenApiParameter, O
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 
+from apps.api.parameters import bound_integer_schema
+
 
 class ApiKeyScheme(OpenApiAuthenticationExtension):
     target_class = "apps.api.authentication.ApiKeyAuthentication"
@@ -57,7 +59,7 @@ _ERROR_DESCRIPTIONS = {
     "CSRF check of a browser session.",
     "404": "No such object in the request's organization (another organization's objects "
     "are not found either), or no such page.",
-    "415": "The request body is not JSON (or form data).",
+    "415": "The request body is not JSON (`Content-Type: application/json`).",
     "429": "Too many requests for this API key or person: wait `Retry-After` seconds.",
 }
 _ERROR_EXAMPLES = {
@@ -129,6 +131,26 @@ class ApiAutoSchema(AutoSchema):
                 )
             )
         return parameters
+
+    def _get_parameters(self) -> list[dict[str, Any]]:
+        # Integer parameters (ids, filters, pages) state the 64-bit range the API enforces
+        # (apps/api/parameters.py) unless they state a narrower one.
+        parameters: list[dict[str, Any]] = super()._get_parameters()
+        for parameter in parameters:
+            bound_integer_schema(parameter.get("schema", {}))
+        return parameters
+
+    def _map_serializer_field(
+        self, field: Any, direction: Direction, bypass_extensions: bool = False
+    ) -> dict[str, Any]:
+        schema: dict[str, Any] = super()._map_serializer_field(field, direction, bypass_extensions)
+        # An id sent in a body (a project, a budget's scope) is a 64-bit integer at most: a
+        # larger one is refused as "does not exist", as the schema then says it is invalid.
+        if direction == "request" and isinstance(
+            field, serializers.PrimaryKeyRelatedField | serializers.ManyRelatedField
+        ):
+            bound_integer_schema(schema)
+        return schema
 
     def _get_response_bodies(self, direction: Direction = "response") -> dict[str, Any]:
         responses: dict[str, Any] = super()._get_response_bodies(direction)

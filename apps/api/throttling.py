@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 
 from apps.accounts.models import ApiKey
+from apps.core.clientip import client_address
 
 if TYPE_CHECKING:
     # rest_framework.views imports the throttles (via api_settings): not at run time.
@@ -31,7 +32,29 @@ def client_ident(request: Request, fallback: str) -> str:
     return f"ip:{fallback}"
 
 
-class ClientRateThrottle(SimpleRateThrottle):
+class AddressRateThrottle(SimpleRateThrottle):
+    """A throttle whose address is ``client_address`` (trusted proxies only), never DRF's own
+    reading of ``X-Forwarded-For``, which believes whatever the client sends."""
+
+    # Set by SimpleRateThrottle from the rate (its stubs do not declare them).
+    num_requests: int | None
+    duration: int | None
+
+    def get_ident(self, request: Request) -> str:
+        return client_address(request)
+
+    def wait(self) -> float:
+        """Seconds until this client may send again: when the request that filled the window
+        leaves it. (DRF's own estimate paces the rest of the window, and has no answer, so the
+        429 no ``Retry-After``, once more requests were counted than the rate now allows.)"""
+        allowed, duration = self.num_requests or 0, float(self.duration or 0)
+        if 0 < allowed <= len(self.history):
+            oldest_counted = self.history[allowed - 1]
+            return max(1.0, duration - (self.now - oldest_counted))
+        return max(1.0, duration)
+
+
+class ClientRateThrottle(AddressRateThrottle):
     """``API_RATE_LIMIT`` (e.g. ``1200/min``) per API key, person or anonymous address."""
 
     scope = "api"

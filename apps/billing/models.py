@@ -130,6 +130,13 @@ class BillLine(OrganizationScopedModel):
             # The exports (in charge-period order), budgets and costs read an organization's
             # lines by the start of their charge period, not by bill month.
             models.Index(fields=["organization", "fee_begin_at"], name="billline_org_fee_begin"),
+            # Purchases still covering a period that started after them (the FOCUS export's
+            # amortized rows): few lines, found without reading the hourly ones.
+            models.Index(
+                fields=["organization", "fee_end_at"],
+                name="billline_org_prepaid_end",
+                condition=models.Q(charge_category__in=["purchase", "refund"]),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -156,13 +163,15 @@ class BalanceSnapshot(OrganizationScopedModel):
 
 
 class InstanceBillDay(OrganizationScopedModel):
-    """An instance's hourly compute lines of one UTC day and bill month, summed.
+    """An instance's runtime lines (``apps.billing.runtime``) of one UTC day and bill month, summed.
 
     What the recommendation rules price from (the discounted hourly price actually paid is
-    ``cost`` over ``billed_seconds``), read as about one row per instance-day instead of every
-    hourly line. Derived data: ``apps.billing.rollups`` rewrites a month's rows from its bill
-    lines whenever the bills sync or the instance attachment writes those lines, so it always
-    equals the sum of the lines. A UTC day can hold lines of two bill months (bill months are
+    ``cost`` over ``billed_seconds``, every runtime component of the hours included), read as
+    about one row per instance-day instead of every hourly line. ``billed_seconds`` counts
+    each billed span once, however many runtime components bill it. Derived data:
+    ``apps.billing.rollups`` rewrites a month's rows from its bill lines whenever the bills
+    sync or the instance attachment writes those lines, so it always equals the sum of the
+    lines. A UTC day can hold lines of two bill months (bill months are
     Beijing time), hence the month in the key.
     """
 
@@ -175,7 +184,8 @@ class InstanceBillDay(OrganizationScopedModel):
     currency = models.CharField(max_length=3, default="CNY")
     cost = models.DecimalField(**MONEY, help_text="Sum of the lines' cost (RealCost).")
     billed_seconds = models.BigIntegerField(
-        help_text="Seconds the lines bill, their last second included (10:00:00-10:59:59 is 3600)."
+        help_text="Seconds the lines bill, each span once, its last second included "
+        "(10:00:00-10:59:59 is 3600)."
     )
     lines = models.PositiveIntegerField(help_text="How many bill lines are summed.")
 
@@ -190,3 +200,42 @@ class InstanceBillDay(OrganizationScopedModel):
 
     def __str__(self) -> str:
         return f"{self.instance_id} {self.day} {self.cost} {self.currency}"
+
+
+class InstanceComponentDay(OrganizationScopedModel):
+    """An instance's hourly usage lines of one UTC day and bill month, summed per component.
+
+    Every class (runtime, storage, network, unknown): what an instance's price is made of, so
+    the evidence of a recommendation can name each component with its hourly price, and what
+    keeps billing when it is stopped (disks, IPs). Derived data, rewritten with
+    ``InstanceBillDay`` by ``apps.billing.rollups``.
+    """
+
+    account = models.ForeignKey(CloudAccount, on_delete=models.CASCADE, related_name="+")
+    month = models.CharField(max_length=7, help_text="Bill month yyyy-mm (Beijing time).")
+    instance = models.ForeignKey(
+        Instance, on_delete=models.CASCADE, related_name="component_days", db_index=False
+    )
+    day = models.DateField(help_text="UTC day of the lines' fee_begin_at.")
+    currency = models.CharField(max_length=3, default="CNY")
+    component_class = models.CharField(max_length=16, choices=ComponentClass.choices)
+    component_code = models.CharField(max_length=64)
+    component_name = models.CharField(max_length=200, blank=True)
+    cost = models.DecimalField(**MONEY, help_text="Sum of the lines' cost (RealCost).")
+    billed_seconds = models.BigIntegerField(help_text="Seconds the component's lines bill.")
+    lines = models.PositiveIntegerField(help_text="How many bill lines are summed.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=[
+                    "instance", "day", "account", "month", "currency", "component_class",
+                    "component_code",
+                ],
+                name="instancecomponentday_unique",
+            )
+        ]  # fmt: skip
+        indexes = [models.Index(fields=["account", "month"], name="componentday_account_month")]
+
+    def __str__(self) -> str:
+        return f"{self.instance_id} {self.day} {self.component_code} {self.cost} {self.currency}"

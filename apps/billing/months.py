@@ -1,7 +1,11 @@
-"""Which bill months to sync, and when.
+"""Bill months: their bounds (the one place they are computed), which to sync, and when.
 
-Bills are months in Beijing time, whatever the organization's timezone. The current month is
-re-read on every bills sync (hourly). A month that has ended keeps changing for some days
+Bills are months in Beijing time (Asia/Shanghai calendar months, UTC+8 without daylight
+saving), whatever the organization's timezone: ``month_of`` names the month of a moment,
+``bill_month_bounds`` gives a month's ``[start, end)`` and ``bill_months_span`` the instants
+the lines of some months cover.
+
+The current month is re-read on every bills sync (hourly). A month that has ended keeps changing for some days
 (late settlements of its last hours, adjustments, refunds), so it stays *open* and is re-read
 once a Beijing day until it is final: final means read on or after its ``CLOSED_AFTER_DAYS``-th
 day into the following month and unchanged (same lines, same total) since the read before, or
@@ -22,11 +26,12 @@ After the months are read, instances only the bills name are learned from them
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import date, datetime, timedelta
+from collections.abc import Callable, Sequence
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Max, Min
 
 from apps.billing.instances import bill_lines_learn_instances
 from apps.billing.models import BillLine
@@ -39,7 +44,29 @@ CLOSED_AFTER_DAYS = 5
 
 
 def month_of(moment: datetime) -> str:
+    """The bill month (``yyyy-mm``, Beijing time) ``moment`` falls in."""
     return moment.astimezone(BEIJING).strftime("%Y-%m")
+
+
+def bill_month_bounds(month: str) -> tuple[datetime, datetime]:
+    """The bill month ``yyyy-mm`` (a Beijing calendar month) as ``[start, end)``, in UTC."""
+    first = datetime.strptime(month, "%Y-%m").replace(tzinfo=BEIJING)
+    following = (first + timedelta(days=32)).replace(day=1)
+    return first.astimezone(UTC), following.astimezone(UTC)
+
+
+def bill_months_span(organization_id: int, months: Sequence[str]) -> tuple[datetime, datetime]:
+    """``[start, end)`` covering the bill ``months`` (at least one) and every line of the
+    organization billed in them: a late adjustment of a month may be dated outside it."""
+    ordered = sorted(months)
+    begin, end = bill_month_bounds(ordered[0])[0], bill_month_bounds(ordered[-1])[1]
+    span = BillLine.objects.filter(organization_id=organization_id, month__in=ordered).aggregate(
+        first=Min("fee_begin_at"), last=Max("fee_begin_at")
+    )
+    if span["first"] is not None:
+        # The last line's fee begins in the span (``fee_begin_at < end``).
+        begin, end = min(begin, span["first"]), max(end, span["last"] + timedelta(seconds=1))
+    return begin, end
 
 
 def previous_month_of(moment: datetime) -> str:
@@ -56,8 +83,7 @@ def months_between(start: datetime, end: datetime) -> list[str]:
 
 def closes_on(month: str) -> date:
     """The Beijing day from which a re-read that changes nothing makes ``month`` final."""
-    first = date.fromisoformat(f"{month}-01")
-    following = (first + timedelta(days=32)).replace(day=1)
+    following = bill_month_bounds(month)[1].astimezone(BEIJING).date()
     return following + timedelta(days=CLOSED_AFTER_DAYS)
 
 

@@ -10,16 +10,22 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import connection, models
-from django.db.models import QuerySet, Sum
+from django.db.models import Max, QuerySet, Sum
 
 from apps.accounts.models import Organization
-from apps.billing.models import BillLine, InstanceBillDay
-from apps.billing.rollups import (
+from apps.billing import classify
+from apps.billing.amortization import SPREAD_CATEGORIES, is_spread
+from apps.billing.models import BillLine, InstanceBillDay, InstanceComponentDay
+from apps.billing.runtime import (
     BILLED_SECONDS_SQL,
-    COMPUTE_COMPONENTS,
-    HOURLY_COMPUTE_SQL,
-    HOURLY_LINE_MAX,
+    PERSISTENT,
+    RUNTIME_LINE_SQL,
+    USAGE_HOUR_SQL,
     billed_seconds,
+    is_runtime,
+    is_usage_hour,
+    spread_share,
+    union_seconds,
 )
 from apps.cloud.models import Instance, ProjectTagKey
 from apps.cloud.projects import DEFAULT_PROJECT_TAG_KEYS
@@ -111,12 +117,46 @@ def unallocated_cost_by_reason(
 
 
 @dataclasses.dataclass(frozen=True)
-class BilledCompute:
-    """What an instance's hourly compute lines of a period bill: their cost and seconds."""
+class BilledComponent:
+    """One component's usage lines of a period: what it billed and over how many seconds."""
+
+    component_class: str
+    code: str
+    name: str
+    cost: Decimal
+    seconds: int
+
+    @property
+    def is_runtime(self) -> bool:
+        return is_runtime(self.component_class)
+
+
+@dataclasses.dataclass(frozen=True)
+class BilledRuntime:
+    """What an instance's runtime lines (``apps.billing.runtime``) of a period bill.
+
+    ``cost`` is every runtime component's, ``seconds`` the distinct seconds they bill (a span
+    once, however many components bill it), so ``cost / seconds`` is the hourly price paid.
+    ``components`` are the period's usage components of every class in that currency, runtime
+    and persistent (disks, IPs), largest cost first.
+    """
 
     cost: Decimal
     seconds: int
     currency: str
+    components: tuple[BilledComponent, ...] = ()
+
+    @property
+    def runtime_components(self) -> tuple[BilledComponent, ...]:
+        return tuple(c for c in self.components if c.is_runtime)
+
+    @property
+    def persistent_components(self) -> tuple[BilledComponent, ...]:
+        return tuple(c for c in self.components if c.component_class in PERSISTENT)
+
+    @property
+    def unknown_components(self) -> tuple[BilledComponent, ...]:
+        return tuple(c for c in self.components if c.component_class == classify.UNKNOWN)
 
 
 def _midnight(moment: dt.datetime, *, up: bool) -> dt.datetime:
@@ -124,80 +164,192 @@ def _midnight(moment: dt.datetime, *, up: bool) -> dt.datetime:
     return day + dt.timedelta(days=1) if up and day < moment else day
 
 
-def billed_compute(
-    ids: Sequence[int], start: dt.datetime, end: dt.datetime
-) -> dict[int, BilledCompute]:
-    """Instance id -> its hourly compute lines with ``fee_begin_at`` in ``[start, end)``, summed.
+# (instance, currency) -> [cost, seconds]; (instance, currency, class, code) -> [cost, s, name]
+_Sums = dict[tuple[int, str], list]
+_Parts = dict[tuple[int, str, str, str], list]
 
-    The whole UTC days of the period are read from the instance-day rollup, the partial days at
-    its edges from the lines themselves: the same sums as over every line (the rollup equals its
-    lines, ``apps.billing.rollups``), from about one row per instance-day. An instance billed
-    in several currencies is given the one of most billed seconds.
+
+def billed_runtime(
+    ids: Sequence[int], start: dt.datetime, end: dt.datetime
+) -> dict[int, BilledRuntime]:
+    """Instance id -> its runtime lines with ``fee_begin_at`` in ``[start, end)``, summed, with
+    its usage components of every class.
+
+    The whole UTC days of the period are read from the instance-day rollups, the partial days
+    at its edges from the lines themselves: the same sums as over every line (the rollups equal
+    their lines, ``apps.billing.rollups``), from a few rows per instance-day. An instance billed
+    in several currencies is given the one of most billed seconds. An instance with usage lines
+    but no runtime line (stopped all period, its disks billing) has ``seconds`` 0.
     """
     ids = list(ids)
     if not ids or end <= start:
         return {}
     first, last = _midnight(start, up=True), _midnight(end, up=False)
     edges = [(start, end)] if first >= last else [(start, first), (last, end)]
-    sums: dict[tuple[int, str], list] = defaultdict(lambda: [Decimal(0), 0])
+    sums: _Sums = defaultdict(lambda: [Decimal(0), 0])
+    parts: _Parts = defaultdict(lambda: [Decimal(0), 0, ""])
     if first < last:
-        for instance_id, currency, cost, seconds in _day_sums(ids, first.date(), last.date()):
-            sums[(instance_id, currency)][0] += cost
-            sums[(instance_id, currency)][1] += seconds
+        _day_sums(ids, first.date(), last.date(), sums, parts)
     for lo, hi in edges:
-        if lo >= hi:
-            continue
-        for instance_id, currency, cost, seconds in _line_sums(ids, lo, hi):
-            sums[(instance_id, currency)][0] += cost
-            sums[(instance_id, currency)][1] += seconds
-    out: dict[int, BilledCompute] = {}
+        if lo < hi:
+            _line_sums(ids, lo, hi, sums, parts)
+    for instance_id, currency, _cls, _code in parts:
+        # A currency with persistent lines only (stopped, its disks billing): no runtime.
+        sums.setdefault((instance_id, currency), [Decimal(0), 0])
+    return _per_instance(sums, parts)
+
+
+def _per_instance(sums: _Sums, parts: _Parts) -> dict[int, BilledRuntime]:
+    """Each instance's sums in the currency of its most seconds, with that currency's parts."""
+    out: dict[int, BilledRuntime] = {}
     for (instance_id, currency), (cost, seconds) in sorted(sums.items()):
         known = out.get(instance_id)
         if known is None or seconds > known.seconds:
-            out[instance_id] = BilledCompute(cost=cost, seconds=seconds, currency=currency)
-    return out
+            out[instance_id] = BilledRuntime(cost=cost, seconds=seconds, currency=currency)
+    by_instance: dict[int, list[BilledComponent]] = defaultdict(list)
+    for (instance_id, currency, cls, code), (cost, seconds, name) in parts.items():
+        if out[instance_id].currency == currency:
+            by_instance[instance_id].append(BilledComponent(cls, code, name, cost, seconds))
+    return {
+        instance_id: dataclasses.replace(
+            billed,
+            components=tuple(
+                sorted(by_instance[instance_id], key=lambda c: (-c.cost, c.component_class, c.code))
+            ),
+        )
+        for instance_id, billed in out.items()
+    }
 
 
-def _day_sums(
-    ids: list[int], first: dt.date, stop: dt.date
-) -> Iterable[tuple[int, str, Decimal, int]]:
-    """(instance, currency, cost, seconds) of the rollup days in ``[first, stop)``."""
+def _day_sums(ids: list[int], first: dt.date, stop: dt.date, sums: _Sums, parts: _Parts) -> None:
+    """Add the rollup days in ``[first, stop)``."""
     days = InstanceBillDay.objects.filter(instance_id__in=ids, day__gte=first, day__lt=stop)
+    components = InstanceComponentDay.objects.filter(
+        instance_id__in=ids, day__gte=first, day__lt=stop
+    )
+    day_rows: Iterable[tuple[Any, ...]]
+    part_rows: Iterable[tuple[Any, ...]]
+    fields = ("instance_id", "currency", "component_class", "component_code")
     if connection.vendor == "postgresql":
-        return (
+        day_rows = (
             days.order_by()
             .values_list("instance_id", "currency")
             .annotate(Sum("cost"), Sum("billed_seconds"))
         )
-    # SQLite sums decimals as floats (see ``cost_totals``): sum in Python.
-    return days.values_list("instance_id", "currency", "cost", "billed_seconds").iterator(
-        chunk_size=5000
-    )
+        part_rows = (
+            components.order_by()
+            .values_list(*fields)
+            .annotate(Sum("cost"), Sum("billed_seconds"), Max("component_name"))
+        )
+    else:
+        # SQLite sums decimals as floats (see ``cost_totals``): sum in Python.
+        day_rows = days.values_list("instance_id", "currency", "cost", "billed_seconds")
+        part_rows = components.values_list(*fields, "cost", "billed_seconds", "component_name")
+    for instance_id, currency, cost, seconds in day_rows:
+        _add(sums[(instance_id, currency)], cost, seconds)
+    for instance_id, currency, cls, code, cost, seconds, name in part_rows:
+        _add(parts[(instance_id, currency, cls, code)], cost, seconds, name)
+
+
+def _add(item: list, cost: Decimal, seconds: int, name: str | None = None) -> None:
+    item[0] += Decimal(cost)
+    item[1] += int(seconds)
+    if name is not None:
+        item[2] = max(item[2], name or "")
 
 
 def _line_sums(
-    ids: list[int], start: dt.datetime, end: dt.datetime
-) -> Iterable[tuple[int, str, Decimal, int]]:
-    """(instance, currency, cost, seconds) of the hourly compute lines beginning in the range."""
+    ids: list[int], start: dt.datetime, end: dt.datetime, sums: _Sums, parts: _Parts
+) -> None:
+    """Add the usage lines beginning in the range (the partial days at a period's edges)."""
     if connection.vendor == "postgresql":
-        sql = f"""
-            SELECT instance_id, currency, sum(cost), sum({BILLED_SECONDS_SQL})
-            FROM {BillLine._meta.db_table}
-            WHERE instance_id = ANY(%s) AND fee_begin_at >= %s AND fee_begin_at < %s
-              AND {HOURLY_COMPUTE_SQL}
+        where = (
+            "instance_id = ANY(%(ids)s) AND fee_begin_at >= %(start)s AND fee_begin_at < %(end)s"
+        )
+        runtime_sql = f"""
+            SELECT instance_id, currency, sum(cost), sum(seconds) FROM (
+                SELECT instance_id, currency, sum(cost) AS cost,
+                       max({BILLED_SECONDS_SQL}) AS seconds
+                FROM {BillLine._meta.db_table}
+                WHERE {where} AND {RUNTIME_LINE_SQL}
+                GROUP BY instance_id, currency, fee_begin_at, fee_end_at
+            ) AS spans
             GROUP BY instance_id, currency
         """
+        parts_sql = f"""
+            SELECT instance_id, currency, component_class, component_code, sum(cost),
+                   sum({BILLED_SECONDS_SQL}), max(component_name)
+            FROM {BillLine._meta.db_table}
+            WHERE {where} AND {USAGE_HOUR_SQL}
+            GROUP BY instance_id, currency, component_class, component_code
+        """
+        params: dict[str, Any] = {"ids": ids, "start": start, "end": end}
         with connection.cursor() as cursor:
-            cursor.execute(sql, [ids, start, end, list(COMPUTE_COMPONENTS)])
-            return [(i, c, Decimal(cost), int(s)) for i, c, cost, s in cursor.fetchall()]
+            cursor.execute(runtime_sql, params)
+            for instance_id, currency, cost, seconds in cursor.fetchall():
+                _add(sums[(instance_id, currency)], cost, seconds)
+            cursor.execute(parts_sql, params)
+            for instance_id, currency, cls, code, cost, seconds, name in cursor.fetchall():
+                _add(parts[(instance_id, currency, cls, code)], cost, seconds, name)
+        return
+    lines = BillLine.objects.filter(
+        instance_id__in=ids, fee_begin_at__gte=start, fee_begin_at__lt=end
+    ).values_list(
+        "instance_id", "currency", "fee_begin_at", "fee_end_at", "cost", "component_class",
+        "component_code", "component_name", "charge_category",
+    )  # fmt: skip
+    spans: dict[tuple[int, str], set[tuple[dt.datetime, dt.datetime]]] = defaultdict(set)
+    for instance_id, currency, begin, end_at, cost, cls, code, name, category in lines.iterator(
+        chunk_size=5000
+    ):
+        if not is_usage_hour(category, begin, end_at):
+            continue
+        _add(parts[(instance_id, currency, cls, code)], cost, billed_seconds(begin, end_at), name)
+        if is_runtime(cls):
+            sums[(instance_id, currency)][0] += cost
+            spans[(instance_id, currency)].add((begin, end_at))
+    for key, distinct in spans.items():
+        sums[key][1] += sum(billed_seconds(b, e) for b, e in distinct)
+
+
+def amortized_runtime(
+    ids: Sequence[int], start: dt.datetime, end: dt.datetime
+) -> dict[int, BilledRuntime]:
+    """Instance id -> what its purchases, renewals and refunds put into ``[start, end)``,
+    amortized: each spread line's cost evenly over the seconds it covers (its share of the
+    period), ``seconds`` the period's seconds they cover (once, however many lines cover
+    them), the runtime components' in ``cost``, every class's in ``components``. So
+    ``cost / seconds`` is a prepaid instance's runtime price per hour as paid."""
+    ids = list(ids)
+    if not ids or end <= start:
+        return {}
     lines = BillLine.objects.filter(
         instance_id__in=ids,
-        component_code__in=COMPUTE_COMPONENTS,
-        fee_begin_at__gte=start,
+        charge_category__in=sorted(SPREAD_CATEGORIES),
         fee_begin_at__lt=end,
-    ).values_list("instance_id", "currency", "fee_begin_at", "fee_end_at", "cost")
-    return [
-        (instance_id, currency, cost, billed_seconds(begin, end_at))
-        for instance_id, currency, begin, end_at, cost in lines.iterator(chunk_size=5000)
-        if end_at - begin <= HOURLY_LINE_MAX
-    ]
+        fee_end_at__gte=start,
+    ).values_list(
+        "instance_id", "currency", "fee_begin_at", "fee_end_at", "cost", "component_class",
+        "component_code", "component_name", "charge_category",
+    )  # fmt: skip
+    sums: _Sums = defaultdict(lambda: [Decimal(0), 0])
+    parts: _Parts = defaultdict(lambda: [Decimal(0), 0, ""])
+    spans: dict[tuple[int, str], list[tuple[dt.datetime, dt.datetime]]] = defaultdict(list)
+    part_spans: dict[tuple[int, str, str, str], list] = defaultdict(list)
+    for instance_id, currency, begin, end_at, cost, cls, code, name, category in lines:
+        if not is_spread(category, begin, end_at):
+            continue
+        share, lo, hi = spread_share(cost, begin, end_at, start, end)
+        if hi <= lo:
+            continue
+        _add(parts[(instance_id, currency, cls, code)], share, 0, name)
+        part_spans[(instance_id, currency, cls, code)].append((lo, hi))
+        sums.setdefault((instance_id, currency), [Decimal(0), 0])
+        if is_runtime(cls):
+            sums[(instance_id, currency)][0] += share
+            spans[(instance_id, currency)].append((lo, hi))
+    for key, covered in spans.items():
+        sums[key][1] = union_seconds(covered)
+    for part_key, part_covered in part_spans.items():
+        parts[part_key][1] = union_seconds(part_covered)
+    return _per_instance(sums, parts)

@@ -46,7 +46,7 @@ class ConnectionTestSerializer(StrictSerializer):
     the form can send what it has)."""
 
     name = serializers.CharField(max_length=100, required=False)
-    secret_id = serializers.CharField(trim_whitespace=False)
+    secret_id = serializers.CharField(trim_whitespace=False, max_length=128)
     secret_key = serializers.CharField(trim_whitespace=False, style={"input_type": "password"})
     regions = serializers.ListField(child=serializers.CharField(), allow_empty=False)
     site = serializers.ChoiceField(

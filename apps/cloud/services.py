@@ -16,6 +16,7 @@ from apps.accounts.audit import actions as audit_actions
 from apps.accounts.audit.services import audit_record, changes_between, stored_values
 from apps.accounts.models import Organization
 from apps.cloud.models import (
+    ENDPOINT_RE,
     CloudAccount,
     Instance,
     InstanceSource,
@@ -29,12 +30,25 @@ from apps.cloud.projects import ProjectResolver
 from apps.cloud.providers.tencent.client import AccountConfig, RetryPolicy, TencentClient
 from apps.cloud.providers.tencent.errors import CloudError
 from apps.core.crypto import decrypt_str, encrypt_str
+from apps.core.outbound import OutboundRefused, outbound_check
 
 TERMINATED = "TERMINATED"
 EDITABLE_FIELDS = ("name", "secret_id", "regions", "site", "endpoint", "endpoint_scheme")
 # How a change of an account is recorded in the audit log: where the calls go, and the key.
 ENDPOINT_FIELDS = ("site", "endpoint", "endpoint_scheme")
 CREDENTIAL_FIELDS = ("secret_id",)
+
+
+def _check_endpoint(endpoint: str) -> None:
+    """Refuse an endpoint override that outbound requests may not reach (apps.core.outbound):
+    the server would connect there for the tenant. A 400 on ``endpoint``."""
+    if not endpoint or not ENDPOINT_RE.match(endpoint):
+        return  # empty: Tencent's own hosts; malformed: the model's validator says so
+    host, port = endpoint.rsplit(":", 1)
+    try:
+        outbound_check(host, int(port))
+    except OutboundRefused as exc:
+        raise ValidationError({"endpoint": [str(exc)]}) from exc
 
 
 def _validate_secret(field: str, value: str) -> str:
@@ -69,6 +83,7 @@ def cloud_account_create(
         endpoint_scheme=endpoint_scheme,
     )
     account.full_clean()
+    _check_endpoint(endpoint)
     account.save()
     now = timezone.now()
     SyncState.objects.bulk_create(
@@ -106,6 +121,8 @@ def cloud_account_update(
     if secret_key is not None:
         account.secret_key_encrypted = encrypt_str(_validate_secret("secret_key", secret_key))
     account.full_clean()
+    if changes.get("endpoint"):
+        _check_endpoint(account.endpoint)
     reconnect = secret_key is not None or {
         "secret_id",
         "endpoint",
@@ -221,6 +238,7 @@ def cloud_account_test_connection(
             validate_endpoint(endpoint)
         except ValidationError as exc:
             raise ValidationError({"endpoint": exc.messages}) from exc
+        _check_endpoint(endpoint)
     config = AccountConfig(
         secret_id=secret_id,
         secret_key=secret_key,

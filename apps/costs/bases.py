@@ -22,23 +22,12 @@ from django.db.models import DurationField, ExpressionWrapper, F, Q, QuerySet
 
 from apps.billing import amortization
 from apps.billing.models import BillLine
-from apps.billing.sync import BEIJING
 
 BILLED = amortization.BILLED
 AMORTIZED = amortization.AMORTIZED
 BASES = amortization.BASES
 #: What the dashboards show unless asked otherwise.
 DEFAULT_BASIS = AMORTIZED
-
-
-def bill_month_bounds(month: str) -> tuple[dt.datetime, dt.datetime]:
-    """The first moment of bill month ``month`` (yyyy-mm, Beijing time) and of the next."""
-    first = dt.date.fromisoformat(f"{month}-01")
-    following = (first + dt.timedelta(days=32)).replace(day=1)
-    return (
-        dt.datetime.combine(first, dt.time(), tzinfo=BEIJING),
-        dt.datetime.combine(following, dt.time(), tzinfo=BEIJING),
-    )
 
 
 def spread_q() -> Q:

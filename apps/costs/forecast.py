@@ -30,10 +30,10 @@ from django.db.models import QuerySet
 
 from apps.accounts.models import Organization
 from apps.billing.models import BillLine
+from apps.billing.months import bill_month_bounds
 from apps.billing.selectors import cost_totals
 from apps.billing.sync import BEIJING
 from apps.costs import bases
-from apps.costs.bases import bill_month_bounds
 from apps.costs.models import CostBillDay
 from apps.costs.sums import grouped_sums
 
@@ -80,8 +80,8 @@ def forecast_of(days: Mapping[dt.date, DayMoney], month: str, as_of: dt.datetime
     """The forecast of bill ``month`` as of ``as_of`` from its Beijing days' money (the days of
     the month and the ``RUN_RATE_DAYS`` before today; missing days hold nothing)."""
     start, end = bill_month_bounds(month)
-    month_start = start.date()
-    month_end = (end - dt.timedelta(days=1)).date()
+    month_start = start.astimezone(BEIJING).date()
+    month_end = (end - dt.timedelta(days=1)).astimezone(BEIJING).date()
     today = as_of.astimezone(BEIJING).date()
 
     def total(first: dt.date, last: dt.date, *, field: str = "amortized") -> Decimal:
@@ -129,7 +129,8 @@ def forecast_of(days: Mapping[dt.date, DayMoney], month: str, as_of: dt.datetime
 
 def _read_window(month: str) -> tuple[dt.date, dt.date]:
     start, end = bill_month_bounds(month)
-    return start.date() - dt.timedelta(days=RUN_RATE_DAYS), (end - dt.timedelta(days=1)).date()
+    first, last = start.astimezone(BEIJING).date(), (end - dt.timedelta(days=1)).astimezone(BEIJING)
+    return first - dt.timedelta(days=RUN_RATE_DAYS), last.date()
 
 
 def project_day_money(

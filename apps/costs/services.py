@@ -11,12 +11,13 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Count, Max, Min, QuerySet
+from django.db.models import Count, Max, QuerySet
 from django.db.models.functions import TruncDate
 
 from apps.accounts.models import Organization
 from apps.billing import amortization
 from apps.billing.models import BillLine
+from apps.billing.months import bill_months_span
 from apps.billing.sync import BEIJING
 from apps.costs import bases
 from apps.costs.models import CostBillDay, CostDay, CostProjectDay, CostRollupState
@@ -60,7 +61,7 @@ def cost_days_rebuild(*, organization: Organization, months: Sequence[str] | Non
     if months is not None and not created and state.tz == tz_name:
         if not months:
             return 0
-        moments = _moments_touched(lines, sorted(set(months)))
+        moments = _moments_touched(organization, lines, sorted(set(months)))
         window, bill_window = _days_of(moments, tz), _days_of(moments, BEIJING)
         days = days.filter(day__gte=window[0], day__lte=window[1])
         project_days = project_days.filter(day__gte=window[0], day__lte=window[1])
@@ -80,17 +81,14 @@ def cost_days_rebuild(*, organization: Organization, months: Sequence[str] | Non
 
 
 def _moments_touched(
-    lines: QuerySet[BillLine], months: list[str]
+    organization: Organization, lines: QuerySet[BillLine], months: list[str]
 ) -> tuple[dt.datetime, dt.datetime]:
-    """The moments (first, first after) of ``months``, widened to their lines' fee times (a
-    late adjustment of a month may be dated after it) and to the periods their purchases
+    """The moments (first, first after) of ``months`` and their lines (``bill_months_span``: a
+    late adjustment of a month may be dated after it), widened to the periods their purchases
     cover."""
-    begin, end = bases.bill_month_bounds(months[0])[0], bases.bill_month_bounds(months[-1])[1]
+    begin, end = bill_months_span(organization.pk, months)
     of_months = lines.filter(month__in=months)
-    span = of_months.aggregate(first=Min("fee_begin_at"), last=Max("fee_begin_at"))
     covered = bases.with_span(of_months).filter(bases.spread_q()).aggregate(last=Max("fee_end_at"))
-    begin = min(begin, span["first"] or begin)
-    end = max(end, (span["last"] or end) + dt.timedelta(seconds=1))
     if covered["last"] is not None:
         end = max(end, amortization.covered_until(covered["last"]))
     return begin, end

@@ -10,7 +10,7 @@ data is read only for an instance's time series at minute resolution, whose rang
   utilization of the scope's instance-hours. A p95 of minutes cannot be derived from hourly
   rollups; this is the p95 of what a reader of hourly charts sees.
 - Phases (minutes, GPU-hours, billed money) come from ``analysis.fleet_pricing``, the numbers of
-  ``/analysis/summary``.
+  ``/analysis/summary``; the unknown phase split by reason from ``analysis.no_data``.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ from django.db.models.functions import Coalesce, ExtractHour, ExtractIsoWeekDay
 from apps.accounts.models import Organization
 from apps.analysis import fleet_pricing
 from apps.analysis.engine import Phase
+from apps.analysis.fleet_waste import FleetWaste
+from apps.analysis.no_data import NoDataReason, no_data
 from apps.analysis.pricing import InstanceWaste, PhaseFigures
 from apps.analysis.selectors import gpu_instances_in_period
 from apps.cloud.models import Instance
@@ -65,6 +67,8 @@ class Usage:
     gpu_busy_hours: float = 0.0
     gpu_util_p95_pct: float | None = None
     by_phase: dict[Phase, PhaseFigures] = dataclasses.field(default_factory=dict)
+    no_data: dict[NoDataReason, PhaseFigures] = dataclasses.field(default_factory=dict)
+    """``by_phase[Phase.UNKNOWN]`` split by why the minutes have no phase."""
     cost: Decimal = Decimal(0)
     currency: str = ""
 
@@ -152,20 +156,29 @@ def usage(
     figures = fleet_pricing.instances_waste(
         instances=instances, start=start, end=end, currency=organization.currency
     )
+    reasons = no_data(
+        fleet=FleetWaste.of_items(figures),
+        start=start,
+        end=end,
+        states={instance.pk: instance.state for instance in instances},
+    )
     per_group = _rollup_stats(organization, instances, scope, start, end)
     overall = _rollup_stats(organization, instances, "fleet", start, end).get(None)
     total = _summed(None, instances, figures, overall, organization.currency)
+    total.no_data = reasons.sums()
     if scope == "fleet":
         return total, []
-    grouped: dict[GroupKey, tuple[list[Instance], list[InstanceWaste]]] = {}
-    for instance, item in zip(instances, figures, strict=True):
-        members, items = grouped.setdefault(_key(instance, scope), ([], []))
+    grouped: dict[GroupKey, tuple[list[Instance], list[InstanceWaste], list[int]]] = {}
+    for row, (instance, item) in enumerate(zip(instances, figures, strict=True)):
+        members, items, positions = grouped.setdefault(_key(instance, scope), ([], [], []))
         members.append(instance)
         items.append(item)
-    rows = [
-        _summed(key, members, items, per_group.get(key), organization.currency)
-        for key, (members, items) in grouped.items()
-    ]
+        positions.append(row)
+    rows = []
+    for key, (members, items, positions) in grouped.items():
+        group = _summed(key, members, items, per_group.get(key), organization.currency)
+        group.no_data = reasons.sums(positions)
+        rows.append(group)
     rows.sort(key=lambda u: (-u.cost, -u.gpu_hours, u.key is None, u.key or 0))
     return total, rows
 

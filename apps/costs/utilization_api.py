@@ -18,7 +18,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.analysis.models import PHASE_KEYS, phase_key
-from apps.analysis.serializers import PeriodQuerySerializer
+from apps.analysis.serializers import (
+    NO_DATA_HELP,
+    NoDataSerializer,
+    PeriodQuerySerializer,
+    no_data_json,
+)
 from apps.api.conditional import ConditionalGetMixin
 from apps.api.serializers import StrictSerializer
 from apps.api.views import OrganizationAPIView
@@ -84,6 +89,7 @@ class UsageSerializer(serializers.Serializer):
     cost = serializers.CharField(help_text="Billed (or list-priced) money, decimal string.")
     currency = serializers.CharField()
     phases = PhaseUsageSerializer(many=True)
+    no_data = NoDataSerializer(many=True, help_text=NO_DATA_HELP)
 
 
 class UtilizationSerializer(serializers.Serializer):
@@ -114,6 +120,7 @@ def _usage_json(item: utilization.Usage, key: str | None, label: str) -> dict[st
             }
             for phase, figures in sorted(item.by_phase.items())
         ],
+        "no_data": no_data_json(item.no_data),
     }
 
 

@@ -1,10 +1,10 @@
 """Reads of the digests app: subscriptions, holidays, and the figures a digest shows.
 
 Every figure comes from the selectors the API answers with, so a digest and the API agree to
-the cent for the same period: spend is ``billing.selectors.cost_total`` / ``cost_totals`` over
-the bill lines whose fee began in the period (every component, like the bill); GPU-hours and
-money per phase are ``analysis.fleet_pricing.instances_waste`` over ``gpu_instances_in_period``,
-summed by the same ``waste_totals_json`` as ``/api/v1/analysis/summary``; recommendations are
+the cent for the same period: spend is ``costs.spend.spend_by`` over the bill lines whose fee
+began in the period (every component, like the bill); GPU-hours and money per phase are
+``analysis.fleet_pricing.instances_waste`` over ``gpu_instances_in_period``, summed by the same
+``waste_totals_json`` as ``/api/v1/analysis/summary``; recommendations are
 ``recommendations_list`` ordered by saving, like ``/api/v1/recommendations``.
 """
 
@@ -20,16 +20,14 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Avg, CharField, Prefetch, QuerySet, Value
-from django.db.models.functions import Cast, Coalesce, Concat, TruncDate
+from django.db.models import Avg, Prefetch, QuerySet
 
 from apps.accounts.models import Organization, User
 from apps.analysis import fleet_pricing
 from apps.analysis import selectors as analysis_selectors
 from apps.analysis.serializers import waste_totals_json
-from apps.billing.models import BillLine
-from apps.billing.selectors import cost_totals
 from apps.cloud.models import CloudAccount, Instance
+from apps.costs.spend import spend_by
 from apps.digests.cachekeys import figures_key
 from apps.digests.models import DigestDelivery, DigestSubscription, Holiday
 from apps.metrics.models import InstanceHourRollup
@@ -139,55 +137,28 @@ class DigestFigures:
     budgets: list[Any]
 
 
-def _lines(organization: Organization, start: dt.datetime, end: dt.datetime) -> QuerySet[BillLine]:
-    return BillLine.objects.for_organization(organization).filter(
-        fee_begin_at__gte=start, fee_begin_at__lt=end
-    )
-
-
 CostCell = tuple[dt.date, int | None, int | None]  # (local day, project id, instance id)
 
 
 def period_costs(
     *, organization: Organization, start: dt.datetime, end: dt.datetime, tz_name: str
 ) -> dict[CostCell, Decimal]:
-    """The cost of the bill lines whose fee began in ``[start, end)`` (every component), per
-    local day, project and instance: one grouped query instead of one per figure.
+    """The cost of the bill lines whose fee began in ``[start, end)`` (every component, every
+    currency), per local day, project and instance: ``costs.spend.spend_by``, one grouped
+    query instead of one per figure.
 
     Every spend figure of a digest (the total, the days, the movers, for the whole
-    organization or any projects) is a sum of these cells, so it equals ``cost_total`` /
-    ``cost_totals`` over the same lines to the cent (``cost_totals`` sums exactly on both
-    databases).
+    organization or any projects) is a sum of these cells, so it equals the spend of the
+    same lines anywhere else to the cent.
     """
-    tz = zoneinfo.ZoneInfo(tz_name)
-    lines = _lines(organization, start, end).annotate(
-        local_day=TruncDate("fee_begin_at", tzinfo=tz)
+    cells = spend_by(
+        organization,
+        start,
+        end,
+        ("day", "project", "instance"),
+        tz=zoneinfo.ZoneInfo(tz_name),
     )
-    # A composite key through cost_totals: it sums exactly on PostgreSQL and SQLite alike.
-    grouped = cost_totals(
-        lines.annotate(
-            cell=Concat(
-                Cast("local_day", CharField()),
-                Value("|"),
-                Coalesce(Cast("project_id", CharField()), Value("")),
-                Value("|"),
-                Coalesce(Cast("instance_id", CharField()), Value("")),
-                output_field=CharField(),
-            )
-        ),
-        "cell",
-    )
-    cells: dict[CostCell, Decimal] = {}
-    for key, total in grouped.items():
-        day, project, instance = key.split("|")
-        cells[
-            (
-                dt.date.fromisoformat(day),
-                int(project) if project else None,
-                int(instance) if instance else None,
-            )
-        ] = total
-    return cells
+    return {(day, project, instance): cost for (day, project, instance), cost in cells.items()}
 
 
 def _in_scope(

@@ -7,7 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps.api.serializers import StrictModelSerializer
+from apps.api.serializers import LocalTimeField, StrictModelSerializer
 from apps.cloud.models import Project
 from apps.digests.models import DigestDelivery, DigestSubscription, Holiday
 
@@ -35,6 +35,10 @@ class DigestSubscriptionSerializer(StrictModelSerializer):
 
     projects = serializers.PrimaryKeyRelatedField(
         many=True, queryset=Project.objects.none(), required=False
+    )
+    send_time = LocalTimeField(
+        required=False,
+        help_text="When it is sent: a time of day (HH:MM[:SS]) in effective_timezone.",
     )
     effective_timezone = serializers.CharField(read_only=True)
     last_delivery = serializers.SerializerMethodField()

@@ -1,4 +1,4 @@
-"""Export endpoints: costs.csv, FOCUS 1.2 as CSV, and FOCUS as JSON pages.
+"""Export endpoints: costs.csv, FOCUS (1.3, or 1.2 on request) as CSV, and as JSON pages.
 
 The CSV files are streamed: the response is a generator over a server-side cursor, so a year
 of a large fleet's bill lines goes out in 64 KiB pieces and never sits in memory (see
@@ -27,13 +27,15 @@ from apps.accounts.audit import actions as audit_actions
 from apps.accounts.audit.services import audit_record
 from apps.api.views import OrganizationAPIView
 from apps.exports import rows, selectors
-from apps.exports.focus import FOCUS_COLUMN_NAMES
+from apps.exports.focus_amortized import focus_rows
+from apps.exports.focus_columns import DEFAULT_VERSION, VERSIONS, column_names
 from apps.exports.serializers import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
     ExportQuerySerializer,
     FocusPageQuerySerializer,
     FocusPageSerializer,
+    FocusQuerySerializer,
     encode_cursor,
 )
 
@@ -48,6 +50,13 @@ _PERIOD = [
         "end", str, description="ISO date or date-time, exclusive; default: now. At most 366 days."
     ),
 ]
+_VERSION = OpenApiParameter(
+    "version",
+    str,
+    enum=list(VERSIONS),
+    description=f"FOCUS version of the columns (default {DEFAULT_VERSION}; 1.3 adds "
+    "ServiceProviderName and HostProviderName).",
+)
 _CSV_RESPONSE = {
     (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="UTF-8 CSV, streamed.")
 }
@@ -131,22 +140,31 @@ class CostsCsvView(ExportView):
 
 
 class FocusCsvView(ExportView):
-    """FOCUS 1.2: every mandatory column, resource, region, pricing category, tags, GPU columns."""
+    """FOCUS: every mandatory column of the version, resource, region, pricing and commitment
+    columns, tags, GPU columns; prepaid purchases amortized in EffectiveCost."""
 
     @extend_schema(
-        operation_id="v1_exports_focus_csv_retrieve", parameters=_PERIOD, responses=_CSV_RESPONSE
+        operation_id="v1_exports_focus_csv_retrieve",
+        parameters=[*_PERIOD, _VERSION],
+        responses=_CSV_RESPONSE,
     )
     def get(self, request: Request) -> StreamingHttpResponse:
-        period = self.period(ExportQuerySerializer)
-        self.audit_download("focus.csv", period)
+        query = self.period(FocusQuerySerializer)
+        self.audit_download("focus.csv", query)
+        window = (query["start"], query["end"])
+        names = column_names(query["version"])
         lines = selectors.export_lines(
-            organization=self.tenant.organization, start=period["start"], end=period["end"]
+            organization=self.tenant.organization, start=window[0], end=window[1], amortized=True
         )
         body = rows.csv_stream(
-            FOCUS_COLUMN_NAMES,
-            (rows.focus_text_row(row, gpu) for row, gpu in selectors.lines_with_gpu_figures(lines)),
+            names,
+            (
+                rows.focus_text_row(values, names)
+                for row, gpu in selectors.lines_with_gpu_figures(lines, window=window)
+                for values in focus_rows(row, gpu, window)
+            ),
         )
-        return self.csv_response(self.filename("focus", period), body)
+        return self.csv_response(self.filename("focus", query), body)
 
 
 class FocusPageView(ExportView):
@@ -154,9 +172,43 @@ class FocusPageView(ExportView):
 
     renderer_classes = [renderers.JSONRenderer]
 
+    @staticmethod
+    def page_rows(
+        lines: Any,
+        cursor: selectors.LineCursor | None,
+        page_size: int,
+        window: tuple[Any, Any],
+    ) -> list[tuple[dict[str, Any], int, dict[str, Any]]]:
+        """(line, row index, FOCUS row) from the cursor on: one more than a page when another
+        follows. A line gives a row in the window but for a rare purchase that started before
+        it and has no day starting in it, so one more line than a page almost always does; the
+        lines are one chunk, so their GPU figures take the same few queries whatever the size.
+        """
+        page: list[tuple[dict[str, Any], int, dict[str, Any]]] = []
+        while True:
+            batch = list(
+                selectors.lines_with_gpu_figures(
+                    selectors.after_cursor(lines, cursor)[: page_size + 1],
+                    chunk_size=page_size + 1,
+                    window=window,
+                )
+            )
+            for row, gpu in batch:
+                skip = cursor.row_index if cursor and row["id"] == cursor.line_id else 0
+                page += [
+                    (row, index, values)
+                    for index, values in enumerate(focus_rows(row, gpu, window))
+                    if index >= skip
+                ]
+            if len(page) > page_size or len(batch) <= page_size:
+                return page
+            last = batch[-1][0]
+            cursor = selectors.LineCursor(last["fee_begin_at"], last["id"] + 1)
+
     @extend_schema(
         parameters=[
             *_PERIOD,
+            _VERSION,
             OpenApiParameter("cursor", str, description="The cursor of a `next` link."),
             OpenApiParameter(
                 "page_size",
@@ -168,29 +220,28 @@ class FocusPageView(ExportView):
     )
     def get(self, request: Request) -> Response:
         query = self.period(FocusPageQuerySerializer)
-        if not query.get("cursor"):
+        cursor = query.get("cursor")
+        if not cursor:
             # The first page names the period; the pages after it continue that download.
             self.audit_download("focus", query)
         page_size = query["page_size"]
-        lines = selectors.after_cursor(
-            selectors.export_lines(
-                organization=self.tenant.organization, start=query["start"], end=query["end"]
-            ),
-            query.get("cursor"),
+        window = (query["start"], query["end"])
+        lines = selectors.export_lines(
+            organization=self.tenant.organization, start=window[0], end=window[1], amortized=True
         )
-        # One more than a page tells whether another page follows; the page is one chunk, so
-        # its GPU figures take the same few queries whatever its size.
-        page = list(
-            selectors.lines_with_gpu_figures(lines[: page_size + 1], chunk_size=page_size + 1)
-        )
-        more = len(page) > page_size
-        page = page[:page_size]
+        page = self.page_rows(lines, cursor, page_size, window)
         next_url = None
-        if more:
-            last = page[-1][0]
-            cursor = encode_cursor(selectors.LineCursor(last["fee_begin_at"], last["id"]))
-            params = {**request.query_params.dict(), "cursor": cursor}
+        if len(page) > page_size:
+            row, index, _ = page[page_size]
+            after = encode_cursor(selectors.LineCursor(row["fee_begin_at"], row["id"], index))
+            params = {**request.query_params.dict(), "cursor": after}
             next_url = request.build_absolute_uri(f"{request.path}?{urlencode(params)}")
+        names = column_names(query["version"])
         return Response(
-            {"next": next_url, "results": [rows.focus_json_row(row, gpu) for row, gpu in page]}
+            {
+                "next": next_url,
+                "results": [
+                    rows.focus_json_row(values, names) for _, _, values in page[:page_size]
+                ],
+            }
         )

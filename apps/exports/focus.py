@@ -1,19 +1,28 @@
-"""The FOCUS 1.2 columns this export writes, their types, and a bill line as one FOCUS row.
+"""A bill line as FOCUS rows (1.2 or 1.3), and FOCUS values as CSV or JSON text.
 
-FOCUS (the FinOps Open Cost and Usage Specification) is what finance tools read. Every column
-the 1.2 specification makes *Mandatory* is here, with the conditional ones Tencent's bills can
-fill (resource, region, zone, pricing category, tags, consumed quantity) and the product's own
-``x_`` columns (GPU-hours, GPU utilization, idle cost, project and team). Types follow the
-specification's data types: Decimal (a decimal string), DateTime (ISO 8601 in UTC with ``Z``),
-String, and JSON (Tags: a JSON object of string keys and values).
+FOCUS (the FinOps Open Cost and Usage Specification) is what finance tools read; the columns of
+each version are in ``apps.exports.focus_columns``. How Tencent's bills map (the choices a
+reader of the export needs to know):
 
-How Tencent's bills map (the choices a reader of the export needs to know):
-
-- BilledCost, EffectiveCost and ContractedCost are the line's ``RealCost`` (after discounts);
-  ListCost its ``Cost``. Subscriptions are not amortized: their month is one Usage line.
-- ChargeCategory is Usage, except the bills' adjustments (Adjustment). ChargeFrequency is
-  Usage-Based for hourly settlement, Recurring for subscriptions, One-Time for adjustments.
-- PricingCategory: pay-as-you-go is Standard, spot Dynamic, monthly subscriptions Committed.
+- ChargeCategory from what the bill says the line is (``apps.billing.classify``): Purchase for
+  subscription purchases, renewals and reserved-instance purchases (and their refunds, negative),
+  Credit for credits (an SLA compensation), Adjustment for other adjustments (调账), Usage
+  otherwise. ChargeClass is Correction for a refund, credit or adjustment of an earlier bill
+  month (the month of the period it names, or of the purchase it refunds), null otherwise.
+- BilledCost is the line's RealCost, as invoiced. EffectiveCost is amortized: a purchase or its
+  refund paying for a period is 0 on its own row and its cost is on amortized rows
+  (``apps.exports.focus_amortized``); a component a commitment paid for carries its share of
+  the commitment (``apps.exports.focus_commitments``). Otherwise (usage, credits, adjustments,
+  a refund booked at an instant) EffectiveCost is BilledCost.
+- PricingCategory: pay-as-you-go Standard, spot Dynamic, usage a reserved instance or savings
+  plan paid for Committed, purchases Standard; null for credits, adjustments and corrections.
+- Commitment discounts: an RI / SP purchase and its unused-capacity rows carry its id (the
+  purchase's ResourceId); usage the bill marks as paid by an RI / SP (status Used) carries the
+  id of the account's commitment purchase of the same region covering its hour, when known.
+- ListCost is the line's Cost (list price) and ListUnitPrice its SinglePrice; ContractedCost the
+  RealCost (before commitment: OriginalCostWithRI/SP) and ContractedUnitPrice its ContractPrice.
+  Credits and adjustments have no prices: ListCost and ContractedCost are their BilledCost.
+- BillingAccountId is the payer's UIN, SubAccountId the owner's UIN.
 - Times: bills name an hour as 10:00:00-10:59:59 in Beijing time; ChargePeriodEnd is the
   exclusive end (11:00:00), in UTC. BillingPeriod* is the Beijing bill month, in UTC.
 """
@@ -28,91 +37,34 @@ from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from apps.billing.classify import PRICED_AS_RUNTIME
+from apps.billing import amortization, classify
 from apps.billing.instances import region_and_zone
-from apps.billing.models import ChargeCategory
 from apps.billing.sync import BEIJING
 from apps.cloud.models import ChargeType
-
-DECIMAL = "Decimal"
-STRING = "String"
-DATETIME = "DateTime"
-JSON = "JSON"
-
-MANDATORY = "Mandatory"
-CONDITIONAL = "Conditional"
-RECOMMENDED = "Recommended"
-CUSTOM = "Custom"
+from apps.exports.focus_columns import (
+    SERVICE_CATEGORY,
+    SERVICE_SUBCATEGORY,
+)
+from apps.exports.focus_commitments import (
+    COMMITMENT_RESOURCE_TYPES,
+    commitment_columns,
+    commitment_kind,
+)
 
 PROVIDER = "Tencent Cloud"
-CHARGE_CATEGORIES = ("Usage", "Purchase", "Tax", "Credit", "Adjustment")
-CHARGE_FREQUENCIES = ("One-Time", "Recurring", "Usage-Based")
-PRICING_CATEGORIES = ("Standard", "Dynamic", "Committed", "Other")
-SERVICE_CATEGORY = "Compute"
 SERVICE_NAME = "Cloud Virtual Machine"
 RESOURCE_TYPE = "Virtual Machine"
-
-
-@dataclasses.dataclass(frozen=True)
-class FocusColumn:
-    name: str
-    data_type: str
-    feature_level: str
-    nullable: bool
-    allowed_values: tuple[str, ...] = ()
-    description: str = ""
-
-
-def _column(
-    name: str, data_type: str, level: str, *, nullable: bool = False, allowed: tuple = (), doc=""
-) -> FocusColumn:
-    return FocusColumn(name, data_type, level, nullable, allowed, doc)
-
-
-#: Every column of the export, in output order. The mandatory ones are FOCUS 1.2's.
-FOCUS_COLUMNS: tuple[FocusColumn, ...] = (
-    _column("BilledCost", DECIMAL, MANDATORY, doc="RealCost of the line."),
-    _column("BillingAccountId", STRING, MANDATORY, doc="The cloud account's id in GPU Ledger."),
-    _column("BillingAccountName", STRING, MANDATORY, nullable=True),
-    _column("BillingCurrency", STRING, MANDATORY, doc="ISO 4217."),
-    _column("BillingPeriodStart", DATETIME, MANDATORY, doc="The Beijing bill month's start."),
-    _column("BillingPeriodEnd", DATETIME, MANDATORY, doc="Exclusive."),
-    _column("ChargeCategory", STRING, MANDATORY, allowed=CHARGE_CATEGORIES),
-    _column("ChargeClass", STRING, MANDATORY, nullable=True, allowed=("Correction",)),
-    _column("ChargeDescription", STRING, MANDATORY, nullable=True),
-    _column("ChargeFrequency", STRING, RECOMMENDED, allowed=CHARGE_FREQUENCIES),
-    _column("ChargePeriodStart", DATETIME, MANDATORY),
-    _column("ChargePeriodEnd", DATETIME, MANDATORY, doc="Exclusive."),
-    _column("ContractedCost", DECIMAL, MANDATORY),
-    _column("EffectiveCost", DECIMAL, MANDATORY),
-    _column("InvoiceIssuerName", STRING, MANDATORY),
-    _column("ListCost", DECIMAL, MANDATORY),
-    _column("PricingCategory", STRING, CONDITIONAL, nullable=True, allowed=PRICING_CATEGORIES),
-    _column("PricingQuantity", DECIMAL, MANDATORY, nullable=True),
-    _column("PricingUnit", STRING, MANDATORY, nullable=True),
-    _column("ProviderName", STRING, MANDATORY),
-    _column("PublisherName", STRING, MANDATORY),
-    _column("ServiceCategory", STRING, MANDATORY, allowed=(SERVICE_CATEGORY,)),
-    _column("ServiceName", STRING, MANDATORY),
-    _column("ResourceId", STRING, CONDITIONAL, nullable=True),
-    _column("ResourceName", STRING, CONDITIONAL, nullable=True),
-    _column("ResourceType", STRING, CONDITIONAL, nullable=True),
-    _column("RegionId", STRING, CONDITIONAL, nullable=True),
-    _column("RegionName", STRING, CONDITIONAL, nullable=True),
-    _column("AvailabilityZone", STRING, RECOMMENDED, nullable=True),
-    _column("ConsumedQuantity", DECIMAL, CONDITIONAL, nullable=True),
-    _column("ConsumedUnit", STRING, CONDITIONAL, nullable=True),
-    _column("Tags", JSON, CONDITIONAL, nullable=True, doc="Line tags over instance tags."),
-    _column("x_Project", STRING, CUSTOM, doc="GPU Ledger's allocation, or Unallocated."),
-    _column("x_Team", STRING, CUSTOM, nullable=True, doc="The `team` tag."),
-    _column("x_GpuHours", DECIMAL, CUSTOM, nullable=True, doc="Cards x charged hours."),
-    _column("x_GpuUtilAvgPct", DECIMAL, CUSTOM, nullable=True, doc="Over the charge period."),
-    _column("x_IdleCost", DECIMAL, CUSTOM, nullable=True, doc="Cost x idle minutes / minutes."),
-)
-FOCUS_COLUMN_NAMES: tuple[str, ...] = tuple(column.name for column in FOCUS_COLUMNS)
-MANDATORY_COLUMNS: tuple[str, ...] = tuple(
-    column.name for column in FOCUS_COLUMNS if column.feature_level == MANDATORY
-)
+_PREPAID_CATEGORIES = (classify.PURCHASE, classify.REFUND)
+_CORRECTABLE = (classify.REFUND, classify.CREDIT, classify.ADJUSTMENT)
+_FOCUS_CATEGORY = {
+    classify.USAGE: "Usage",
+    classify.PURCHASE: "Purchase",
+    classify.REFUND: "Purchase",
+    classify.CREDIT: "Credit",
+    classify.ADJUSTMENT: "Adjustment",
+}
+_RENEWAL_WORDS = ("续费", "renew")
+_GPU_WORDS = ("gpu", "显卡")
 
 _HOUR = dt.timedelta(hours=1)
 _Q8 = Decimal("0.00000001")
@@ -121,6 +73,7 @@ _PCT = Decimal("0.01")
 # Time units of the bills' TimeSpan (Chinese names as the bill APIs write them).
 _SECONDS_PER_UNIT = {"秒": 1, "分钟": 60, "小时": 3600, "天": 86400}
 _MONTH_UNITS = {"月"}
+_YEAR_UNITS = {"年"}
 _AMOUNT_UNITS = {"个": "", "台": "", "GB": "GB-", "G": "GB-"}
 
 
@@ -133,9 +86,10 @@ class GpuFigures:
 
 
 def charge_period(begin: dt.datetime, end: dt.datetime) -> tuple[dt.datetime, dt.datetime]:
-    """[start, exclusive end) of a bill line (bills end an hour at hh:59:59, inclusively)."""
-    stop = end + dt.timedelta(seconds=1) if end.second == 59 else end
-    return begin, max(stop, begin)
+    """[start, exclusive end) of a bill line (bills end an hour at hh:59:59, inclusively; a line
+    booked at one instant, like a refund, covers that second)."""
+    stop = end + dt.timedelta(seconds=1) if end.second == 59 or end <= begin else end
+    return begin, stop
 
 
 @functools.lru_cache(maxsize=256)
@@ -161,10 +115,6 @@ def line_charge_type(row: Mapping[str, Any]) -> str:
     return row["charge_type"] or row["instance__charge_type"] or ChargeType.POSTPAID_BY_HOUR
 
 
-def is_adjustment(row: Mapping[str, Any]) -> bool:
-    return row["charge_category"] in (ChargeCategory.ADJUSTMENT, ChargeCategory.CREDIT)
-
-
 def _quantity(row: Mapping[str, Any], start: dt.datetime, end: dt.datetime) -> tuple[Decimal, str]:
     """(quantity, unit) charged: amount x time, e.g. 1 instance x 1 h = 1 Hours, 50 GB = GB-Hours."""
     amount = row["used_amount"] if row["used_amount"] is not None else Decimal(1)
@@ -172,6 +122,8 @@ def _quantity(row: Mapping[str, Any], start: dt.datetime, end: dt.datetime) -> t
     span, unit = row["time_span"], row["time_unit"] or ""
     if unit in _MONTH_UNITS and span is not None:
         return (amount * span).quantize(_Q8, ROUND_HALF_UP), f"{prefix}Months"
+    if unit in _YEAR_UNITS and span is not None:
+        return (amount * span).quantize(_Q8, ROUND_HALF_UP), f"{prefix}Years"
     if unit in _SECONDS_PER_UNIT and span is not None:
         hours = span * _SECONDS_PER_UNIT[unit] / 3600
     else:
@@ -192,61 +144,175 @@ def merged_tags(row: Mapping[str, Any]) -> dict[str, str]:
     return {**(row["instance__tags"] or {}), **(row["tags"] or {})}
 
 
+def focus_category(row: Mapping[str, Any]) -> str:
+    """FOCUS's ChargeCategory of a bill line (a refund of a purchase is a negative Purchase)."""
+    return _FOCUS_CATEGORY.get(row["charge_category"], "Usage")
+
+
+def is_prepaid(row: Mapping[str, Any]) -> bool:
+    """A purchase (or its refund) paying for a period longer than an hour: amortized over it
+    in EffectiveCost (one booked at an instant stays where billed)."""
+    return amortization.is_spread(row["charge_category"], row["fee_begin_at"], row["fee_end_at"])
+
+
+def is_gpu_component(row: Mapping[str, Any]) -> bool:
+    """A component billing the GPU itself (named GPU / 显卡), not the instance's compute."""
+    name = f"{row['component_name'] or ''} {row['component_code'] or ''}".lower()
+    return any(word in name for word in _GPU_WORDS)
+
+
+def corrected_month(row: Mapping[str, Any]) -> str:
+    """The bill month a line corrects: its charge period's, or the refunded purchase's."""
+    own = row["fee_begin_at"].astimezone(BEIJING).strftime("%Y-%m")
+    refunded = row.get("refunded_month")
+    return min(own, refunded) if refunded else own
+
+
+def charge_class(row: Mapping[str, Any]) -> str | None:
+    """Correction for a refund, credit or adjustment of an earlier bill month; else null."""
+    if row["charge_category"] in _CORRECTABLE and corrected_month(row) < row["month"]:
+        return "Correction"
+    return None
+
+
+def _frequency(row: Mapping[str, Any], category: str) -> str:
+    if category == "Usage":
+        return "Usage-Based"
+    if category == "Purchase" and any(w in (row["action_type_name"] or "") for w in _RENEWAL_WORDS):
+        return "Recurring"
+    return "One-Time"
+
+
+def _pricing_category(row: Mapping[str, Any], category: str, correction: bool) -> str | None:
+    if category not in ("Usage", "Purchase") or correction:
+        return None
+    if category == "Purchase":
+        return "Standard"
+    if commitment_kind(row):
+        return "Committed"
+    if line_charge_type(row) == ChargeType.SPOTPAID:
+        return "Dynamic"
+    return "Standard"
+
+
+def _unit_price(price: Decimal | None, cost: Decimal, quantity: Decimal | None) -> Decimal | None:
+    """A non-negative unit price: the bill's, or the cost over the quantity where it has none."""
+    if price is not None:
+        return abs(price)
+    if quantity:
+        return abs(cost / quantity).quantize(_Q8, ROUND_HALF_UP)
+    return None
+
+
+def billing_account(row: Mapping[str, Any]) -> tuple[str, str | None, str | None, str | None]:
+    """(BillingAccountId, its name, SubAccountId, its name): the payer and the owner UINs.
+
+    Lines stored before the UINs were kept fall back to the cloud account's id in GPU Ledger.
+    """
+    payer = row["payer_uin"] or row["owner_uin"] or str(row["account_id"])
+    name = row["account__name"] or None
+    owner = row["owner_uin"] or None
+    owner_name = (name if owner == payer else owner) if owner else None
+    return payer, name, owner, owner_name
+
+
 def focus_row(row: Mapping[str, Any], gpu: GpuFigures) -> dict[str, Any]:
-    """One bill line (``export_lines`` values) as FOCUS values: Decimal, datetime, str, dict."""
+    """One bill line (``export_lines`` values) as FOCUS values: Decimal, datetime, str, dict.
+
+    Every column of every version is filled; the writers pick a version's columns.
+    """
     start, end = charge_period(row["fee_begin_at"], row["fee_end_at"])
     period_start, period_end = billing_period(row["month"])
-    adjustment = is_adjustment(row)
-    charge_type = line_charge_type(row)
-    prepaid = charge_type == ChargeType.PREPAID
+    category = focus_category(row)
+    correction = charge_class(row) is not None
+    priced = category in ("Usage", "Purchase")
+    kind = commitment_kind(row)
     region_id, zone_id = _region_and_zone(row["region_name"] or "", row["zone_name"] or "")
-    quantity, unit = (None, None) if adjustment else _quantity(row, start, end)
+    quantity, unit = _quantity(row, start, end) if priced else (None, None)
+    if quantity is not None and row["single_price"] is not None and row["single_price"] < 0:
+        quantity = -quantity  # a refund: a positive price times a negative quantity
+    cost = row["cost"]
+    if not priced:
+        list_cost = contracted = cost  # FOCUS: a credit's or an adjustment's ListCost is billed
+    else:
+        list_cost = row["list_cost"]
+        contracted = row["cost_without_commitment"] if kind and category == "Usage" else None
+        contracted = cost if contracted is None else contracted
+    list_price = _unit_price(row["single_price"], list_cost, quantity) if priced else None
+    contract_price = None
+    if priced:
+        paid = None if kind and category == "Usage" else row["contract_price"]
+        contract_price = _unit_price(paid, contracted, quantity)
     tags = merged_tags(row)
-    compute = row["component_class"] in PRICED_AS_RUNTIME and row["instance_id"] is not None
+    compute = (
+        row["component_class"] in classify.PRICED_AS_RUNTIME and row["instance_id"] is not None
+    )
     gpu_hours = None
     idle_cost = None
-    if compute and not adjustment:
-        cards = Decimal(str(row["instance__gpu_count"] or 0))
-        gpu_hours = (cards * charged_hours(row, start, end)).quantize(_GPU_HOURS, ROUND_HALF_UP)
+    if compute and priced:
+        # An instance-hour's GPU-hours once: on its GPU component when the bill has one, else
+        # on its compute component (``selectors`` names the bills with one).
+        if is_gpu_component(row) or not row.get("bill_has_gpu_component"):
+            cards = Decimal(str(row["instance__gpu_count"] or 0))
+            hours = charged_hours(row, start, end)
+            gpu_hours = (cards * hours).quantize(_GPU_HOURS, ROUND_HALF_UP)
         minutes = (end - start) // dt.timedelta(minutes=1)
         if gpu.idle_minutes is not None and minutes > 0:
             idle = min(gpu.idle_minutes, minutes)
-            idle_cost = (row["cost"] * idle / minutes).quantize(_Q8, ROUND_HALF_UP)
+            idle_cost = (cost * idle / minutes).quantize(_Q8, ROUND_HALF_UP)
     util = gpu.gpu_util_avg_pct
     resource_id = row["resource_id"] or row["instance__provider_id"] or None
     description = " ".join(p for p in (row["component_name"], row["item_name"]) if p)
+    account_id, account_name, sub_id, sub_name = billing_account(row)
+    sku = (row["item_code"] or row["component_code"] or None) if priced else None
+    purchase_of_commitment = bool(kind) and category == "Purchase"
     return {
-        "BilledCost": row["cost"],
-        "BillingAccountId": str(row["account_id"]),
-        "BillingAccountName": row["account__name"] or None,
+        "BilledCost": cost,
+        "BillingAccountId": account_id,
+        "BillingAccountName": account_name,
         "BillingCurrency": row["currency"],
         "BillingPeriodStart": period_start,
         "BillingPeriodEnd": period_end,
-        "ChargeCategory": "Adjustment" if adjustment else "Usage",
-        "ChargeClass": None,
+        "ChargeCategory": category,
+        "ChargeClass": "Correction" if correction else None,
         "ChargeDescription": description or row["product_name"] or None,
-        "ChargeFrequency": "One-Time" if adjustment else "Recurring" if prepaid else "Usage-Based",
+        "ChargeFrequency": _frequency(row, category),
         "ChargePeriodStart": start,
         "ChargePeriodEnd": end,
-        "ContractedCost": row["cost"],
-        "EffectiveCost": row["cost"],
+        **commitment_columns(row, kind, None if purchase_of_commitment else "Used"),
+        "ContractedCost": contracted,
+        "ContractedUnitPrice": contract_price,
+        # A covered component carries its share of the commitment's amortized purchase.
+        "EffectiveCost": Decimal(0)
+        if is_prepaid(row)
+        else cost + (row.get("commitment_share") or 0),
+        "HostProviderName": PROVIDER,
         "InvoiceIssuerName": PROVIDER,
-        "ListCost": row["list_cost"],
-        "PricingCategory": None if adjustment else _pricing_category(charge_type),
+        "ListCost": list_cost,
+        "ListUnitPrice": list_price,
+        "PricingCategory": _pricing_category(row, category, correction),
         "PricingQuantity": quantity,
         "PricingUnit": unit,
         "ProviderName": PROVIDER,
         "PublisherName": PROVIDER,
         "ServiceCategory": SERVICE_CATEGORY,
         "ServiceName": SERVICE_NAME,
+        "ServiceProviderName": PROVIDER,
+        "ServiceSubcategory": SERVICE_SUBCATEGORY,
+        "SkuId": sku,
+        "SkuMeter": (row["component_name"] or row["component_code"] or None) if sku else None,
+        "SkuPriceId": f"{sku}/{line_charge_type(row)}" if sku else None,
+        "SubAccountId": sub_id,
+        "SubAccountName": sub_name,
         "ResourceId": resource_id,
         "ResourceName": row["resource_name"] or row["instance__name"] or None,
-        "ResourceType": RESOURCE_TYPE if resource_id else None,
+        "ResourceType": (COMMITMENT_RESOURCE_TYPES.get(kind) if purchase_of_commitment else None)
+        or (RESOURCE_TYPE if resource_id else None),
         "RegionId": row["instance__region"] or region_id or None,
         "RegionName": row["region_name"] or None,
         "AvailabilityZone": row["instance__zone"] or zone_id or None,
-        "ConsumedQuantity": quantity,
-        "ConsumedUnit": unit,
+        "ConsumedQuantity": quantity if category == "Usage" else None,
+        "ConsumedUnit": unit if category == "Usage" else None,
         "Tags": tags,
         "x_Project": row["project__name"] or "Unallocated",
         "x_Team": tags.get("team") or None,
@@ -255,15 +321,8 @@ def focus_row(row: Mapping[str, Any], gpu: GpuFigures) -> dict[str, Any]:
         if util is None
         else Decimal(repr(util)).quantize(_PCT, ROUND_HALF_UP),
         "x_IdleCost": idle_cost,
+        "x_BillLineId": row["bill_id"],
     }
-
-
-def _pricing_category(charge_type: str) -> str:
-    if charge_type == ChargeType.SPOTPAID:
-        return "Dynamic"
-    if charge_type == ChargeType.PREPAID:
-        return "Committed"
-    return "Standard"
 
 
 def _tags_text(value: dict[str, str]) -> str:

@@ -2,9 +2,9 @@
 
 Read once per scrape, a few grouped queries for the whole organization (no query per instance):
 
-- cost rate per hour: the instance's latest billed hour (the sum of that hour's lines, every
-  component) within the last day; a subscription covering now counts as its cost over its
-  hours. An instance with neither is at 0.
+- cost rate per hour: ``costs.spend.cost_rates_per_hour``: the instance's latest billed hour
+  (the sum of that hour's lines, every component) within the last day; a subscription covering
+  now counts as its cost over its hours. An instance with neither is at 0.
 - GPU utilization: the average of its latest hour rollup with observed minutes (last 6 hours).
 - phase: the phase of its latest analysed segment ending in the last 3 hours, else unknown.
 - idle and data-bound cost today: ``analysis.pricing.instances_waste`` over the organization's
@@ -19,23 +19,18 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import zoneinfo
-from collections import defaultdict
 from decimal import Decimal
 
 from apps.accounts.models import Organization
 from apps.alerts.selectors import budget_statuses
 from apps.analysis import pricing
 from apps.analysis.models import PhaseChoices, PhaseSegment, phase_key
-from apps.billing.models import BillLine
 from apps.cloud.models import Instance
-from apps.exports.focus import charge_period
+from apps.costs.spend import cost_rates_per_hour
 from apps.metrics.models import InstanceHourRollup
 
-RATE_LOOKBACK = dt.timedelta(hours=24)
 UTIL_LOOKBACK = dt.timedelta(hours=6)
 PHASE_LOOKBACK = dt.timedelta(hours=3)
-_HOURLY_LINE_MAX = dt.timedelta(hours=1, seconds=1)
-_HOUR = dt.timedelta(hours=1)
 UNALLOCATED = "Unallocated"
 UNKNOWN_PHASE = phase_key(PhaseChoices.UNKNOWN)
 
@@ -66,35 +61,6 @@ def live_instances(organization: Organization) -> list[Instance]:
         .select_related("project")
         .order_by("pk")
     )
-
-
-def cost_rates(
-    organization: Organization, instance_ids: list[int], now: dt.datetime
-) -> dict[int, Decimal]:
-    """Instance id -> cost per hour of its latest billed hour (or its running subscription)."""
-    lines = BillLine.objects.for_organization(organization).filter(
-        instance_id__in=instance_ids, fee_begin_at__gte=now - RATE_LOOKBACK, fee_begin_at__lt=now
-    )
-    hours: dict[int, dict[dt.datetime, Decimal]] = defaultdict(lambda: defaultdict(Decimal))
-    for instance_id, begin, end, cost in lines.values_list(
-        "instance_id", "fee_begin_at", "fee_end_at", "cost"
-    ):
-        if end - begin <= _HOURLY_LINE_MAX:
-            hours[instance_id][begin] += cost
-    rates = {instance_id: by_hour[max(by_hour)] for instance_id, by_hour in hours.items()}
-    subscriptions = BillLine.objects.for_organization(organization).filter(
-        instance_id__in=instance_ids, fee_begin_at__lte=now, fee_end_at__gt=now
-    )
-    running: dict[int, Decimal] = defaultdict(Decimal)
-    for instance_id, begin, end, cost in subscriptions.values_list(
-        "instance_id", "fee_begin_at", "fee_end_at", "cost"
-    ):
-        if end - begin > _HOURLY_LINE_MAX:
-            start, stop = charge_period(begin, end)
-            running[instance_id] += cost / Decimal((stop - start) / _HOUR)
-    for instance_id, rate in running.items():
-        rates.setdefault(instance_id, rate.quantize(Decimal("0.00000001")))
-    return rates
 
 
 def latest_gpu_utils(instance_ids: list[int], now: dt.datetime) -> dict[int, float]:
@@ -140,7 +106,7 @@ def instance_gauges(organization: Organization, now: dt.datetime) -> list[Instan
     """The figures of every live instance of the organization at ``now``."""
     instances = live_instances(organization)
     ids = [instance.pk for instance in instances]
-    rates = cost_rates(organization, ids, now)
+    rates = cost_rates_per_hour(organization, ids, now)
     utils = latest_gpu_utils(ids, now)
     phases = current_phases(ids, now)
     today = local_midnight(organization, now)

@@ -12,8 +12,8 @@ import zoneinfo
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from apps.core.spreadsheet import spreadsheet_row
 from apps.exports.focus import (
-    FOCUS_COLUMN_NAMES,
     GpuFigures,
     charge_period,
     focus_row,
@@ -79,24 +79,27 @@ def cost_row(row: dict[str, Any], tz: zoneinfo.ZoneInfo) -> list[str]:
     ]
 
 
-def focus_text_row(row: dict[str, Any], gpu: GpuFigures) -> list[str]:
-    values = focus_row(row, gpu)
-    return [text_value(values[name]) for name in FOCUS_COLUMN_NAMES]
+def focus_text_row(values: dict[str, Any], names: tuple[str, ...]) -> list[str]:
+    """A FOCUS row (``focus.focus_rows``) as CSV text, in the order of a version's ``names``."""
+    return [text_value(values[name]) for name in names]
 
 
-def focus_json_row(row: dict[str, Any], gpu: GpuFigures) -> dict[str, Any]:
-    values = focus_row(row, gpu)
-    return {name: json_value(values[name]) for name in FOCUS_COLUMN_NAMES}
+def focus_json_row(values: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    return {name: json_value(values[name]) for name in names}
 
 
 def csv_stream(header: Iterable[str], rows: Iterable[list[str]]) -> Iterator[bytes]:
     """UTF-8 CSV in pieces of about 64 KiB: a write per row would send thousands of tiny
-    chunks. No byte-order mark: FOCUS readers expect the first column's name as is."""
+    chunks. No byte-order mark: FOCUS readers expect the first column's name as is.
+
+    Every cell is neutralised against formula injection (apps/core/spreadsheet.py): a name
+    starting with ``=``, ``+``, ``-``, ``@``, tab or CR gets a leading ``'``; numbers stay numbers.
+    """
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow(header)
+    writer.writerow(spreadsheet_row(header))
     for row in rows:
-        writer.writerow(row)
+        writer.writerow(spreadsheet_row(row))
         if buffer.tell() >= 1 << 16:
             yield buffer.getvalue().encode()
             buffer.seek(0)

@@ -17,11 +17,13 @@ from rest_framework import serializers
 
 from apps.analysis.serializers import parse_moment
 from apps.api.serializers import StrictSerializer
-from apps.exports.focus import (
+from apps.exports.focus_columns import (
+    ALL_COLUMNS,
     DATETIME,
     DECIMAL,
-    FOCUS_COLUMNS,
+    DEFAULT_VERSION,
     JSON,
+    VERSIONS,
     FocusColumn,
 )
 from apps.exports.selectors import LineCursor
@@ -63,24 +65,35 @@ class ExportQuerySerializer(StrictSerializer):
         return {**attrs, "start": start, "end": end}
 
 
+class FocusQuerySerializer(ExportQuerySerializer):
+    """The FOCUS exports' query: the period and the specification version."""
+
+    version = serializers.ChoiceField(
+        choices=list(VERSIONS),
+        required=False,
+        default=DEFAULT_VERSION,
+        help_text=f"FOCUS version of the columns (default {DEFAULT_VERSION}).",
+    )
+
+
 def encode_cursor(cursor: LineCursor) -> str:
-    raw = f"{cursor.fee_begin_at.isoformat()}|{cursor.line_id}".encode()
+    raw = f"{cursor.fee_begin_at.isoformat()}|{cursor.line_id}|{cursor.row_index}".encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
 def decode_cursor(text: str) -> LineCursor:
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
-        moment, line_id = raw.split("|")
-        cursor = LineCursor(dt.datetime.fromisoformat(moment), int(line_id))
+        moment, line_id, row_index = raw.split("|")
+        cursor = LineCursor(dt.datetime.fromisoformat(moment), int(line_id), int(row_index))
     except (ValueError, binascii.Error, UnicodeDecodeError) as error:
         raise serializers.ValidationError({"cursor": ["Not a cursor of this export."]}) from error
-    if cursor.fee_begin_at.tzinfo is None:
+    if cursor.fee_begin_at.tzinfo is None or cursor.row_index < 0:
         raise serializers.ValidationError({"cursor": ["Not a cursor of this export."]})
     return cursor
 
 
-class FocusPageQuerySerializer(ExportQuerySerializer):
+class FocusPageQuerySerializer(FocusQuerySerializer):
     cursor = serializers.CharField(required=False, help_text="The `next` link's cursor.")
     page_size = serializers.IntegerField(
         required=False, min_value=1, max_value=MAX_PAGE_SIZE, default=DEFAULT_PAGE_SIZE
@@ -91,12 +104,17 @@ class FocusPageQuerySerializer(ExportQuerySerializer):
 
 
 def _field(column: FocusColumn) -> serializers.Field:
+    only = "" if len(column.versions) == len(VERSIONS) else f" FOCUS {min(column.versions)} on."
     common: dict[str, Any] = {
         "allow_null": column.nullable,
-        "help_text": f"FOCUS {column.data_type}, {column.feature_level}. {column.description}",
+        # A column of some versions only is absent from the others' rows.
+        "required": len(column.versions) == len(VERSIONS),
+        "help_text": f"FOCUS {column.data_type}, {column.feature_level}.{only} "
+        f"{column.description}",
     }
     if column.data_type == DECIMAL:
-        return serializers.DecimalField(max_digits=30, decimal_places=8, **common)
+        # Costs have the bills' 8 decimals; an amortized row's quantities 12.
+        return serializers.DecimalField(max_digits=34, decimal_places=12, **common)
     if column.data_type == DATETIME:
         return serializers.DateTimeField(**common)
     if column.data_type == JSON:
@@ -106,11 +124,11 @@ def _field(column: FocusColumn) -> serializers.Field:
     return serializers.CharField(**common)
 
 
-# One typed field per FOCUS column, so the OpenAPI schema states each column's type.
+# One typed field per FOCUS column of any version, so the OpenAPI schema states each type.
 FocusRowSerializer = type(
     "FocusRowSerializer",
     (serializers.Serializer,),
-    {column.name: _field(column) for column in FOCUS_COLUMNS},
+    {column.name: _field(column) for column in ALL_COLUMNS},
 )
 
 

@@ -1,8 +1,9 @@
 """Reading one organization's rule inputs: everything ``rules.evaluate`` needs, per instance.
 
 A handful of queries for the whole fleet, whatever its size: hour rollups (the hourly GPU
-summaries), the analysis' per-hour phase minutes and hour-of-week profiles, the billed compute
-(billing's instance-day rollup and the lines of the partial days at the window's edges), the
+summaries), the analysis' per-hour phase minutes and hour-of-week profiles, the billed runtime
+and its components (billing's instance-day rollups and the lines of the partial days at the
+window's edges), the
 price catalog and the instance types. Nothing is computed per instance in SQL.
 """
 
@@ -28,7 +29,7 @@ from apps.analysis.models import (
     PhaseSegment,
     phase_key,
 )
-from apps.billing.selectors import billed_compute
+from apps.billing.selectors import BilledRuntime, amortized_runtime, billed_runtime
 from apps.cloud.models import ChargeType, Instance, InstancePrice, InstanceType
 from apps.core.timegrid import (
     MINUTES_PER_HOUR,
@@ -41,6 +42,7 @@ from apps.metrics.models import InstanceHourRollup
 from apps.recommendations.models import RecommendationSettings
 from apps.recommendations.rules import (
     DEFAULT_RULE_THRESHOLDS,
+    BilledComponent,
     InstanceEvidence,
     Profile,
     ReservedPrice,
@@ -122,13 +124,16 @@ def organization_evidence(
     phases = _phase_minutes(organization, ids, start, end)
     phases_missing = _phase_minutes_missing(organization, ids, start, end)
     profiles = _profiles(ids)
+    prepaid = [i.pk for i in instances if i.charge_type == ChargeType.PREPAID]
     billed = _billed([i.pk for i in instances if i.charge_type != ChargeType.PREPAID], start, end)
+    # A subscription's price is its purchases' runtime amortized over the hours they cover.
+    billed.update(amortized_runtime(prepaid, start, end))
     offers = _offers(instances)
     families = {offer.instance_type: offer.family for group in offers.values() for offer in group}
     out = []
     for row, instance in enumerate(instances):
         lo = max(start, instance.launched_at or start)
-        cost, billed_hours, currency = billed.get(instance.pk, (Decimal(0), Decimal(0), ""))
+        bill = billed.get(instance.pk)
         out.append(
             InstanceEvidence(
                 instance_id=instance.pk,
@@ -154,9 +159,10 @@ def organization_evidence(
                 observed_minutes=hourly["gpu_util_pct_minutes"][row],
                 phase_minutes=phases.get(instance.pk, {}),
                 phase_minutes_missing=phases_missing.get(instance.pk, {}),
-                billed_compute_cost=cost,
-                billed_hours=billed_hours,
-                currency=currency or organization.currency,
+                billed_runtime_cost=bill.cost if bill else Decimal(0),
+                billed_hours=_hours(bill.seconds) if bill else Decimal(0),
+                billed_components=_components(bill),
+                currency=(bill.currency if bill else "") or organization.currency,
                 offers=offers.get((instance.account_id, instance.zone), ()),
                 reserved_prices=tuple(reserved or ()),
                 profile=profiles.get(instance.pk),
@@ -302,22 +308,33 @@ def _profiles(ids: list[int]) -> dict[int, Profile]:
     }
 
 
-def _billed(
-    ids: list[int], start: dt.datetime, end: dt.datetime
-) -> dict[int, tuple[Decimal, Decimal, str]]:
-    """Instance id -> (compute cost, hours, currency) of its hourly compute lines in the range.
+def _billed(ids: list[int], start: dt.datetime, end: dt.datetime) -> dict[int, BilledRuntime]:
+    """Instance id -> its runtime lines in the range, with every usage component.
 
-    Summed by billing from its instance-day rollup (whole days) and the lines of the partial
+    Summed by billing from its instance-day rollups (whole days) and the lines of the partial
     days at the edges: the same figures as over every line, which a test recomputes.
     """
-    return {
-        instance_id: (
-            billed.cost,
-            (Decimal(billed.seconds) / 3600).quantize(Decimal("0.001")),
-            billed.currency,
+    return billed_runtime(ids, start, end)
+
+
+def _hours(seconds: int) -> Decimal:
+    return (Decimal(seconds) / 3600).quantize(Decimal("0.001"))
+
+
+def _components(bill: BilledRuntime | None) -> tuple[BilledComponent, ...]:
+    if bill is None:
+        return ()
+    return tuple(
+        BilledComponent(
+            component_class=c.component_class,
+            code=c.code,
+            name=c.name,
+            cost=c.cost,
+            hours=_hours(c.seconds),
+            runtime=c.is_runtime,
         )
-        for instance_id, billed in billed_compute(ids, start, end).items()
-    }
+        for c in bill.components
+    )
 
 
 def _offers(instances: list[Instance]) -> dict[tuple[int | None, str], tuple[TypeOffer, ...]]:

@@ -1,4 +1,4 @@
-import type { Phase } from './api/types';
+import type { NoData, NoDataReason, Phase } from './api/types';
 import { i18n, translatedLabels } from './i18n';
 
 /** Display order: productive work first, then the two kinds of waste, then missing data. */
@@ -15,6 +15,20 @@ export const PHASE_COLORS: Record<Phase, string> = {
   idle: '#c0392b',
   unknown: '#b8c0cc',
 };
+
+/** Why minutes have no phase ("No data"), in display order: the API's reason codes. */
+export const NO_DATA_REASONS: NoDataReason[] = ['no_metrics', 'stopped', 'not_analysed'];
+
+export const NO_DATA_LABELS: Record<NoDataReason, string> = translatedLabels(NO_DATA_REASONS, 'phase.noData');
+
+/** The reasons that account for some of the "No data" minutes or money, in display order. */
+export function noDataRows(noData: readonly NoData[] | undefined): NoData[] {
+  const byReason = new Map((noData ?? []).map((item) => [item.reason, item]));
+  return NO_DATA_REASONS.flatMap((reason) => {
+    const item = byReason.get(reason);
+    return item && (item.minutes > 0 || Number(item.cost ?? 0) !== 0) ? [item] : [];
+  });
+}
 
 export function phaseLabel(phase: string): string {
   return PHASE_LABELS[phase as Phase] ?? phase;

@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable
 
 import pytest
+from django.conf import LazySettings
 from rest_framework.test import APIClient
 
 from apps.accounts.models import ApiKey, AuditEntry, Invitation, Membership, Organization, User
@@ -174,8 +175,10 @@ def test_it_records_organizations_created_and_their_settings_changed(
 
 
 def test_it_records_cloud_credentials_and_endpoints_never_the_secret(
-    alice: User, acme: Organization, alice_client: APIClient
+    alice: User, acme: Organization, alice_client: APIClient, settings: LazySettings
 ) -> None:
+    # An endpoint on 127.0.0.1 is refused unless the operator allows it (apps.core.outbound).
+    settings.OUTBOUND_ALLOWED_HOSTS = ["127.0.0.1:8900"]
     created = alice_client.post(
         "/api/v1/cloud-accounts",
         {

@@ -273,3 +273,31 @@ def test_it_sends_no_link_to_an_address_confirmed_meanwhile(alice: User) -> None
     alice.save()
     assert send_verification_email(alice.pk) is True
     assert [m.to for m in mail.outbox] == [[alice.email]]
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/v1/auth/signup", None),
+        ("/api/v1/auth/verify-email/resend", {"email": "dana@example.test"}),
+    ],
+)
+def test_a_rotating_forwarded_for_header_does_not_reset_the_limit(
+    settings: LazySettings, path: str, body: dict[str, str] | None
+) -> None:
+    # No trusted proxy is configured (the default): X-Forwarded-For is anyone's to set.
+    settings.SIGNUP_RATE_LIMIT = "3/hour"
+    client, token = csrf_client()
+    statuses = []
+    for n in range(6):
+        data = body or {**SIGNUP, "email": f"user{n}@example.test"}
+        response = client.post(
+            path,
+            data,
+            format="json",
+            HTTP_X_CSRFTOKEN=token,
+            HTTP_X_FORWARDED_FOR=f"198.51.100.{n}",
+        )
+        statuses.append(response.status_code)
+    assert statuses[3:] == [429, 429, 429]
+    assert statuses[:3] == [201 if body is None else 202] * 3

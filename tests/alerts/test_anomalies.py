@@ -5,14 +5,18 @@ from __future__ import annotations
 import datetime as dt
 import statistics
 import zoneinfo
+from collections import defaultdict
+from decimal import Decimal
 
 import numpy as np
 import pytest
 
 from apps.accounts.models import Organization
 from apps.alerts.evaluation.anomalies import MAD_TO_SIGMA, anomalies_evaluate
+from apps.alerts.evaluation.anomalies import daily_spend as read_daily_spend
 from apps.alerts.models import AlertEvent
 from apps.analysis.models import PhaseChoices, PhaseDay, phase_day_encode
+from apps.billing.models import BillLine
 from tests.alerts.builders import bill, make_account, make_instance, make_project
 
 pytestmark = pytest.mark.django_db
@@ -244,3 +248,37 @@ def test_it_needs_seven_days_with_data_to_judge(acme: Organization) -> None:
     daily_spend(account, box, None, {YESTERDAY: "1000"})
 
     assert anomalies_evaluate(organization=acme, as_of=AS_OF) == []
+
+
+def test_its_daily_spend_is_the_lines_recomputed_one_by_one(acme: Organization) -> None:
+    account = make_account(acme)
+    vision = make_project(acme, "vision")
+    runner = make_instance(account, "runner", vision)
+    # Every five hours over the two judged days and the day before, either side of midnights
+    # in Shanghai, with a refund, an unallocated line and a line in another currency.
+    moment, n = dt.datetime(2026, 11, 14, tzinfo=dt.UTC), 0
+    while moment < AS_OF + dt.timedelta(hours=6):
+        cost = "-4.20000001" if n == 5 else f"{n % 7}.0000000{n % 9}"
+        bill(
+            account,
+            moment,
+            cost,
+            project=vision if n % 3 else None,
+            instance=runner if n % 3 else None,
+            currency="USD" if n == 8 else "CNY",
+        )
+        moment += dt.timedelta(hours=5)
+        n += 1
+
+    first, last = dt.date(2026, 11, 14), dt.date(2026, 11, 16)
+    for until in (None, AS_OF):
+        read = read_daily_spend(acme, first, last, until=until)
+        by_hand: dict[tuple, Decimal] = defaultdict(Decimal)
+        for line in BillLine.objects.filter(organization=acme, currency="CNY"):
+            day = line.fee_begin_at.astimezone(SHANGHAI).date()
+            if first <= day <= last and (until is None or line.fee_begin_at < until):
+                by_hand[(day, line.project_id, line.instance_id)] += line.cost
+        assert {(d, p, i): total for d, p, i, total in read} == {
+            key: float(total) for key, total in by_hand.items()
+        }
+        assert len(read) == len(by_hand) > 3

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import zoneinfo
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
 from apps.accounts.models import Organization
 from apps.alerts.models import Budget
-from apps.alerts.selectors import budget_statuses
+from apps.alerts.selectors import CENT, budget_statuses
+from apps.billing.models import BillLine
 from tests.alerts.builders import bill, make_account, make_project
 
 pytestmark = pytest.mark.django_db
@@ -89,3 +90,45 @@ def test_it_forecasts_an_ended_month_as_what_it_spent(acme: Organization) -> Non
         Decimal(0),
     )
     assert status.thresholds_crossed == []
+
+
+def test_its_spend_and_daily_average_are_the_lines_recomputed_one_by_one(
+    acme: Organization,
+) -> None:
+    account = make_account(acme)
+    vision = make_project(acme, "vision")
+    # Every third hour of November so far, with eight decimals and a refund among them.
+    hour, n = dt.datetime(2026, 11, 1, tzinfo=SHANGHAI), 0
+    while hour < AS_OF:
+        cost = Decimal("-3.33333333") if n % 50 == 7 else Decimal(n % 17) + Decimal("0.12345678")
+        bill(account, hour, cost, project=vision if n % 2 else None)
+        hour += dt.timedelta(hours=3)
+        n += 1
+    Budget.objects.create(organization=acme, name="Acme", amount=Decimal("9000"), currency="CNY")
+    Budget.objects.create(
+        organization=acme, name="Vision", project=vision, amount=Decimal("9000"), currency="CNY"
+    )
+
+    whole, project = budget_statuses(acme, "2026-11", as_of=AS_OF)
+
+    def by_hand(start: dt.datetime, project_id: int | None = None) -> Decimal:
+        lines = BillLine.objects.filter(organization=acme)
+        return sum(
+            (
+                line.cost
+                for line in lines
+                if start <= line.fee_begin_at < AS_OF
+                and (project_id is None or line.project_id == project_id)
+            ),
+            Decimal(0),
+        )
+
+    week_ago = AS_OF - dt.timedelta(days=7)
+    month_start = dt.datetime(2026, 11, 1, tzinfo=SHANGHAI)
+    assert whole.spent == by_hand(month_start).quantize(CENT, rounding=ROUND_HALF_UP)
+    assert project.spent == by_hand(month_start, vision.pk).quantize(CENT, rounding=ROUND_HALF_UP)
+    assert whole.daily_average == (by_hand(week_ago) / 7).quantize(CENT, rounding=ROUND_HALF_UP)
+    assert project.daily_average == (by_hand(week_ago, vision.pk) / 7).quantize(
+        CENT, rounding=ROUND_HALF_UP
+    )
+    assert whole.spent != project.spent > 0

@@ -103,7 +103,7 @@ def test_it_writes_budget_alerts_in_each_recipients_language(
     # reads the e-mails, with no Chinese in it. (Planned here, after the fact, so nothing posts.)
     alert_settings_update(
         organization=acme,
-        webhook_url="http://127.0.0.1:9/hook",
+        webhook_url="https://hooks.acme.test/hook",
         webhook_enabled=True,
         webhook_secret="s" * 24,
     )

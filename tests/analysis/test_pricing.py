@@ -28,7 +28,10 @@ def bill_hours(
     lines = []
     for h in range(hours):
         begin = first + dt.timedelta(hours=h)
-        for code, cost in (("v_cvm_compute", compute), ("v_cvm_disk_system", DISK_COST)):
+        for code, cls, cost in (
+            ("v_cvm_compute", "runtime", compute),
+            ("v_cvm_disk_system", "storage", DISK_COST),
+        ):
             lines.append(
                 BillLine(
                     organization=instance.organization,
@@ -43,6 +46,7 @@ def bill_hours(
                     fee_end_at=begin + dt.timedelta(minutes=59, seconds=59),
                     list_cost=cost,
                     cost=cost,
+                    component_class=cls,
                 )
             )
     BillLine.objects.bulk_create(lines)

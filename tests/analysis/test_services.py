@@ -281,6 +281,25 @@ def test_it_uses_the_organizations_threshold_overrides(fleet: list[Instance]) ->
     assert PhaseSegment.objects.filter(instance=train, phase=1).exists()
 
 
+def test_it_reclassifies_every_retained_day_when_the_thresholds_change(
+    fleet: list[Instance], monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks
+) -> None:
+    from apps.analysis import batches
+
+    train = fleet[0]
+    run([train])
+    assert PhaseSegment.objects.filter(instance=train, phase=4).exists()
+    # The fixture's days lie weeks before the wall clock: retained here, past the nightly 14.
+    monkeypatch.setattr(batches, "analysed_days", lambda: 400)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.analysis_settings_update(
+            organization=train.organization,
+            thresholds={"idle_gpu_util_max_pct": 95.0, "data_gpu_util_max_pct": 95.0},
+        )
+    assert not PhaseSegment.objects.filter(instance=train, phase=4).exists()
+    assert PhaseSegment.objects.filter(instance=train, phase=1).exists()
+
+
 def test_it_refuses_threshold_overrides_that_contradict_each_other(fleet: list[Instance]) -> None:
     from django.core.exceptions import ValidationError
 
@@ -304,12 +323,16 @@ def test_it_recomputes_the_last_fourteen_days_nightly(fleet: list[Instance]) -> 
 def test_it_runs_the_tasks_with_an_iso_as_of(fleet: list[Instance]) -> None:
     from apps.analysis.tasks import analyse_full, analyse_recent
 
-    assert analyse_recent.delay(as_of=AS_OF.isoformat()).get()["instances"] == len(fleet)
+    queued = analyse_recent.delay(as_of=AS_OF.isoformat()).get()
+    assert queued["instances"] == len(fleet)
+    assert AnalysisState.objects.filter(analysed_until=AS_OF).count() == len(fleet)
+    phase_days = list(PhaseDay.objects.order_by("instance_id", "day").values())
     full = analyse_full.delay(as_of=AS_OF.isoformat()).get()
     # The nightly run covers 14 days: the days before the data are new UNKNOWN segments, the
     # analysed days are unchanged.
     assert full["instances"] == len(fleet)
-    assert (full["segments_deleted"], full["hours_updated"], full["hours_deleted"]) == (0, 0, 0)
+    assert full["instance_days"] == len(fleet) * 14
+    assert list(PhaseDay.objects.order_by("instance_id", "day").values()) == phase_days
     assert not PhaseSegment.objects.filter(start_at__lt=START).exclude(phase=0).exists()
 
 

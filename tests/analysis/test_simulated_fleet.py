@@ -15,20 +15,27 @@ import pytest
 from rest_framework.test import APIClient
 
 from apps.accounts.models import Organization
-from apps.analysis import services
-from apps.analysis.models import InstanceProfile
+from apps.analysis import batches, services, tasks
+from apps.analysis.models import AnalysisState, InstanceProfile, PhaseDay
 from apps.billing.models import BillLine
 from apps.billing.selectors import cost_total
 from apps.cloud.models import CloudAccount, Instance, SyncKind
 from apps.cloud.sync import runner
+from apps.core.timegrid import floor_hour
 from apps.metrics.constants import Metric
 from apps.metrics.ingest import DATA_LAG, floor_minute
-from apps.metrics.services import MetricSeries, metrics_write_bulk
+from apps.metrics.models import InstanceDayRollup
+from apps.metrics.services import MetricSeries, metrics_write, metrics_write_bulk
 from tests.cloud.conftest import SIM_NOW, connect
 
 pytestmark = [pytest.mark.django_db(transaction=False), pytest.mark.integration]
 
+# Every runtime component (compute, GPU, unknown) of the hours of use: what an hour costs.
+RUNTIME_CLASSES = ["runtime", "unknown"]
+
 METRIC_DAYS = 15
+# A first backfill longer than the fortnight the analysis used to cover.
+BACKFILL_METRIC_DAYS = 20
 
 
 @pytest.fixture
@@ -135,7 +142,8 @@ def test_it_splits_the_billed_cost_of_an_instance_exactly_over_its_phases(
     for instance in Instance.objects.filter(account=account, charge_type="POSTPAID_BY_HOUR"):
         lines = BillLine.objects.filter(
             instance=instance,
-            component_code="v_cvm_compute",
+            component_class__in=RUNTIME_CLASSES,
+            charge_category="usage",
             fee_begin_at__gte=start,
             fee_begin_at__lt=end,
         )
@@ -153,3 +161,60 @@ def test_it_splits_the_billed_cost_of_an_instance_exactly_over_its_phases(
         assert sum(Decimal(p["cost"]) for p in body["totals"].values()) == billed
         checked += 1
     assert checked >= 10
+
+
+def _days_with_metrics(account: CloudAccount) -> set[tuple[int, dt.date]]:
+    rows = InstanceDayRollup.objects.filter(
+        instance__account=account, gpu_util_pct_minutes__gt=0
+    ).values_list("instance_id", "day")
+    return set(rows)
+
+
+def _days_with_phases(account: CloudAccount) -> set[tuple[int, dt.date]]:
+    rows = PhaseDay.objects.filter(instance__account=account).values_list("instance_id", "day")
+    return set(rows)
+
+
+def test_it_analyses_every_day_a_backfill_of_more_than_fourteen_days_read(
+    synced, monkeypatch, django_capture_on_commit_callbacks
+) -> None:
+    """The first backfill used to be analysed over its last 14 days only."""
+    account, simulator = synced
+    _store_metrics(account, simulator, days=BACKFILL_METRIC_DAYS, patterns=["idle", "inference"])
+    # Small batches: the backfill's analysis is several chained tasks (run in-process here).
+    monkeypatch.setattr(batches, "BATCH_INSTANCE_DAYS", 2 * BACKFILL_METRIC_DAYS)
+    with django_capture_on_commit_callbacks(execute=True):
+        for kind in (SyncKind.METRICS, SyncKind.BILLS):
+            runner.sync_release(
+                account.pk, kind, next_run_at=SIM_NOW, success_at=SIM_NOW, as_of=SIM_NOW
+            )
+    with_metrics = _days_with_metrics(account)
+    assert len({day for _, day in with_metrics}) > 14
+    assert _days_with_phases(account) == with_metrics
+    assert set(
+        AnalysisState.objects.filter(instance__account=account).values_list(
+            "analysed_until", flat=True
+        )
+    ) == {floor_hour(SIM_NOW)}
+
+
+def test_it_analyses_each_new_day_on_the_hourly_run(synced) -> None:
+    account, simulator = synced
+    _store_metrics(account, simulator, days=BACKFILL_METRIC_DAYS, patterns=["idle"])
+    before = _days_with_metrics(account)
+    services.analysis_full_run(as_of=SIM_NOW, days=BACKFILL_METRIC_DAYS + 1)
+    assert _days_with_phases(account) == before
+    (instance, *_) = _with_pattern(simulator, "idle")
+    # A new UTC day's first points arrive after the analysis.
+    tomorrow = dt.datetime.combine(SIM_NOW.date() + dt.timedelta(days=1), dt.time(), dt.UTC)
+    stamps = [tomorrow + dt.timedelta(minutes=m) for m in range(90)]
+    for metric in (Metric.GPU_UTIL_PCT, Metric.GPU_MEM_USED_PCT, Metric.CPU_UTIL_PCT):
+        metrics_write(instance_id=instance.pk, metric=metric, timestamps=stamps, values=[1.0] * 90)
+    later = tomorrow + dt.timedelta(hours=2)
+    # Due: the new day, and every instance's last hour that was still open at SIM_NOW.
+    queued = tasks.analyse_recent.delay(as_of=later.isoformat()).get()
+    assert queued["instances"] == len(_with_pattern(simulator, "idle"))
+    assert (instance.pk, tomorrow.date()) in _days_with_phases(account)
+    assert _days_with_phases(account) == _days_with_metrics(account)
+    # Nothing more is due: the next tick queues nothing.
+    assert tasks.analyse_recent.delay(as_of=later.isoformat()).get()["batches"] == 0

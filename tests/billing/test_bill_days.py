@@ -1,4 +1,4 @@
-"""The instance-day rollup of hourly compute lines always equals the sum of its bill lines.
+"""The instance-day rollups of runtime lines and of components always equal their bill lines.
 
 The lines come through the real bills sync from the simulator's bill book (two instances, as in
 ``test_month_boundary``): first reads, re-reads of a month whose lines change or disappear, late
@@ -18,13 +18,14 @@ import pytest
 
 from apps.accounts.models import Organization
 from apps.billing.instances import bill_lines_learn_instances
-from apps.billing.models import BillLine, InstanceBillDay
+from apps.billing.models import BillLine, InstanceBillDay, InstanceComponentDay
 from apps.billing.rollups import _refresh_python, bill_days_refresh
-from apps.billing.selectors import billed_compute
+from apps.billing.selectors import billed_runtime
 from apps.cloud.models import CloudAccount, Instance, ProjectTagKey, SyncKind
 from apps.cloud.projects import projects_reassign
 from apps.cloud.providers.tencent.client import TencentClient
 from apps.cloud.providers.tencent.simulator import SimulatedCloud
+from apps.cloud.providers.tencent.simulator.components import COMPUTE
 from apps.cloud.providers.tencent.simulator.fleet import LATE_ADJUSTMENTS, SPOT
 from apps.cloud.services import cloud_account_create
 from apps.cloud.sync import runner
@@ -52,7 +53,7 @@ class EditedBills(InstanceBills):
                     **detail,
                     "ComponentSet": [
                         {**c, "RealCost": self.costs[detail["BillId"]]}
-                        if c["ComponentCode"] == "v_cvm_compute"
+                        if c["ComponentCode"] == COMPUTE.code
                         else c
                         for c in detail["ComponentSet"]
                     ],
@@ -106,18 +107,27 @@ def sync(account: CloudAccount, bills: EditedBills, clock: Clock, at: dt.datetim
     runner.sync_release(account.pk, SyncKind.BILLS, next_run_at=at, success_at=at)
 
 
+def _hourly_usage(line: BillLine) -> bool:
+    return line.charge_category == "usage" and line.fee_end_at - line.fee_begin_at <= dt.timedelta(
+        hours=1, seconds=1
+    )
+
+
+def _seconds(begin: dt.datetime, end: dt.datetime) -> int:
+    # 10:00:00-10:59:59 bills 3,600 seconds: the last second is included.
+    return int((end - begin).total_seconds()) + (1 if end.second == 59 else 0)
+
+
 def from_lines(account: CloudAccount) -> dict[tuple, tuple[Decimal, int, int]]:
-    """(month, instance, UTC day, currency) -> (cost, billed seconds, lines), line by line."""
-    sums: dict[tuple, list] = defaultdict(lambda: [Decimal(0), 0, 0])
+    """(month, instance, UTC day, currency) -> (cost, billed seconds, lines) of the runtime
+    components (runtime or unknown class) of usage lines, each billed span's seconds once."""
+    sums: dict[tuple, list] = defaultdict(lambda: [Decimal(0), set(), 0])
     lines = BillLine.objects.filter(
-        account=account, instance__isnull=False, component_code="v_cvm_compute"
+        account=account, instance__isnull=False, component_class__in=["runtime", "unknown"]
     )
     for line in lines:
-        if line.fee_end_at - line.fee_begin_at > dt.timedelta(hours=1, seconds=1):
+        if not _hourly_usage(line):
             continue
-        # 10:00:00-10:59:59 bills 3,600 seconds: the last second is included.
-        seconds = (line.fee_end_at - line.fee_begin_at).total_seconds()
-        seconds += 1 if line.fee_end_at.second == 59 else 0
         key = (
             line.month,
             line.instance_id,
@@ -125,9 +135,32 @@ def from_lines(account: CloudAccount) -> dict[tuple, tuple[Decimal, int, int]]:
             line.currency,
         )
         sums[key][0] += line.cost
-        sums[key][1] += int(seconds)
+        sums[key][1].add((line.fee_begin_at, line.fee_end_at))
         sums[key][2] += 1
-    return {key: (cost, seconds, n) for key, (cost, seconds, n) in sums.items()}
+    return {
+        key: (cost, sum(_seconds(b, e) for b, e in spans), n)
+        for key, (cost, spans, n) in sums.items()
+    }
+
+
+def components_from_lines(account: CloudAccount) -> dict[tuple, tuple[Decimal, int, int]]:
+    """(month, instance, UTC day, currency, class, code) -> (cost, seconds, lines), line by line."""
+    sums: dict[tuple, list] = defaultdict(lambda: [Decimal(0), 0, 0])
+    for line in BillLine.objects.filter(account=account, instance__isnull=False):
+        if not _hourly_usage(line):
+            continue
+        key = (
+            line.month,
+            line.instance_id,
+            line.fee_begin_at.astimezone(UTC).date(),
+            line.currency,
+            line.component_class,
+            line.component_code,
+        )
+        sums[key][0] += line.cost
+        sums[key][1] += _seconds(line.fee_begin_at, line.fee_end_at)
+        sums[key][2] += 1
+    return {key: tuple(v) for key, v in sums.items()}  # type: ignore[misc]
 
 
 def rollup(account: CloudAccount) -> dict[tuple, tuple[Decimal, int, int]]:
@@ -141,10 +174,25 @@ def rollup(account: CloudAccount) -> dict[tuple, tuple[Decimal, int, int]]:
     }
 
 
+def component_rollup(account: CloudAccount) -> dict[tuple, tuple[Decimal, int, int]]:
+    return {
+        (
+            row.month,
+            row.instance_id,
+            row.day,
+            row.currency,
+            row.component_class,
+            row.component_code,
+        ): (row.cost, row.billed_seconds, row.lines)
+        for row in InstanceComponentDay.objects.filter(account=account)
+    }
+
+
 def assert_rollup_is_the_lines(account: CloudAccount) -> None:
     expected = from_lines(account)
     assert expected, "no lines to compare"
     assert rollup(account) == expected
+    assert component_rollup(account) == components_from_lines(account)
 
 
 def test_it_follows_inserts_rereads_changed_and_withdrawn_lines_and_adjustments(
@@ -156,14 +204,14 @@ def test_it_follows_inserts_rereads_changed_and_withdrawn_lines_and_adjustments(
     assert_rollup_is_the_lines(account)
     # A re-read of the month in which one line's cost changed and another line is gone.
     changed, withdrawn = (
-        BillLine.objects.filter(account=account, component_code="v_cvm_compute", cost__gt=0)
+        BillLine.objects.filter(account=account, component_code=COMPUTE.code, cost__gt=0)
         .order_by("fee_begin_at")
         .values_list("bill_id", flat=True)[:2]
     )
     bills.costs[changed] = "123.45000000"
     bills.withdrawn.add(withdrawn)
     sync(account, bills, clock, clock.moment + dt.timedelta(hours=1))
-    assert BillLine.objects.get(bill_id=changed, component_code="v_cvm_compute").cost == Decimal(
+    assert BillLine.objects.get(bill_id=changed, component_code=COMPUTE.code).cost == Decimal(
         "123.45"
     )
     assert not BillLine.objects.filter(bill_id=withdrawn).exists()
@@ -212,10 +260,11 @@ def test_it_sums_the_same_in_python_and_in_postgresql(
     for provider_id in bills.instance_ids:
         add_instance(account, provider_id)
     sync(account, bills, clock, dt.datetime(2026, 11, 30, 16, 30, tzinfo=UTC))
-    in_sql = rollup(account)
+    in_sql = rollup(account), component_rollup(account)
     InstanceBillDay.objects.all().delete()
+    InstanceComponentDay.objects.all().delete()
     _refresh_python(account, None)
-    assert rollup(account) == in_sql
+    assert (rollup(account), component_rollup(account)) == in_sql
 
 
 def test_it_gives_the_rules_the_sums_of_every_line_of_a_window_not_on_midnights(
@@ -230,18 +279,25 @@ def test_it_gives_the_rules_the_sums_of_every_line_of_a_window_not_on_midnights(
         (dt.datetime(2026, 11, 26, tzinfo=UTC), dt.datetime(2026, 11, 29, tzinfo=UTC)),
         (dt.datetime(2026, 11, 27, 3, tzinfo=UTC), dt.datetime(2026, 11, 27, 9, tzinfo=UTC)),
     ]:
-        got = billed_compute([i.pk for i in instances], start, end)
+        got = billed_runtime([i.pk for i in instances], start, end)
         for instance in instances:
-            lines = BillLine.objects.filter(
-                instance=instance,
-                component_code="v_cvm_compute",
-                fee_begin_at__gte=start,
-                fee_begin_at__lt=end,
-            )
-            cost = sum(lines.values_list("cost", flat=True), Decimal(0))
+            lines = [
+                line
+                for line in BillLine.objects.filter(
+                    instance=instance, fee_begin_at__gte=start, fee_begin_at__lt=end
+                )
+                if _hourly_usage(line)
+            ]
+            runtime = [line for line in lines if line.component_class in ("runtime", "unknown")]
+            cost = sum((line.cost for line in runtime), Decimal(0))
             seconds = sum(
-                int((e + dt.timedelta(seconds=1) - b).total_seconds())
-                for b, e in lines.values_list("fee_begin_at", "fee_end_at")
+                _seconds(b, e) for b, e in {(x.fee_begin_at, x.fee_end_at) for x in runtime}
             )
             assert seconds > 0
             assert (got[instance.pk].cost, got[instance.pk].seconds) == (cost, seconds)
+            parts: dict[tuple[str, str], Decimal] = defaultdict(Decimal)
+            for line in lines:
+                parts[(line.component_class, line.component_code)] += line.cost
+            assert {
+                (c.component_class, c.code): c.cost for c in got[instance.pk].components
+            } == dict(parts)

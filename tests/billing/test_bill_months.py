@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
-from apps.billing.months import months_between, months_to_sync, next_bookkeeping
+import pytest
+
+from apps.accounts.models import Organization
+from apps.billing.models import BillLine
+from apps.billing.months import (
+    CLOSED_AFTER_DAYS,
+    bill_month_bounds,
+    bill_months_span,
+    closes_on,
+    month_of,
+    months_between,
+    months_to_sync,
+    next_bookkeeping,
+)
 from apps.billing.sync import BillsResult
 from apps.cloud.models import SyncKind, SyncState
+from tests.alerts.builders import bill, make_account
 
 
 def state(progress: dict | None = None) -> SyncState:
@@ -106,3 +120,33 @@ def test_it_keeps_months_a_first_sync_reads_inside_their_closing_days_open() -> 
     progress = next_bookkeeping(None, results, now=now)
     assert progress["current_month"] == "2026-11"
     assert list(progress["open_months"]) == ["2026-10"]
+
+
+def test_a_bill_month_is_a_beijing_calendar_month_in_utc() -> None:
+    # Beijing is UTC+8 all year: a month starts at 16:00 UTC on the last day of the one before.
+    assert bill_month_bounds("2026-11") == (
+        datetime(2026, 10, 31, 16, tzinfo=UTC),
+        datetime(2026, 11, 30, 16, tzinfo=UTC),
+    )
+    assert bill_month_bounds("2026-12")[1] == datetime(2026, 12, 31, 16, tzinfo=UTC)
+    start, end = bill_month_bounds("2026-02")
+    assert [month_of(start), month_of(end - timedelta(microseconds=1)), month_of(end)] == [
+        "2026-02",
+        "2026-02",
+        "2026-03",
+    ]
+    assert closes_on("2026-12") == date(2027, 1, 1) + timedelta(days=CLOSED_AFTER_DAYS)
+
+
+@pytest.mark.django_db
+def test_a_span_of_bill_months_covers_their_lines_dated_outside_them(acme: Organization) -> None:
+    account = make_account(acme)
+    november = bill_month_bounds("2026-11")
+    assert bill_months_span(acme.pk, ["2026-11"]) == november
+    # A late adjustment of October dated in December, and October's own month.
+    line = bill(account, datetime(2026, 12, 3, 2, tzinfo=UTC), "-5")
+    BillLine.objects.filter(pk=line.pk).update(month="2026-10")
+    assert bill_months_span(acme.pk, ["2026-11", "2026-10"]) == (
+        bill_month_bounds("2026-10")[0],
+        datetime(2026, 12, 3, 2, 0, 1, tzinfo=UTC),
+    )

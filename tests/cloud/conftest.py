@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from django.conf import LazySettings
 
 from apps.accounts.models import Organization
 from apps.cloud.models import CloudAccount
@@ -23,13 +24,16 @@ BACKFILL_DAYS = 2
 
 
 @pytest.fixture
-def make_simulator() -> Iterator[Callable[..., SimulatorServer]]:
+def make_simulator(settings: LazySettings) -> Iterator[Callable[..., SimulatorServer]]:
     servers: list[SimulatorServer] = []
 
     def make(**options: Any) -> SimulatorServer:
         options.setdefault("now", lambda: SIM_NOW)
         server = SimulatorServer(port=0, seed=1, **options).start()
         servers.append(server)
+        # The simulator listens on 127.0.0.1, which outbound requests refuse unless the
+        # operator allows the host (apps.core.outbound): as `make demo` does, only this one.
+        settings.OUTBOUND_ALLOWED_HOSTS = [*settings.OUTBOUND_ALLOWED_HOSTS, server.endpoint]
         return server
 
     yield make

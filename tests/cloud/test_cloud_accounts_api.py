@@ -7,6 +7,7 @@ from datetime import timedelta
 from types import SimpleNamespace
 
 import pytest
+from django.conf import LazySettings
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -22,6 +23,13 @@ from tests.cloud.conftest import SIM_NOW, connect
 from tests.leaks import WRONG_SECRET_KEY as WRONG_KEY
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def simulator_host_allowed(settings: LazySettings) -> None:
+    # The endpoint below is on 127.0.0.1: refused unless the operator allows it, as the demo
+    # does for its simulator (apps.core.outbound).
+    settings.OUTBOUND_ALLOWED_HOSTS = ["127.0.0.1:8900"]
 
 
 def payload(**overrides: object) -> dict[str, object]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.conf import LazySettings
 from rest_framework.test import APIClient
 
 from apps.accounts.models import Organization
@@ -68,8 +69,12 @@ def test_it_returns_the_plain_error_of_a_wrong_key_and_stores_nothing(
     assert not CloudAccount.objects.exists()
 
 
-def test_it_reports_an_unreachable_endpoint(alice_client: APIClient, acme: Organization) -> None:
-    response = alice_client.post(PATH, payload(f"127.0.0.1:{free_port()}"), format="json")
+def test_it_reports_an_unreachable_endpoint(
+    alice_client: APIClient, acme: Organization, settings: LazySettings
+) -> None:
+    endpoint = f"127.0.0.1:{free_port()}"
+    settings.OUTBOUND_ALLOWED_HOSTS = [endpoint]  # allowed, but nothing listens there
+    response = alice_client.post(PATH, payload(endpoint), format="json")
 
     assert response.status_code == 200, response.content
     assert response.json()["ok"] is False

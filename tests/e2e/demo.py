@@ -15,6 +15,7 @@ import io
 import re
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.core.management import call_command
 
 from apps.accounts.models import Membership, Organization, User
@@ -41,7 +42,12 @@ def start_simulator() -> SimulatorServer:
     Its per-second rate limits are off: they only make the client wait, and the wait is what a
     short CI budget cannot afford; the SDK, the signing and the sync code are the same.
     """
-    return SimulatorServer(port=0, seed=1, rate_limits={}).start()
+    server = SimulatorServer(port=0, seed=1, rate_limits={}).start()
+    # `make demo` allows its own simulator, and only it, through outbound requests'
+    # refusal of loopback addresses (OUTBOUND_ALLOWED_HOSTS, apps.core.outbound). The demo
+    # fixtures live for a module; each simulator has a port of its own.
+    settings.OUTBOUND_ALLOWED_HOSTS = [*settings.OUTBOUND_ALLOWED_HOSTS, server.endpoint]
+    return server
 
 
 def build_demo(simulator_endpoint: str, *, days: int = DEMO_DAYS) -> Demo:

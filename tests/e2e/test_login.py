@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
+from django.conf import LazySettings
 from django.core.management import call_command
 
 from tests.e2e.conftest import ARTIFACTS
@@ -23,10 +24,12 @@ def sign_in(page: Page, base_url: str, email: str, password: str) -> None:
 
 
 def test_it_shows_the_overview_with_the_demo_user_and_organization(
-    page: Page, base_url: str
+    page: Page, base_url: str, settings: LazySettings
 ) -> None:
     # Connected, as `make demo` leaves it (nothing syncs here: no worker, no beat); an
-    # organization without a cloud account lands on /connect instead (below).
+    # organization without a cloud account lands on /connect instead (below). The demo allows
+    # its simulator's host, and only it (OUTBOUND_ALLOWED_HOSTS, apps.core.outbound).
+    settings.OUTBOUND_ALLOWED_HOSTS = ["127.0.0.1:8900"]
     call_command("setup_demo", simulator="127.0.0.1:8900", verbosity=0)
     sign_in(page, base_url, "demo@example.com", "demo")
 

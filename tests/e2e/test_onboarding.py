@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
+from django.conf import LazySettings
 from django.core.cache import cache
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
@@ -56,16 +57,21 @@ def smtp_server() -> Iterator[tuple[Inbox, int]]:
 
 
 @pytest.fixture
-def simulator() -> Iterator[SimulatorServer]:
+def simulator(settings: LazySettings) -> Iterator[SimulatorServer]:
     # The real clock: the worker syncs up to "now", as it does for a real account.
     server = SimulatorServer(port=0, seed=1).start()
+    # Outbound requests go to 127.0.0.1 only where the operator allows it (apps.core.outbound).
+    settings.OUTBOUND_ALLOWED_HOSTS = [server.endpoint]
     yield server
     server.stop()
 
 
 @pytest.fixture
 def worker(
-    base_url: str, smtp_server: tuple[Inbox, int], publish_to_broker: None
+    base_url: str,
+    smtp_server: tuple[Inbox, int],
+    simulator: SimulatorServer,
+    publish_to_broker: None,
 ) -> Iterator[subprocess.Popen[str]]:
     """A worker of every queue, mailing to the loopback server, with links to the live server."""
     _, smtp_port = smtp_server
@@ -74,6 +80,7 @@ def worker(
         EMAIL_URL=f"smtp://127.0.0.1:{smtp_port}",
         PUBLIC_URL=base_url,
         SYNC_BACKFILL_DAYS=BACKFILL_DAYS,
+        OUTBOUND_ALLOWED_HOSTS=simulator.endpoint,
     )
     yield process
     stop_worker(process)

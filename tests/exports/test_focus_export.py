@@ -1,4 +1,5 @@
-"""The FOCUS 1.2 export: reconciliation to the bills, every column typed as the spec says."""
+"""The FOCUS export (1.3, 1.2 on request): reconciliation to the bills, every column typed as
+the spec says, purchases amortized, the JSON pages the same rows as the CSV."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import csv
 import datetime as dt
 import io
 import json
-import re
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -22,30 +22,23 @@ from apps.billing.models import BillLine
 from apps.billing.selectors import cost_total
 from apps.cloud.models import ChargeType, Instance
 from apps.cloud.providers.tencent.simulator import SimulatedCloud
-from apps.exports.focus import (
+from apps.cloud.providers.tencent.simulator.constants import ACCOUNT_UIN
+from apps.exports.focus_columns import (
     CONDITIONAL,
     DATETIME,
     DECIMAL,
-    FOCUS_COLUMNS,
     JSON,
     MANDATORY,
-    MANDATORY_COLUMNS,
+    columns_of,
+    mandatory_columns,
 )
 from apps.metrics.models import InstanceHourRollup
 from tests.exports.conftest import streamed_text, sync_fleet_bills
+from tests.exports.focus_spec import ISO_Z, MANDATORY_1_2, MANDATORY_1_3, is_amortized
+from tests.exports.focus_spec import NUMERIC as DECIMAL_TEXT
 
 pytestmark = pytest.mark.django_db
 
-# FOCUS 1.2's mandatory columns, as the specification lists them (not read from the code).
-FOCUS_1_2_MANDATORY = {
-    "BilledCost", "BillingAccountId", "BillingAccountName", "BillingCurrency",
-    "BillingPeriodEnd", "BillingPeriodStart", "ChargeCategory", "ChargeClass",
-    "ChargeDescription", "ChargePeriodEnd", "ChargePeriodStart", "ContractedCost",
-    "EffectiveCost", "InvoiceIssuerName", "ListCost", "PricingQuantity", "PricingUnit",
-    "ProviderName", "PublisherName", "ServiceCategory", "ServiceName",
-}  # fmt: skip
-ISO_Z = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
-DECIMAL_TEXT = re.compile(r"^-?\d+(\.\d+)?$")
 # Tencent bill months are Beijing months: October is [Sep 30 16:00Z, Oct 31 16:00Z).
 OCTOBER = {"start": "2026-10-01", "end": "2026-11-01"}
 
@@ -86,24 +79,30 @@ def test_it_totals_billed_cost_of_a_month_to_the_bills_real_cost_exactly(
     billed = sum((Decimal(row["BilledCost"]) for row in rows), Decimal(0))
     assert billed == in_db == bills.expected_total(start, end)
     assert billed == cost_total(BillLine.objects.filter(month="2026-10"))
-    assert len(rows) == BillLine.objects.filter(month="2026-10").count() > 1000
+    own = [row for row in rows if not is_amortized(row)]
+    # Each line once, and the subscriptions bought in September again for their October days.
+    assert len(own) == BillLine.objects.filter(month="2026-10").count() > 1000
+    assert all(Decimal(row["BilledCost"]) == 0 for row in rows if is_amortized(row))
     # Every kind of line is in: hourly, spot, subscriptions and the month's adjustments.
-    assert {row["ChargeCategory"] for row in rows} == {"Usage", "Adjustment"}
-    assert {row["PricingCategory"] for row in rows} == {"Standard", "Dynamic", "Committed", ""}
+    assert {row["ChargeCategory"] for row in rows} == {"Usage", "Purchase", "Adjustment"}
+    assert {row["PricingCategory"] for row in rows} == {"Standard", "Dynamic", ""}
 
 
-def test_it_writes_every_mandatory_column_typed_as_focus_1_2_says(
-    synced, alice_client: APIClient
+@pytest.mark.parametrize(("version", "mandatory"), [("1.2", MANDATORY_1_2), ("1.3", MANDATORY_1_3)])
+def test_it_writes_every_mandatory_column_typed_as_the_version_says(
+    synced, alice_client: APIClient, version: str, mandatory: set[str]
 ) -> None:
-    rows = focus_csv(alice_client, **OCTOBER)
-    assert set(MANDATORY_COLUMNS) == FOCUS_1_2_MANDATORY
-    assert set(rows[0]) >= FOCUS_1_2_MANDATORY | {
+    rows = focus_csv(alice_client, **OCTOBER, version=version)
+    columns = columns_of(version)
+    assert set(mandatory_columns(version)) == mandatory
+    assert list(rows[0]) == [column.name for column in columns]
+    assert set(rows[0]) >= mandatory | {
         "ResourceId", "ResourceName", "ResourceType", "RegionId", "RegionName",
-        "PricingCategory", "Tags", "ConsumedQuantity", "ConsumedUnit",
+        "PricingCategory", "Tags", "ConsumedQuantity", "ConsumedUnit", "SubAccountId",
         "x_GpuHours", "x_GpuUtilAvgPct", "x_IdleCost",
     }  # fmt: skip
     for row in rows:
-        for column in FOCUS_COLUMNS:
+        for column in columns:
             value = row[column.name]
             if value == "":
                 assert column.nullable, f"{column.name} is empty in {row}"
@@ -120,17 +119,18 @@ def test_it_writes_every_mandatory_column_typed_as_focus_1_2_says(
                 assert value in column.allowed_values, (column.name, value)
         assert row["BillingCurrency"] == "CNY"
         assert row["ProviderName"] == row["PublisherName"] == row["InvoiceIssuerName"]
+        assert row["BillingAccountId"] == row["SubAccountId"] == ACCOUNT_UIN
         assert row["ChargePeriodStart"] < row["ChargePeriodEnd"]
         assert row["BillingPeriodStart"] <= row["ChargePeriodStart"] < row["BillingPeriodEnd"]
         if row["ChargeCategory"] == "Usage":
             assert row["PricingCategory"]
             assert row["ConsumedQuantity"]
             assert row["PricingQuantity"]
-    assert {c.feature_level for c in FOCUS_COLUMNS if c.name in FOCUS_1_2_MANDATORY} == {MANDATORY}
-    assert {c.feature_level for c in FOCUS_COLUMNS if c.name == "ResourceId"} == {CONDITIONAL}
+    assert {c.feature_level for c in columns if c.name in mandatory} == {MANDATORY}
+    assert {c.feature_level for c in columns if c.name == "ResourceId"} == {CONDITIONAL}
 
 
-def test_it_prices_spot_as_dynamic_and_subscriptions_as_committed(
+def test_it_prices_spot_as_dynamic_and_buys_subscriptions_as_amortized_purchases(
     synced, alice_client: APIClient
 ) -> None:
     rows = focus_csv(alice_client, **OCTOBER)
@@ -139,10 +139,12 @@ def test_it_prices_spot_as_dynamic_and_subscriptions_as_committed(
     expected: dict[str, str] = {
         ChargeType.POSTPAID_BY_HOUR: "Standard",
         ChargeType.SPOTPAID: "Dynamic",
-        ChargeType.PREPAID: "Committed",
+        # A subscription is no commitment discount (FOCUS's Committed names one): its days
+        # are Standard usage of what was bought.
+        ChargeType.PREPAID: "Standard",
     }
     usage = [row for row in rows if row["ChargeCategory"] == "Usage"]
-    assert {expected[kinds[row["ResourceId"]]] for row in usage} == set(expected.values())
+    assert {kinds[row["ResourceId"]] for row in usage} == set(expected)
     for row in usage:
         assert row["PricingCategory"] == expected[kinds[row["ResourceId"]]]
         assert row["RegionId"] == regions[row["ResourceId"]]
@@ -152,11 +154,33 @@ def test_it_prices_spot_as_dynamic_and_subscriptions_as_committed(
     )
     assert (hourly["PricingUnit"], Decimal(hourly["PricingQuantity"])) == ("Hours", 1)
     assert hourly["ChargeFrequency"] == "Usage-Based"
+    assert Decimal(hourly["EffectiveCost"]) == Decimal(hourly["BilledCost"]) > 0
     start = dt.datetime.fromisoformat(hourly["ChargePeriodStart"])
     assert dt.datetime.fromisoformat(hourly["ChargePeriodEnd"]) - start == dt.timedelta(hours=1)
-    monthly = next(r for r in usage if r["PricingCategory"] == "Committed")
-    assert monthly["ChargeFrequency"] == "Recurring"
-    assert monthly["PricingUnit"] in {"Months", "GB-Months"}
+    purchases = [r for r in rows if r["ChargeCategory"] == "Purchase"]
+    assert purchases
+    assert {kinds[r["ResourceId"]] for r in purchases} == {ChargeType.PREPAID}
+    for purchase in purchases:
+        assert purchase["PricingCategory"] == "Standard"
+        assert purchase["ChargeFrequency"] in {"One-Time", "Recurring"}
+        assert purchase["PricingUnit"].endswith("Months")
+        assert Decimal(purchase["EffectiveCost"]) == 0 < Decimal(purchase["BilledCost"])
+        days = [
+            r
+            for r in rows
+            if is_amortized(r)
+            and r["x_BillLineId"] == purchase["x_BillLineId"]
+            and r["SkuId"] == purchase["SkuId"]
+        ]
+        assert days
+        assert all(r["PricingUnit"] == purchase["PricingUnit"] for r in days)
+        assert all(
+            purchase["ChargePeriodStart"]
+            <= r["ChargePeriodStart"]
+            < r["ChargePeriodEnd"]
+            <= purchase["ChargePeriodEnd"]
+            for r in days
+        )
 
 
 def test_it_gives_gpu_hours_utilization_and_idle_cost_recomputable_by_hand(
@@ -165,7 +189,7 @@ def test_it_gives_gpu_hours_utilization_and_idle_cost_recomputable_by_hand(
     instance = Instance.objects.filter(charge_type=ChargeType.POSTPAID_BY_HOUR).first()
     assert instance is not None
     line = (
-        BillLine.objects.filter(instance=instance, component_code="v_cvm_compute", month="2026-10")
+        BillLine.objects.filter(instance=instance, component_name="运算组件", month="2026-10")
         .order_by("fee_begin_at")
         .last()
     )
@@ -191,7 +215,10 @@ def test_it_gives_gpu_hours_utilization_and_idle_cost_recomputable_by_hand(
         if r["ResourceId"] == instance.provider_id and "运算" in r["ChargeDescription"]
     ]
     assert Decimal(compute["BilledCost"]) == line.cost
-    assert Decimal(compute["x_GpuHours"]) == Decimal(instance.gpu_count) * 1
+    # The hour's GPU-hours once, on its GPU component if it has one, else on its compute.
+    mine = [r for r in rows if r["ResourceId"] == instance.provider_id and r["x_GpuHours"]]
+    assert sum(Decimal(r["x_GpuHours"]) for r in mine) == Decimal(instance.gpu_count) * 1
+    assert len(mine) == 1
     assert Decimal(compute["x_GpuUtilAvgPct"]) == Decimal("37.50")
     assert Decimal(compute["x_IdleCost"]) == (line.cost * 15 / 60).quantize(Decimal("1e-8"))
     # Another instance's line of the same hour has no evidence: no figures, not zeros.
@@ -245,7 +272,8 @@ def test_it_exports_only_the_own_organizations_lines(
     assert {r["ResourceId"] for r in focus_csv(client, **OCTOBER)} <= acme_ids
     bob_rows = focus_csv(bob_client, **OCTOBER)
     assert {r["ResourceId"] for r in bob_rows} <= globex_ids
-    assert {r["BillingAccountId"] for r in bob_rows} == {str(globex_account.pk)}
+    # The Tencent account (the payer's UIN), not GPU Ledger's id of it.
+    assert {r["BillingAccountId"] for r in bob_rows} == {ACCOUNT_UIN} != {str(globex_account.pk)}
     costs = client.get("/api/v1/exports/costs.csv", OCTOBER)
     ids = {r["instance_id"] for r in csv.DictReader(io.StringIO(streamed_text(costs)))}
     assert ids
@@ -317,10 +345,13 @@ def test_it_reads_a_page_in_a_pinned_number_of_queries(
     with CaptureQueriesContext(connection) as captured:
         response = alice_client.get("/api/v1/exports/focus", query)
     assert response.status_code == 200
-    kinds = {r["ChargeFrequency"] for r in response.json()["results"]}
-    assert len(captured) == 7 + (2 if "Usage-Based" in kinds else 0) + (
-        2 if "Recurring" in kinds else 0
-    ), [q["sql"][:80] for q in captured.captured_queries]
+    results = response.json()["results"]
+    hourly = any(r["ChargeFrequency"] == "Usage-Based" for r in results)
+    monthly = any(r["ChargeCategory"] == "Purchase" or is_amortized(r) for r in results)
+    # ... and which bills have a GPU component of their own (1).
+    assert len(captured) == 8 + (2 if hourly else 0) + (2 if monthly else 0), [
+        q["sql"][:80] for q in captured.captured_queries
+    ]
 
 
 def _json_schema(node: Any) -> Any:
@@ -353,6 +384,10 @@ def test_its_json_pages_conform_to_the_openapi_schema(synced, alice_client: APIC
     assert len(body["results"]) == 3000
     jsonschema.validate(body, document)
     row_schema = schema["components"]["schemas"]["FocusRow"]
-    assert set(row_schema["required"]) == set(row_schema["properties"]) >= FOCUS_1_2_MANDATORY
+    # The columns of 1.3 only are absent from a 1.2 row: every other one is required.
+    assert set(row_schema["properties"]) - set(row_schema["required"]) == {
+        "ServiceProviderName", "HostProviderName"
+    }  # fmt: skip
+    assert set(row_schema["properties"]) >= MANDATORY_1_3
     enums = {name: item.get("enum") for name, item in schema["components"]["schemas"].items()}
     assert enums["PricingCategoryEnum"] == ["Standard", "Dynamic", "Committed", "Other"]

@@ -19,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from celery.exceptions import Retry
+from django.conf import LazySettings
 from django.test import override_settings
 
 from apps.accounts.models import Organization
@@ -106,9 +107,11 @@ class _Hook(BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def webhook_server() -> Iterator[tuple[type[_Hook], str]]:
+def webhook_server(settings: LazySettings) -> Iterator[tuple[type[_Hook], str]]:
     handler = type("Hook", (_Hook,), {"received": [], "statuses": [503]})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    # Webhooks go to 127.0.0.1 only where the operator allows it (apps.core.outbound).
+    settings.OUTBOUND_ALLOWED_HOSTS = [f"127.0.0.1:{server.server_address[1]}"]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

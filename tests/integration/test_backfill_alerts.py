@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from email.header import decode_header, make_header
 
 import pytest
+from django.conf import LazySettings
 from rest_framework.test import APIClient
 
 from apps.alerts.models import AlertDelivery, AlertEvent
@@ -31,9 +32,11 @@ BACKFILL_DAYS = 30  # the product's default (SYNC_BACKFILL_DAYS)
 
 
 @pytest.fixture
-def simulator() -> Iterator[SimulatorServer]:
+def simulator(settings: LazySettings) -> Iterator[SimulatorServer]:
     # On the real clock, like the worker's evaluations: "yesterday" is yesterday for both.
     server = SimulatorServer(port=0, seed=1).start()
+    # Outbound requests go to 127.0.0.1 only where the operator allows it (apps.core.outbound).
+    settings.OUTBOUND_ALLOWED_HOSTS = [server.endpoint]
     yield server
     server.stop()
 
@@ -49,6 +52,7 @@ def test_a_fresh_sign_ups_first_backfill_sends_at_most_one_alert_email(
         "default,email,sync,analysis",
         EMAIL_URL=f"smtp://127.0.0.1:{port}",
         SYNC_BACKFILL_DAYS=str(BACKFILL_DAYS),
+        OUTBOUND_ALLOWED_HOSTS=simulator.endpoint,
     )
     try:
         created = alice_client.post(

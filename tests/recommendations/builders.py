@@ -109,7 +109,7 @@ def evidence(**changes: Any) -> InstanceEvidence:
         gpu_temp_p95=hourly(70.0),
         observed_minutes=hourly(60.0),
         phase_minutes={"idle": 0, "data_processing": 0, "evaluation": 2000, "training": 18160},
-        billed_compute_cost=Decimal("1680.00"),
+        billed_runtime_cost=Decimal("1680.00"),
         billed_hours=Decimal("336"),
         currency="CNY",
         offers=T4_OFFERS,

@@ -288,7 +288,7 @@ def test_the_group_pass_reads_the_downshift_lookback(acme) -> None:
     services.recommendations_run(organization=acme, as_of=AS_OF)
     row = Recommendation.objects.get(kind="night_downshift")
     assert row.evidence_days == 12.0
-    assert "1440.00 CNY compute billed / 288.0 h billed = 5.0000 CNY/h" in row.saving_formula
+    assert "1440.00 CNY runtime billed / 288.0 h billed = 5.0000 CNY/h" in row.saving_formula
     assert row.monthly_saving == 3 * (Decimal("5.0000") * month_hours(NIGHT_HOURS)).quantize(CENT)
 
 

@@ -68,7 +68,7 @@ def test_a_changed_finding_updates_its_figures_in_the_same_row(acme, idle_box) -
     assert updated.fingerprint == row.fingerprint
     # 2016.00 billed / 336 h = 6.0000 CNY/h x 720 h a month (was 5.0000: 3600.00).
     assert updated.monthly_saving == Decimal("4320.00")
-    assert "2016.00 CNY compute billed" in updated.saving_formula
+    assert "2016.00 CNY runtime billed" in updated.saving_formula
     assert (updated.first_seen_at, updated.last_seen_at) == (AS_OF, later)
     assert updated.updated_at > row.updated_at
     assert updated.status == Status.OPEN

@@ -59,7 +59,7 @@ def test_it_stops_an_instance_idle_around_the_clock_and_prices_it_from_the_bills
     # 1680.00 CNY / 336 h = 5.0000 CNY/h; 336 h billed in 14 days -> 720 h a month.
     assert finding.saving.monthly_amount == Decimal("5.0000") * 720
     assert finding.saving.price_source == PRICE_FROM_BILLS
-    assert "1680.00 CNY compute billed / 336.0 h billed = 5.0000 CNY/h" in finding.saving.formula
+    assert "1680.00 CNY runtime billed / 336.0 h billed = 5.0000 CNY/h" in finding.saving.formula
     assert "--StoppedMode STOP_CHARGING" in finding.action["commands"][0]
     assert "--InstanceIds '[\"ins-abc12345\"]'" in finding.action["commands"][0]
     assert finding.evidence["idle_hours"] == HOURS
@@ -73,7 +73,7 @@ def test_it_reports_idle_held_separately_when_gpu_memory_is_held() -> None:
 
 
 def test_it_uses_the_catalog_price_without_bills_and_says_so() -> None:
-    (finding,) = evaluate(idle_evidence(billed_hours=Decimal(0), billed_compute_cost=Decimal(0)))
+    (finding,) = evaluate(idle_evidence(billed_hours=Decimal(0), billed_runtime_cost=Decimal(0)))
     # Catalog 5.20 CNY/h x 336 observed hours in 14 days x 30/14 = 720 h.
     assert finding.saving.monthly_amount == (Decimal("5.20") * 720).quantize(CENT)
     assert finding.saving.price_source == PRICE_FROM_CATALOG
@@ -98,7 +98,7 @@ def test_it_schedules_a_day_only_instance_with_cron_and_honest_stop_charging() -
         profile=profile(p95, np.ones((7, 24))),
         gpu_util_p95=hourly(40.0),
         billed_hours=Decimal(336),
-        billed_compute_cost=Decimal("1680.00"),
+        billed_runtime_cost=Decimal("1680.00"),
     )
     finding = by_kind(evaluate(ev), "schedule")
     runs = finding.action["window"]["runs"]
@@ -145,7 +145,7 @@ def test_it_switches_a_steady_instance_to_monthly_with_the_break_even_uptime() -
 
 def test_it_keeps_pay_as_you_go_below_the_break_even_uptime() -> None:
     # Up 50 % of the time: 168 of 336 hours billed.
-    ev = evidence(billed_hours=Decimal(168), billed_compute_cost=Decimal("840.00"))
+    ev = evidence(billed_hours=Decimal(168), billed_runtime_cost=Decimal("840.00"))
     assert "subscription" not in kinds(evaluate(ev))
 
 
@@ -174,7 +174,7 @@ def test_it_downsizes_to_the_cheapest_type_that_fits_the_peak() -> None:
         gpu_util_avg=hourly(12.0),
         gpu_mem_p95=hourly(30.0),
         gpu_mem_avg=hourly(25.0),
-        billed_compute_cost=Decimal("4435.20"),
+        billed_runtime_cost=Decimal("4435.20"),
     )
     finding = by_kind(evaluate(ev), "downsize")
     assert finding.parameters == {"to": "GN7.2XLARGE32"}
@@ -193,7 +193,7 @@ def test_it_upsizes_memory_pressure_priced_per_unit_of_work() -> None:
         gpu_util_avg=hourly(75.0),
         gpu_mem_p95=hourly(96.0),
         gpu_mem_avg=hourly(94.0),
-        billed_compute_cost=Decimal("10617.60"),
+        billed_runtime_cost=Decimal("10617.60"),
         offers=V100_A100_OFFERS,
     )
     finding = by_kind(evaluate(ev), "upsize")
@@ -265,7 +265,7 @@ def test_it_downshifts_a_multi_card_instance_at_night() -> None:
         instance_type="GN7.8XLARGE128",
         gpu_count=2,
         profile=profile(p95, np.ones((7, 24))),
-        billed_compute_cost=Decimal("4435.20"),
+        billed_runtime_cost=Decimal("4435.20"),
     )
     finding = by_kind(evaluate(ev), "night_downshift")
     assert finding.parameters["to"] == "GN7.2XLARGE32"
@@ -306,7 +306,7 @@ def test_each_rule_reads_its_own_lookback_when_it_is_overridden() -> None:
         gpu_temp_p95=fortnight.gpu_temp_p95[week:],
         observed_minutes=fortnight.observed_minutes[week:],
         phase_minutes={"idle": 10080},
-        billed_compute_cost=Decimal("840.00"),
+        billed_runtime_cost=Decimal("840.00"),
         billed_hours=Decimal("168"),
         **sliced,
     )

@@ -20,6 +20,7 @@ from django.http import HttpRequest
 
 from apps.accounts.audit import actions
 from apps.accounts.audit.services import audit_record
+from apps.accounts.lockout import REFUSED_ATTR
 from apps.accounts.models import Organization, User
 
 
@@ -91,8 +92,9 @@ def _sign_in_failed(
         "reason": "unknown_email" if account is None else "refused",
     }
     # Set by axes once the address and e-mail are locked out (this attempt locked them, or
-    # was refused because they were).
-    if getattr(request, "axes_locked_out", False):
+    # was refused because they were), and by the per-account back-off (apps/accounts/lockout.py)
+    # when it refused the attempt without checking the password.
+    if getattr(request, "axes_locked_out", False) or getattr(request, REFUSED_ATTR, False):
         details["locked_out"] = True
     sign_in_record(action=actions.SIGN_IN_FAILED, request=request, email=email, details=details)
 

@@ -54,8 +54,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Sum
-from django.db.models.functions import TruncDate
 
 from apps.accounts.models import Organization
 from apps.alerts.evaluation.history import history_boundary
@@ -63,8 +61,8 @@ from apps.alerts.models import AlertEvent, AlertKind, AlertSettings, Severity
 from apps.alerts.services import alert_event_raise, alert_settings_get
 from apps.alerts.wording import GPU_HOURS_UNIT
 from apps.analysis.selectors import phase_minutes_daily
-from apps.billing.models import BillLine
 from apps.cloud.models import Instance, Project
+from apps.costs.spend import spend_by
 
 BASELINE_DAYS = 30
 #: Days *with data* among the baseline's 30 that a subject needs to be judged.
@@ -173,24 +171,24 @@ def daily_spend(
     """The organization's spend per (local day, project id, instance id) of days
     ``first..last``, in its currency: the one place the anomalies read spend.
 
-    Today the bill lines' real cost, summed by the day their hour began; with ``until``, only
-    the lines that began before it (the part of those days known at that moment).
+    The bill lines' real cost (``costs.spend.spend_by``), summed by the day their hour began;
+    with ``until``, only the lines that began before it (the part of those days known then).
     """
     tz = zoneinfo.ZoneInfo(organization.timezone)
     start, end = _local_day_bounds(tz, first, last)
     if until is not None:
         end = min(end, until)
-    rows = (
-        BillLine.objects.for_organization(organization)
-        .filter(fee_begin_at__gte=start, fee_begin_at__lt=end, currency=organization.currency)
-        .annotate(local_day=TruncDate("fee_begin_at", tzinfo=tz))
-        .values("local_day", "project_id", "instance_id")
-        .annotate(total=Sum("cost"))
-        .order_by()
+    cells = spend_by(
+        organization,
+        start,
+        end,
+        ("day", "project", "instance"),
+        tz=tz,
+        currency=organization.currency,
     )
     return [
-        (row["local_day"], row["project_id"], row["instance_id"], float(row["total"] or 0))
-        for row in rows
+        (day, project_id, instance_id, float(total))
+        for (day, project_id, instance_id), total in cells.items()
     ]
 
 

@@ -52,13 +52,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Min
 
 from apps.accounts.models import Organization
 from apps.alerts.models import AlertEvent, AlertKind, Severity
 from apps.alerts.services import alert_event_raise
-from apps.billing.models import BillLine
 from apps.cloud.models import CloudAccount, SyncKind, SyncState
+from apps.costs.spend import first_billed_at
 
 _COUNTED = ("anomalies", "budget_thresholds", "metric_thresholds")
 #: Accounts whose first sync will not succeed without a person's help hold nothing up.
@@ -118,11 +117,7 @@ def _imported_from(organization: Organization) -> dt.date | None:
     )
     if previous is not None:
         states = states.filter(backfilled_until__gt=previous)
-    first = (
-        BillLine.objects.for_organization(organization)
-        .filter(account_id__in=states.values("account_id"))
-        .aggregate(first=Min("fee_begin_at"))["first"]
-    )
+    first = first_billed_at(organization, account_ids=states.values("account_id"))
     if first is None:
         return None
     return first.astimezone(zoneinfo.ZoneInfo(organization.timezone)).date()

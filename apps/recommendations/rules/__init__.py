@@ -34,6 +34,7 @@ from .throughput import BERT_BASE_SAMPLES_PER_S, samples_per_second
 from .types import (
     PRICE_FROM_BILLS,
     PRICE_FROM_CATALOG,
+    BilledComponent,
     Confidence,
     Finding,
     InstanceEvidence,
@@ -152,6 +153,7 @@ __all__ = [
     "PRICE_FROM_CATALOG",
     "THRESHOLD_RULES",
     "THRESHOLD_TYPES",
+    "BilledComponent",
     "Confidence",
     "Finding",
     "InstanceEvidence",

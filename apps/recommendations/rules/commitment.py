@@ -20,6 +20,7 @@ from .common import (
     lookback_days,
     month_hours,
     paid_price,
+    price_evidence,
     running_hours_per_month,
 )
 from .thresholds import RuleThresholds
@@ -139,6 +140,7 @@ def commitment(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 "options": others,
                 "chart": "cost",
                 "chart_range": chart_range(ev),
+                **price_evidence(price, currency),
             },
             action={"steps": steps, "commands": commands},
         )

@@ -17,6 +17,8 @@ from .types import (
     PRICE_FROM_BILLS,
     PRICE_FROM_CATALOG,
     SPOT,
+    UNKNOWN,
+    BilledComponent,
     Confidence,
     InstanceEvidence,
     TypeOffer,
@@ -36,13 +38,106 @@ def hourly_rounded(amount: Decimal) -> Decimal:
 
 
 @dataclasses.dataclass(frozen=True)
+class PricedComponent:
+    """One billed component's hourly price: its cost over the hours it is priced by."""
+
+    component_class: str
+    code: str
+    name: str
+    cost: Decimal
+    hours: Decimal
+    hourly: Decimal
+
+    def as_evidence(self) -> dict[str, str]:
+        return {
+            "class": self.component_class,
+            "name": self.name,
+            "cost": str(cents(self.cost)),
+            "hours": str(self.hours.quantize(TENTH)),
+            "hourly": str(self.hourly),
+        }
+
+
+@dataclasses.dataclass(frozen=True)
 class PaidPrice:
-    """The hourly compute price of an instance: what the bills say, else the catalog."""
+    """The runtime price of an instance per hour: what the bills say, else the catalog.
+
+    From the bills, ``hourly`` is every runtime component's cost over the billed hours (each
+    hour once); ``components`` are those components, each over the same hours, so their hourly
+    prices add up to ``hourly`` (to the rounding of each). ``persistent`` are the components
+    that keep billing when the instance is stopped (disks, IPs), each over its own hours.
+    """
 
     hourly: Decimal
     source: str
     text: str
     """How it was obtained, e.g. ``1234.56 CNY billed / 240.0 h = 5.1440 CNY/h``."""
+    components: tuple[PricedComponent, ...] = ()
+    persistent: tuple[PricedComponent, ...] = ()
+
+    @property
+    def persistent_hourly(self) -> Decimal:
+        """What keeps billing per hour while the instance is stopped."""
+        return sum((c.hourly for c in self.persistent), Decimal(0))
+
+    @property
+    def unknown(self) -> tuple[PricedComponent, ...]:
+        """The components no rule could place, priced as runtime."""
+        return tuple(c for c in self.components if c.component_class == UNKNOWN)
+
+    def evidence(self, currency: str) -> dict[str, object]:
+        """The figures a user recomputes the price from (JSON-ready, strings for money)."""
+        return {
+            "runtime_hourly": str(self.hourly),
+            "price_source": self.source,
+            "runtime_components": {c.code or "-": c.as_evidence() for c in self.components},
+            "persistent_hourly": str(self.persistent_hourly),
+            "persistent_components": {c.code or "-": c.as_evidence() for c in self.persistent},
+            "unknown_components": len(self.unknown),
+            "unknown_cost": str(cents(sum((c.cost for c in self.unknown), Decimal(0)))),
+            "currency": currency,
+        }
+
+    def stop_note(self, currency: str) -> str:
+        """'stopping saves X/h; disks Y/h keep billing', named."""
+        kept = ", ".join(f"{c.name or c.code} {c.hourly}" for c in self.persistent)
+        note = f"stopping saves {self.hourly} {currency}/h"
+        if self.persistent:
+            note += f"; {kept} {currency}/h keep billing ({self.persistent_hourly} {currency}/h)"
+        if self.unknown:
+            note += (
+                f"; {len(self.unknown)} component(s) of unknown kind counted as runtime: "
+                + ", ".join(f"{c.name or c.code} {c.hourly}" for c in self.unknown)
+            )
+        return note
+
+
+#: What keeps billing while stopped when no bill names it (no bills yet, or a catalog price).
+KEPT_WHEN_STOPPED = ("system and data disks", "bandwidth")
+
+
+def still_billed(price: PaidPrice | None, currency: str) -> list[str]:
+    """What keeps billing while the instance is stopped with STOP_CHARGING: the bills'
+    persistent components, named with their hourly price, else the usual parts."""
+    if price is None or not price.persistent:
+        return list(KEPT_WHEN_STOPPED)
+    return [f"{c.name or c.code} ({c.code}) {c.hourly} {currency}/h" for c in price.persistent]
+
+
+def stop_evidence(price: PaidPrice | None, currency: str) -> dict[str, object]:
+    """The figures of a stop: what it saves an hour and what keeps billing, named."""
+    if price is None:
+        return {}
+    return {
+        "stopping_saves_hourly": str(price.hourly),
+        "keeps_billing_hourly": str(price.persistent_hourly),
+        "when_stopped": price.stop_note(currency),
+    }
+
+
+def price_evidence(price: PaidPrice | None, currency: str) -> dict[str, object]:
+    """``{"price": ...}``: the components a price is made of, for a finding's evidence."""
+    return {"price": price.evidence(currency)} if price is not None else {}
 
 
 def offer_hourly(offer: TypeOffer, charge_type: str, hours_per_month: int) -> Decimal | None:
@@ -56,15 +151,39 @@ def offer_hourly(offer: TypeOffer, charge_type: str, hours_per_month: int) -> De
     return offer.hourly_postpaid
 
 
+def _priced(component: BilledComponent, hours: Decimal) -> PricedComponent:
+    hourly = hourly_rounded(component.cost / hours) if hours > 0 else Decimal(0)
+    return PricedComponent(
+        component.component_class, component.code, component.name, component.cost, hours, hourly
+    )
+
+
+def persistent_components(ev: InstanceEvidence) -> tuple[PricedComponent, ...]:
+    """The components that keep billing when stopped, each over its own billed hours."""
+    return tuple(_priced(c, c.hours) for c in ev.billed_components if not c.runtime)
+
+
 def paid_price(ev: InstanceEvidence, th: RuleThresholds) -> PaidPrice | None:
-    """Discounted hourly price paid: billed compute cost / billed hours, else the catalog's."""
-    if ev.charge_type != PREPAID and ev.billed_hours > 0:
-        hourly = hourly_rounded(ev.billed_compute_cost / ev.billed_hours)
+    """Runtime price paid per hour: billed runtime cost / billed hours (for a subscription,
+    its purchases' runtime amortized over the hours they cover), else the catalog's."""
+    persistent = persistent_components(ev)
+    if ev.billed_hours > 0:
+        hourly = hourly_rounded(ev.billed_runtime_cost / ev.billed_hours)
+        components = tuple(_priced(c, ev.billed_hours) for c in ev.billed_components if c.runtime)
+        parts = " + ".join(f"{c.name or c.code} {cents(c.cost)}" for c in components)
+        billed, hours = (
+            ("subscription runtime amortized", "h covered")
+            if ev.charge_type == PREPAID
+            else ("runtime billed", "h billed")
+        )
         return PaidPrice(
             hourly,
             PRICE_FROM_BILLS,
-            f"{cents(ev.billed_compute_cost)} {ev.currency} compute billed / "
-            f"{ev.billed_hours.quantize(TENTH)} h billed = {hourly} {ev.currency}/h",
+            f"{cents(ev.billed_runtime_cost)} {ev.currency} {billed} / "
+            f"{ev.billed_hours.quantize(TENTH)} {hours} = {hourly} {ev.currency}/h"
+            f"{f' ({parts})' if parts else ''}",
+            components,
+            persistent,
         )
     offer = ev.offer()
     if offer is None:
@@ -79,7 +198,7 @@ def paid_price(ev: InstanceEvidence, th: RuleThresholds) -> PaidPrice | None:
         )
     else:
         text = f"catalog price {hourly_or_none} {offer.currency}/h"
-    return PaidPrice(hourly_or_none, PRICE_FROM_CATALOG, text)
+    return PaidPrice(hourly_or_none, PRICE_FROM_CATALOG, text, (), persistent)
 
 
 def month_hours(th: RuleThresholds) -> int:

@@ -26,6 +26,7 @@ from .common import (
     is_payg,
     label,
     paid_price,
+    price_evidence,
 )
 from .thresholds import RuleThresholds
 from .types import Finding, InstanceEvidence, Profile, Risk, Saving
@@ -124,6 +125,7 @@ def night_downshift(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 "weekly_hours": int(mask.sum()),
                 "tz": profile.tz,
                 **profile_chart(profile),
+                **price_evidence(price, currency),
             },
             action={
                 "window": {"tz": profile.tz, "runs": [run_json(run) for run in runs]},

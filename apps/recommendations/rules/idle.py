@@ -18,12 +18,16 @@ from .common import (
     instance_ids_arg,
     label,
     lookback_days,
+    month_hours,
     paid_price,
+    price_evidence,
     running_hours_per_month,
+    still_billed,
     stop_command,
+    stop_evidence,
 )
 from .thresholds import RuleThresholds
-from .types import PREPAID, Finding, InstanceEvidence, Risk, Saving
+from .types import PREPAID, PRICE_FROM_BILLS, Finding, InstanceEvidence, Risk, Saving
 
 STOP_IDLE = "stop_idle"
 IDLE_HELD = "idle_held"
@@ -56,11 +60,19 @@ def stop_idle(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
     elif ev.charge_type == PREPAID:
         offer = ev.offer()
         monthly = offer.monthly_prepaid if offer and offer.monthly_prepaid else Decimal(0)
+        basis = f"subscription {monthly} {currency}/month"
+        if price.source == PRICE_FROM_BILLS:
+            # What the bills say it costs: its runtime amortized, a month of hours.
+            monthly = cents(price.hourly * month_hours(th))
+            basis = (
+                f"{price.hourly} {currency}/h x {month_hours(th)} h/month = {monthly} "
+                f"{currency}/month (price: {price.text})"
+            )
         saving = Saving(
             cents(monthly),
             currency,
-            f"subscription {monthly} {currency}/month not renewed (a stopped subscription "
-            "keeps billing, so the saving comes only from releasing it at the end of its term)",
+            f"{basis} not renewed (a stopped subscription keeps billing, so the saving comes "
+            "only from releasing it at the end of its term)",
             price.source,
         )
     else:
@@ -84,9 +96,11 @@ def stop_idle(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
         "gpu_mem_avg_pct": round(mem_mean, 2),
         "idle_gpu_util_p95_max_pct": th.idle_gpu_util_p95_max_pct,
         "billed_hours": str(ev.billed_hours),
-        "billed_compute_cost": str(cents(ev.billed_compute_cost)),
+        "billed_runtime_cost": str(cents(ev.billed_runtime_cost)),
         "chart": "metrics",
         "chart_range": chart_range(ev),
+        **({} if ev.charge_type == PREPAID else stop_evidence(price, currency)),
+        **price_evidence(price, currency),
     }
     name = label(ev)
     if kind == STOP_IDLE:
@@ -96,11 +110,14 @@ def stop_idle(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             f"last {lookback_days(ev)} days (p95 GPU utilization at most "
             f"{th.idle_gpu_util_p95_max_pct:g} %, no GPU memory held, average "
             f"{util_mean:.1f} %). Nothing is running on it: stop it with STOP_CHARGING, or "
-            "release it if nobody claims it. Its disks keep billing while it is stopped."
+            "release it if nobody claims it. "
+            f"{', '.join(still_billed(price, currency))} keep billing while it is stopped"
+            f"{f' ({price.stop_note(currency)})' if price and ev.charge_type != PREPAID else ''}."
         )
         steps = [
             "Check with the owner (tags, project) that nothing needs it.",
-            "Stop it with STOP_CHARGING (compute stops billing; disks and bandwidth still bill).",
+            "Stop it with STOP_CHARGING (compute and GPU stop billing; "
+            f"{', '.join(still_billed(price, currency))} still bill).",
             "Release it (TerminateInstances) once nobody claims it, after a snapshot if needed.",
         ]
         risk = Risk(1, "Nothing ran on it for the whole lookback; restarting takes minutes.")

@@ -16,6 +16,7 @@ from .common import (
     label,
     lookback_days,
     paid_price,
+    price_evidence,
     running_hours_per_month,
 )
 from .thresholds import RuleThresholds
@@ -103,6 +104,7 @@ def data_pipeline(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 "data_bound_share_pct": share_pct,
                 "chart": "phases",
                 "chart_range": chart_range(ev),
+                **price_evidence(price, currency),
             },
             action={
                 "steps": [
@@ -218,6 +220,7 @@ def spot(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 "postpaid_hourly": str(offer.hourly_postpaid),
                 "chart": "cost",
                 "chart_range": chart_range(ev),
+                **price_evidence(price, currency),
             },
             action={
                 "steps": [

@@ -20,8 +20,11 @@ from .common import (
     is_payg,
     label,
     paid_price,
+    price_evidence,
     start_command,
+    still_billed,
     stop_command,
+    stop_evidence,
 )
 from .thresholds import RuleThresholds
 from .types import Finding, InstanceEvidence, Risk, Saving
@@ -82,7 +85,7 @@ def schedule(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             currency,
             f"{running_weekly} h/week still running inside the {weekly_hours} h/week window "
             f"x {th.days_per_month}/7 weeks/month = {hours} h/month x {price.hourly} "
-            f"{currency}/h = {amount} {currency}/month (compute only; price: {price.text})",
+            f"{currency}/h = {amount} {currency}/month (runtime components only; price: {price.text})",
             price.source,
         )
     already = running_weekly < 1
@@ -91,11 +94,14 @@ def schedule(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
     stop = stop_command(ev.region, [ev.provider_id])
     start = start_command(ev.region, [ev.provider_id])
     cron = window_cron(profile.tz, runs, at_start=stop, at_end=start)
+    kept = still_billed(price, currency)
     honest = (
-        "STOP_CHARGING stops the compute charges only: the system and data disks and the "
-        "bandwidth keep billing while it is stopped, and a GPU type can be sold out when it "
-        "starts again."
+        "STOP_CHARGING stops the runtime charges (compute, GPU) only: "
+        f"{', '.join(kept)} keep billing while it is stopped, and a GPU type can be sold out "
+        "when it starts again."
     )
+    if price is not None:
+        honest += f" In numbers: {price.stop_note(currency)}."
     if already:
         title = f"Automate the night/weekend stop of {name}"
         explanation = (
@@ -133,6 +139,8 @@ def schedule(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 "supporting_weeks": profile.supporting_weeks,
                 "tz": profile.tz,
                 **profile_chart(profile),
+                **stop_evidence(price, currency),
+                **price_evidence(price, currency),
             },
             action={
                 "window": {
@@ -141,7 +149,7 @@ def schedule(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                     "weekly_hours": weekly_hours,
                 },
                 "stopped_mode": "STOP_CHARGING",
-                "still_billed_when_stopped": ["system and data disks", "bandwidth"],
+                "still_billed_when_stopped": kept,
                 "commands": [stop, start],
                 "cron": cron,
                 "steps": [

@@ -22,6 +22,7 @@ from .common import (
     month_hours,
     offer_hourly,
     paid_price,
+    price_evidence,
     running_hours_per_month,
 )
 from .thresholds import RuleThresholds
@@ -106,6 +107,7 @@ def downsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 "target": target.instance_type,
                 "chart": "metrics",
                 "chart_range": chart_range(ev),
+                **price_evidence(price, currency),
             },
             action={
                 "steps": [
@@ -211,6 +213,7 @@ def upsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 "target_hourly": str(target_hourly),
                 "chart": "metrics",
                 "chart_range": chart_range(ev),
+                **price_evidence(price, currency),
             },
             action={
                 "steps": [

@@ -22,6 +22,27 @@ SPOT = "SPOTPAID"
 PRICE_FROM_BILLS = "bills"
 PRICE_FROM_CATALOG = "catalog"
 
+#: The class ``apps.billing.classify`` gives a component it cannot place (priced as runtime).
+UNKNOWN = "unknown"
+
+
+@dataclasses.dataclass(frozen=True)
+class BilledComponent:
+    """One component of an instance's hourly usage lines over the lookback, as billed.
+
+    ``component_class`` is runtime, storage, network or unknown; ``runtime`` says whether it
+    is priced as runtime (billing's one definition, ``apps.billing.runtime``, decides: the
+    rules do not repeat it); ``hours`` the hours its own lines bill (a disk bills while the
+    instance is stopped, so its hours can exceed the instance's runtime hours).
+    """
+
+    component_class: str
+    code: str
+    name: str
+    cost: Decimal
+    hours: Decimal
+    runtime: bool
+
 
 @dataclasses.dataclass(frozen=True)
 class TypeOffer:
@@ -77,9 +98,11 @@ class InstanceEvidence:
     observed minutes of GPU utilization. ``phase_minutes`` are the analysis' minutes per phase
     key over the lookback; ``phase_minutes_missing`` says, per phase key, how many of those
     minutes were classified without a metric (metric API name -> minutes, e.g.
-    ``{"data_processing": {"cpu_util": 900}}``): what the analysis could not see. Billing: the compute cost billed per hour of use and the hours it
-    covers (pay-as-you-go and spot lines only); ``existed_hours`` is how long the instance
-    existed within the lookback.
+    ``{"data_processing": {"cpu_util": 900}}``): what the analysis could not see. Billing: the
+    runtime cost billed (every runtime component of the hours of use: compute, GPU, unknown
+    components) and the hours it covers, each hour once (pay-as-you-go and spot lines only),
+    and every usage component of the lookback (runtime and persistent: disks, IPs);
+    ``existed_hours`` is how long the instance existed within the lookback.
     """
 
     instance_id: int
@@ -105,8 +128,9 @@ class InstanceEvidence:
     observed_minutes: np.ndarray
     phase_minutes: Mapping[str, int]
     phase_minutes_missing: Mapping[str, Mapping[str, int]] = dataclasses.field(default_factory=dict)
-    billed_compute_cost: Decimal = Decimal(0)
+    billed_runtime_cost: Decimal = Decimal(0)
     billed_hours: Decimal = Decimal(0)
+    billed_components: Sequence[BilledComponent] = ()
     currency: str = "CNY"
     offers: Sequence[TypeOffer] = ()
     reserved_prices: Sequence[ReservedPrice] = ()

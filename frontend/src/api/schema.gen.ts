@@ -649,7 +649,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description FOCUS 1.2: every mandatory column, resource, region, pricing category, tags, GPU columns. */
+        /**
+         * @description FOCUS: every mandatory column of the version, resource, region, pricing and commitment
+         *     columns, tags, GPU columns; prepaid purchases amortized in EffectiveCost.
+         */
         get: operations["v1_exports_focus_csv_retrieve"];
         put?: never;
         post?: never;
@@ -1212,11 +1215,11 @@ export interface components {
             budget?: number | null;
             rule?: number | null;
             project?: number | null;
-            readonly project_name: string;
+            readonly project_name: string | null;
             instance?: number | null;
-            readonly instance_name: string;
+            readonly instance_name: string | null;
             /** @description e.g. ins-9bxebleo */
-            readonly instance_provider_id: string;
+            readonly instance_provider_id: string | null;
             /** @description The figures behind the message. */
             evidence: unknown;
             /** Format: date-time */
@@ -1310,7 +1313,7 @@ export interface components {
             end: string;
             group_by: components["schemas"]["GroupByEnum"];
             currency: string;
-            totals: components["schemas"]["WasteTotals"];
+            totals: components["schemas"]["SummaryTotals"];
             /** @description Only with group_by=project. */
             groups?: components["schemas"]["ProjectWaste"][];
         };
@@ -1454,12 +1457,6 @@ export interface components {
             /** @description Its name then. */
             label: string;
         };
-        /**
-         * @description * `actual` - actual
-         *     * `forecast` - forecast
-         * @enum {string}
-         */
-        BasisEnum: "actual" | "forecast";
         /** @enum {unknown} */
         BlankEnum: "";
         /** @description Scopes the ``project`` field to the request's organization: another one's is a 400. */
@@ -1629,6 +1626,18 @@ export interface components {
          */
         CloudAccountStatusEnum: "pending" | "ok" | "failing" | "disabled";
         /**
+         * @description * `Spend` - Spend
+         *     * `Usage` - Usage
+         * @enum {string}
+         */
+        CommitmentDiscountCategoryEnum: "Spend" | "Usage";
+        /**
+         * @description * `Used` - Used
+         *     * `Unused` - Unused
+         * @enum {string}
+         */
+        CommitmentDiscountStatusEnum: "Used" | "Unused";
+        /**
          * @description * `below` - below
          *     * `above` - above
          * @enum {string}
@@ -1791,7 +1800,10 @@ export interface components {
             frequency?: components["schemas"]["FrequencyEnum"];
             weekday?: number;
             day_of_month?: number;
-            /** Format: time */
+            /**
+             * @description When it is sent: a time of day (HH:MM[:SS]) in effective_timezone.
+             * @example 09:00:00
+             */
             send_time?: string;
             timezone?: string;
             readonly effective_timezone: string;
@@ -1809,7 +1821,10 @@ export interface components {
             frequency?: components["schemas"]["FrequencyEnum"];
             weekday?: number;
             day_of_month?: number;
-            /** Format: time */
+            /**
+             * @description When it is sent: a time of day (HH:MM[:SS]) in effective_timezone.
+             * @example 09:00:00
+             */
             send_time?: string;
             timezone?: string;
             projects?: number[];
@@ -1878,10 +1893,10 @@ export interface components {
         FocusRow: {
             /**
              * Format: decimal
-             * @description FOCUS Decimal, Mandatory. RealCost of the line.
+             * @description FOCUS Decimal, Mandatory. RealCost of the line, as invoiced.
              */
             BilledCost: string;
-            /** @description FOCUS String, Mandatory. The cloud account's id in GPU Ledger. */
+            /** @description FOCUS String, Mandatory. The payer's Tencent account (UIN). */
             BillingAccountId: string;
             /** @description FOCUS String, Mandatory. */
             BillingAccountName: string | null;
@@ -1908,7 +1923,7 @@ export interface components {
              */
             ChargeCategory: components["schemas"]["ChargeCategoryEnum"];
             /**
-             * @description FOCUS String, Mandatory.
+             * @description FOCUS String, Mandatory. Correction for a refund or adjustment of an earlier bill month, else null.
              *
              *     * `Correction` - Correction
              */
@@ -1934,22 +1949,54 @@ export interface components {
              */
             ChargePeriodEnd: string;
             /**
+             * @description FOCUS String, Conditional. Null unless a reserved instance or savings plan is involved.
+             *
+             *     * `Spend` - Spend
+             *     * `Usage` - Usage
+             */
+            CommitmentDiscountCategory: (components["schemas"]["CommitmentDiscountCategoryEnum"] | components["schemas"]["NullEnum"]) | null;
+            /** @description FOCUS String, Conditional. Null unless a reserved instance or savings plan is involved. */
+            CommitmentDiscountId: string | null;
+            /** @description FOCUS String, Conditional. Null unless a reserved instance or savings plan is involved. */
+            CommitmentDiscountName: string | null;
+            /**
+             * @description FOCUS String, Conditional. Null unless a reserved instance or savings plan is involved.
+             *
+             *     * `Used` - Used
+             *     * `Unused` - Unused
+             */
+            CommitmentDiscountStatus: (components["schemas"]["CommitmentDiscountStatusEnum"] | components["schemas"]["NullEnum"]) | null;
+            /** @description FOCUS String, Conditional. Null unless a reserved instance or savings plan is involved. */
+            CommitmentDiscountType: string | null;
+            /**
              * Format: decimal
              * @description FOCUS Decimal, Mandatory.
              */
             ContractedCost: string;
             /**
              * Format: decimal
-             * @description FOCUS Decimal, Mandatory.
+             * @description FOCUS Decimal, Conditional. ContractPrice.
+             */
+            ContractedUnitPrice: string | null;
+            /**
+             * Format: decimal
+             * @description FOCUS Decimal, Mandatory. Amortized: 0 on a prepaid purchase, its cost spread over the days it covers.
              */
             EffectiveCost: string;
+            /** @description FOCUS String, Mandatory. FOCUS 1.3 on. */
+            HostProviderName?: string | null;
             /** @description FOCUS String, Mandatory. */
             InvoiceIssuerName: string;
             /**
              * Format: decimal
-             * @description FOCUS Decimal, Mandatory.
+             * @description FOCUS Decimal, Mandatory. Cost of the line at list price.
              */
             ListCost: string;
+            /**
+             * Format: decimal
+             * @description FOCUS Decimal, Conditional. SinglePrice.
+             */
+            ListUnitPrice: string | null;
             /**
              * @description FOCUS String, Conditional.
              *
@@ -1966,9 +2013,9 @@ export interface components {
             PricingQuantity: string | null;
             /** @description FOCUS String, Mandatory. */
             PricingUnit: string | null;
-            /** @description FOCUS String, Mandatory. */
+            /** @description FOCUS String, Mandatory. Deprecated in 1.3, still mandatory. */
             ProviderName: string;
-            /** @description FOCUS String, Mandatory. */
+            /** @description FOCUS String, Mandatory. Deprecated in 1.3, still mandatory. */
             PublisherName: string;
             /**
              * @description FOCUS String, Mandatory.
@@ -1978,6 +2025,24 @@ export interface components {
             ServiceCategory: components["schemas"]["ServiceCategoryEnum"];
             /** @description FOCUS String, Mandatory. */
             ServiceName: string;
+            /** @description FOCUS String, Mandatory. FOCUS 1.3 on. */
+            ServiceProviderName?: string;
+            /**
+             * @description FOCUS String, Recommended.
+             *
+             *     * `Virtual Machines` - Virtual Machines
+             */
+            ServiceSubcategory: components["schemas"]["ServiceSubcategoryEnum"];
+            /** @description FOCUS String, Conditional. The component's ItemCode. */
+            SkuId: string | null;
+            /** @description FOCUS String, Conditional. The component's name. */
+            SkuMeter: string | null;
+            /** @description FOCUS String, Conditional. ItemCode / charge type. */
+            SkuPriceId: string | null;
+            /** @description FOCUS String, Conditional. The owner's UIN. */
+            SubAccountId: string | null;
+            /** @description FOCUS String, Conditional. */
+            SubAccountName: string | null;
             /** @description FOCUS String, Conditional. */
             ResourceId: string | null;
             /** @description FOCUS String, Conditional. */
@@ -2020,6 +2085,8 @@ export interface components {
              * @description FOCUS Decimal, Custom. Cost x idle minutes / minutes.
              */
             x_IdleCost: string | null;
+            /** @description FOCUS String, Custom. The Tencent BillId the row comes from (an amortized row: its purchase's). */
+            x_BillLineId: string;
         };
         /**
          * @description * `daily` - Daily
@@ -2154,6 +2221,8 @@ export interface components {
             totals: {
                 [key: string]: components["schemas"]["PhaseFigures"];
             };
+            /** @description The unknown phase ('No data') split by reason, every reason listed; the parts add up to the unknown phase's minutes, GPU-hours and money. */
+            no_data: components["schemas"]["NoData"][];
             evidence: components["schemas"]["EvidenceSummary"];
             segments: components["schemas"]["Segment"][];
         };
@@ -2372,6 +2441,28 @@ export interface components {
             forecast: string;
             method: string;
         };
+        NoData: {
+            /**
+             * @description no_metrics: running (billed) but no GPU utilization sample; stopped: not running and not billed; not_analysed: samples exist but the analysis has not run over them yet (it catches up hourly).
+             *
+             *     * `no_metrics` - no_metrics
+             *     * `stopped` - stopped
+             *     * `not_analysed` - not_analysed
+             */
+            reason: components["schemas"]["NoDataReasonEnum"];
+            minutes: number;
+            /** @description Decimal string. */
+            gpu_hours: string;
+            /** @description Decimal string; null if unpriced. */
+            cost: string | null;
+        };
+        /**
+         * @description * `no_metrics` - no_metrics
+         *     * `stopped` - stopped
+         *     * `not_analysed` - not_analysed
+         * @enum {string}
+         */
+        NoDataReasonEnum: "no_metrics" | "stopped" | "not_analysed";
         /** @enum {unknown} */
         NullEnum: null;
         OffWindow: {
@@ -2720,7 +2811,10 @@ export interface components {
             frequency?: components["schemas"]["FrequencyEnum"];
             weekday?: number;
             day_of_month?: number;
-            /** Format: time */
+            /**
+             * @description When it is sent: a time of day (HH:MM[:SS]) in effective_timezone.
+             * @example 09:00:00
+             */
             send_time?: string;
             timezone?: string;
             projects?: number[];
@@ -2894,6 +2988,8 @@ export interface components {
             cost_sources: {
                 [key: string]: number;
             };
+            /** @description The unknown phase ('No data') split by reason, every reason listed; the parts add up to the unknown phase's minutes, GPU-hours and money. */
+            no_data: components["schemas"]["NoData"][];
             project_id: number | null;
             project_name: string;
             /** @description Only in the Unallocated group (null in a project's): its figures split by why the instances have no project; the parts add up to the group. */
@@ -3138,6 +3234,11 @@ export interface components {
          * @enum {string}
          */
         ServiceCategoryEnum: "Compute";
+        /**
+         * @description * `Virtual Machines` - Virtual Machines
+         * @enum {string}
+         */
+        ServiceSubcategoryEnum: "Virtual Machines";
         /** @description Reject unknown fields and non-string values for text fields. */
         SetPasswordRequest: {
             uid: string;
@@ -3208,6 +3309,24 @@ export interface components {
          * @enum {string}
          */
         StateEnum: "running" | "retrying" | "done" | "failed";
+        SummaryTotals: {
+            instance_count: number;
+            currency: string;
+            gpu_hours: string;
+            cost: string;
+            idle_cost: string;
+            data_bound_cost: string;
+            wasted_cost: string;
+            unknown_cost: string;
+            phases: {
+                [key: string]: components["schemas"]["PhaseFigures"];
+            };
+            cost_sources: {
+                [key: string]: number;
+            };
+            /** @description The unknown phase ('No data') split by reason, every reason listed; the parts add up to the unknown phase's minutes, GPU-hours and money. */
+            no_data: components["schemas"]["NoData"][];
+        };
         /** @description Reject unknown fields and non-string values for text fields. */
         SwitchOrganizationRequest: {
             /** @description The slug of one of your organizations. */
@@ -3265,8 +3384,14 @@ export interface components {
         };
         ThresholdCrossed: {
             threshold_pct: number;
-            basis: components["schemas"]["BasisEnum"];
+            basis: components["schemas"]["ThresholdCrossedBasisEnum"];
         };
+        /**
+         * @description * `actual` - actual
+         *     * `forecast` - forecast
+         * @enum {string}
+         */
+        ThresholdCrossedBasisEnum: "actual" | "forecast";
         /** @description One field of ``RuleThresholds``, described for a settings form. */
         ThresholdField: {
             name: string;
@@ -3517,6 +3642,8 @@ export interface components {
             cost: string;
             currency: string;
             phases: components["schemas"]["PhaseUsage"][];
+            /** @description The unknown phase ('No data') split by reason, every reason listed; the parts add up to the unknown phase's minutes, GPU-hours and money. */
+            no_data: components["schemas"]["NoData"][];
         };
         User: {
             readonly id: number;
@@ -3549,22 +3676,6 @@ export interface components {
         /** @description Reject unknown fields and non-string values for text fields. */
         VerifyEmailRequest: {
             token: string;
-        };
-        WasteTotals: {
-            instance_count: number;
-            currency: string;
-            gpu_hours: string;
-            cost: string;
-            idle_cost: string;
-            data_bound_cost: string;
-            wasted_cost: string;
-            unknown_cost: string;
-            phases: {
-                [key: string]: components["schemas"]["PhaseFigures"];
-            };
-            cost_sources: {
-                [key: string]: number;
-            };
         };
         Window: {
             tz: string;
@@ -3670,8 +3781,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["AlertRecipientRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["AlertRecipientRequest"];
-                "multipart/form-data": components["schemas"]["AlertRecipientRequest"];
             };
         };
         responses: {
@@ -3719,7 +3828,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3890,8 +3999,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ThresholdRuleRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ThresholdRuleRequest"];
-                "multipart/form-data": components["schemas"]["ThresholdRuleRequest"];
             };
         };
         responses: {
@@ -3939,7 +4046,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4111,8 +4218,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedThresholdRuleRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedThresholdRuleRequest"];
-                "multipart/form-data": components["schemas"]["PatchedThresholdRuleRequest"];
             };
         };
         responses: {
@@ -4160,7 +4265,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4413,8 +4518,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedAlertSettingsRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedAlertSettingsRequest"];
-                "multipart/form-data": components["schemas"]["PatchedAlertSettingsRequest"];
             };
         };
         responses: {
@@ -4462,7 +4565,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4560,8 +4663,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedAnalysisSettingsRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedAnalysisSettingsRequest"];
-                "multipart/form-data": components["schemas"]["PatchedAnalysisSettingsRequest"];
             };
         };
         responses: {
@@ -4609,7 +4710,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4798,8 +4899,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ApiKeyRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ApiKeyRequest"];
-                "multipart/form-data": components["schemas"]["ApiKeyRequest"];
             };
         };
         responses: {
@@ -4847,7 +4946,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5019,8 +5118,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ApiKeyRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ApiKeyRequest"];
-                "multipart/form-data": components["schemas"]["ApiKeyRequest"];
             };
         };
         responses: {
@@ -5068,7 +5165,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5296,8 +5393,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["LoginRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["LoginRequest"];
-                "multipart/form-data": components["schemas"]["LoginRequest"];
             };
         };
         responses: {
@@ -5327,7 +5422,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5383,7 +5478,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5415,8 +5510,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SetPasswordRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["SetPasswordRequest"];
-                "multipart/form-data": components["schemas"]["SetPasswordRequest"];
             };
         };
         responses: {
@@ -5446,7 +5539,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5478,8 +5571,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SignupRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["SignupRequest"];
-                "multipart/form-data": components["schemas"]["SignupRequest"];
             };
         };
         responses: {
@@ -5509,7 +5600,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5541,8 +5632,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["VerifyEmailRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["VerifyEmailRequest"];
-                "multipart/form-data": components["schemas"]["VerifyEmailRequest"];
             };
         };
         responses: {
@@ -5572,7 +5661,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5604,8 +5693,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ResendVerificationRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ResendVerificationRequest"];
-                "multipart/form-data": components["schemas"]["ResendVerificationRequest"];
             };
         };
         responses: {
@@ -5635,7 +5722,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5740,8 +5827,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["BudgetRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["BudgetRequest"];
-                "multipart/form-data": components["schemas"]["BudgetRequest"];
             };
         };
         responses: {
@@ -5789,7 +5874,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5964,8 +6049,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedBudgetRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedBudgetRequest"];
-                "multipart/form-data": components["schemas"]["PatchedBudgetRequest"];
             };
         };
         responses: {
@@ -6013,7 +6096,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6116,8 +6199,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CloudAccountRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["CloudAccountRequest"];
-                "multipart/form-data": components["schemas"]["CloudAccountRequest"];
             };
         };
         responses: {
@@ -6165,7 +6246,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6269,8 +6350,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedCloudAccountRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedCloudAccountRequest"];
-                "multipart/form-data": components["schemas"]["PatchedCloudAccountRequest"];
             };
         };
         responses: {
@@ -6318,7 +6397,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6353,8 +6432,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CloudAccountRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["CloudAccountRequest"];
-                "multipart/form-data": components["schemas"]["CloudAccountRequest"];
             };
         };
         responses: {
@@ -6402,7 +6479,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6434,8 +6511,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ConnectionTestRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ConnectionTestRequest"];
-                "multipart/form-data": components["schemas"]["ConnectionTestRequest"];
             };
         };
         responses: {
@@ -6483,7 +6558,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6693,8 +6768,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["DigestSubscriptionRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["DigestSubscriptionRequest"];
-                "multipart/form-data": components["schemas"]["DigestSubscriptionRequest"];
             };
         };
         responses: {
@@ -6742,7 +6815,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6846,8 +6919,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["DigestSubscriptionRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["DigestSubscriptionRequest"];
-                "multipart/form-data": components["schemas"]["DigestSubscriptionRequest"];
             };
         };
         responses: {
@@ -6895,7 +6966,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6998,8 +7069,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedDigestSubscriptionRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedDigestSubscriptionRequest"];
-                "multipart/form-data": components["schemas"]["PatchedDigestSubscriptionRequest"];
             };
         };
         responses: {
@@ -7047,7 +7116,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7245,7 +7314,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7356,6 +7425,8 @@ export interface operations {
                 page_size?: number;
                 /** @description ISO date or date-time, inclusive (naive = the organization's timezone); default: the start of the current month. */
                 start?: string;
+                /** @description FOCUS version of the columns (default 1.3; 1.3 adds ServiceProviderName and HostProviderName). */
+                version?: "1.2" | "1.3";
             };
             header?: never;
             path?: never;
@@ -7428,6 +7499,8 @@ export interface operations {
                 format?: "csv" | "json";
                 /** @description ISO date or date-time, inclusive (naive = the organization's timezone); default: the start of the current month. */
                 start?: string;
+                /** @description FOCUS version of the columns (default 1.3; 1.3 adds ServiceProviderName and HostProviderName). */
+                version?: "1.2" | "1.3";
             };
             header?: never;
             path?: never;
@@ -7579,8 +7652,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["HolidayRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["HolidayRequest"];
-                "multipart/form-data": components["schemas"]["HolidayRequest"];
             };
         };
         responses: {
@@ -7628,7 +7699,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7732,8 +7803,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["HolidayRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["HolidayRequest"];
-                "multipart/form-data": components["schemas"]["HolidayRequest"];
             };
         };
         responses: {
@@ -7781,7 +7850,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7884,8 +7953,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedHolidayRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedHolidayRequest"];
-                "multipart/form-data": components["schemas"]["PatchedHolidayRequest"];
             };
         };
         responses: {
@@ -7933,7 +8000,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8441,8 +8508,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["InvitationRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["InvitationRequest"];
-                "multipart/form-data": components["schemas"]["InvitationRequest"];
             };
         };
         responses: {
@@ -8490,7 +8555,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8659,8 +8724,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["InvitationAcceptRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["InvitationAcceptRequest"];
-                "multipart/form-data": components["schemas"]["InvitationAcceptRequest"];
             };
         };
         responses: {
@@ -8690,7 +8753,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8788,8 +8851,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedMeUpdateRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedMeUpdateRequest"];
-                "multipart/form-data": components["schemas"]["PatchedMeUpdateRequest"];
             };
         };
         responses: {
@@ -8837,7 +8898,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8869,8 +8930,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SwitchOrganizationRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["SwitchOrganizationRequest"];
-                "multipart/form-data": components["schemas"]["SwitchOrganizationRequest"];
             };
         };
         responses: {
@@ -8918,7 +8977,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9161,8 +9220,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedMembershipRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedMembershipRequest"];
-                "multipart/form-data": components["schemas"]["PatchedMembershipRequest"];
             };
         };
         responses: {
@@ -9210,7 +9267,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9313,8 +9370,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OrganizationCreateRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["OrganizationCreateRequest"];
-                "multipart/form-data": components["schemas"]["OrganizationCreateRequest"];
             };
         };
         responses: {
@@ -9362,7 +9417,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9466,8 +9521,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedOrganizationRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedOrganizationRequest"];
-                "multipart/form-data": components["schemas"]["PatchedOrganizationRequest"];
             };
         };
         responses: {
@@ -9515,7 +9568,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9618,8 +9671,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ProjectTagKeyRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ProjectTagKeyRequest"];
-                "multipart/form-data": components["schemas"]["ProjectTagKeyRequest"];
             };
         };
         responses: {
@@ -9667,7 +9718,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9910,8 +9961,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedProjectRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedProjectRequest"];
-                "multipart/form-data": components["schemas"]["PatchedProjectRequest"];
             };
         };
         responses: {
@@ -9959,7 +10008,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10177,8 +10226,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ActionInputRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ActionInputRequest"];
-                "multipart/form-data": components["schemas"]["ActionInputRequest"];
             };
         };
         responses: {
@@ -10226,7 +10273,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10324,8 +10371,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedSettingsRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedSettingsRequest"];
-                "multipart/form-data": components["schemas"]["PatchedSettingsRequest"];
             };
         };
         responses: {
@@ -10373,7 +10418,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not JSON (or form data). */
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
                 headers: {
                     [name: string]: unknown;

@@ -126,7 +126,9 @@ export type OffWindow = AsRendered<Schemas['OffWindow']>;
 export type OffWindowRun = AsRendered<Schemas['OffWindowRun']>;
 /** 7 rows (Monday first) x 24 hours. */
 export type WeekGrid = NonNullable<InstanceProfile['median_pct']>;
-export type WasteTotals = AsRendered<Schemas['WasteTotals']>;
+export type WasteTotals = AsRendered<Schemas['SummaryTotals']>;
+export type NoDataReason = Schemas['NoDataReasonEnum'];
+export type NoData = AsRendered<Schemas['NoData']>;
 /** Why spend has no project: no project tag, the tag with an empty value, a value no project takes. */
 export type UnallocatedReason = Schemas['ReasonEnum'];
 export type UnallocatedReasonWaste = AsRendered<Schemas['UnallocatedReasonWaste']>;

@@ -86,6 +86,11 @@ function phases(overrides: Partial<InstancePhases> = {}): InstancePhases {
       evaluation: { minutes: 30, gpu_hours: '0.5000', cost: '1.46' },
       training: { minutes: 135, gpu_hours: '2.2500', cost: '19.54' },
     },
+    no_data: [
+      { reason: 'no_metrics', minutes: 20, gpu_hours: '0.3333', cost: '0.00' },
+      { reason: 'stopped', minutes: 0, gpu_hours: '0.0000', cost: '0.00' },
+      { reason: 'not_analysed', minutes: 0, gpu_hours: '0.0000', cost: '0.00' },
+    ],
     evidence: { full_evidence_minutes: 0, unseparated_phases: [] },
     segments: [
       { phase: 'unknown', start_at: '2026-10-26T08:00:00Z', end_at: '2026-10-26T08:20:00Z', minutes: 20, mean_gpu_util_pct: null, missing_metrics: [], unseparated_phases: [] },
@@ -363,6 +368,16 @@ describe('instance detail page', () => {
       '7.5%',
     ]);
     expect(rowTexts(within(table).getByTestId('phase-row-unknown'))).toEqual(['No data', '20 m', '0.33', '¥0.00', '0.0%']);
+    // "No data" says why: here samples were missing while the instance ran (the only reason with minutes).
+    expect(rowTexts(within(table).getByTestId('no-data-row-no_metrics'))).toEqual([
+      'No metrics (running, no samples)',
+      '20 m',
+      '0.33',
+      '¥0.00',
+      '0.0%',
+    ]);
+    expect(within(table).queryByTestId('no-data-row-stopped')).toBeNull();
+    expect(within(table).queryByTestId('no-data-row-not_analysed')).toBeNull();
     // Display order: productive work, waste, then missing data.
     expect(within(table).getAllByRole('row').slice(1, 6).map((r) => r.firstChild?.textContent)).toEqual([
       'Training',

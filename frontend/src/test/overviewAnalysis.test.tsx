@@ -168,6 +168,10 @@ describe('the Overview', () => {
     expect(waste.textContent).toBe('Wasted: ¥100.00 (33.3% of ¥300.00 of GPU money): idle ¥75.50, waiting for data ¥24.50.');
     expect(screen.getByTestId('phase-row-idle').textContent).toContain('¥75.50');
     expect(screen.queryByTestId('phase-row-evaluation')).toBeNull();
+    // "No data" is split by reason: only the reasons with minutes are listed.
+    expect(screen.getByTestId('no-data-row-no_metrics').textContent).toContain('No metrics (running, no samples)');
+    expect(screen.getByTestId('no-data-row-not_analysed').textContent).toContain('Not analysed yet (catches up hourly)');
+    expect(screen.queryByTestId('no-data-row-stopped')).toBeNull();
     const option = lastChart('phase-breakdown');
     const [money] = option.series as { data: { value: number }[] }[];
     expect(money!.data.map((d) => d.value)).toEqual([200, 24.5, 75.5, 0]);

@@ -85,6 +85,11 @@ export const UTILIZATION = {
       { phase: 'evaluation', minutes: 0, gpu_hours: '0.0000', cost: '0.00' },
       { phase: 'unknown', minutes: 360, gpu_hours: '6.0000', cost: '0.00' },
     ],
+    no_data: [
+      { reason: 'no_metrics', minutes: 240, gpu_hours: '4.0000', cost: '0.00' },
+      { reason: 'stopped', minutes: 0, gpu_hours: '0.0000', cost: '0.00' },
+      { reason: 'not_analysed', minutes: 120, gpu_hours: '2.0000', cost: '0.00' },
+    ],
   },
   groups: [],
 };

@@ -152,6 +152,7 @@ const PHASES: InstancePhases = {
   idle_cost: '40.00',
   data_bound_cost: '0.00',
   totals: {},
+  no_data: [],
   evidence: { full_evidence_minutes: 0, unseparated_phases: [] },
   segments: [
     // 26 Oct 22:00 - 27 Oct 03:30 local: 2 h on the 26th, 3.5 h on the 27th.

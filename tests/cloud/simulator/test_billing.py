@@ -10,13 +10,14 @@ import pytest
 from tencentcloud.billing.v20180709 import models as billing_models
 from tencentcloud.common.exception.tencent_cloud_sdk_exception import TencentCloudSDKException
 
-from apps.cloud.providers.tencent.simulator.catalog import DISK_HOURLY_CNY, DISK_MONTHLY_CNY
 from apps.cloud.providers.tencent.simulator.constants import (
     INITIAL_CASH_FEN,
     month_bounds,
     to_epoch,
 )
+from apps.cloud.providers.tencent.simulator.scenario import RESERVED_INSTANCE, events_of
 
+from ._prices import keeps_billing
 from ._sdk import MONTH, NOW, billing, describe_bill_detail
 
 MONTH_START = month_bounds(MONTH)[0]
@@ -74,14 +75,14 @@ def test_it_bills_an_always_on_instance_its_hourly_price_per_hour(sim, month_lin
     inst = next(
         i
         for i in sim.fleet.find(charge_type="POSTPAID_BY_HOUR", pattern="inference")
-        if i.created_at < MONTH_START
+        if i.created_at < MONTH_START and not events_of(i.index, RESERVED_INSTANCE)
     )
     hours = (SETTLED - MONTH_START) // 3600
 
     lines = [line for line in month_lines if line.ResourceId == inst.instance_id]
 
     assert len(lines) == hours
-    assert sum(map(_line_total, lines)) == hours * (inst.spec.hourly_cny + DISK_HOURLY_CNY)
+    assert sum(map(_line_total, lines)) == hours * (inst.spec.hourly_cny + keeps_billing(inst))
     assert {line.ActionTypeName for line in lines} == {"按量计费小时结"}
 
 
@@ -91,9 +92,9 @@ def test_it_bills_spot_at_the_spot_price(sim, month_lines):
 
     lines = [line for line in month_lines if line.ResourceId == inst.instance_id]
 
-    assert sum(map(_line_total, lines)) == hours * (inst.spec.spot_hourly_cny + DISK_HOURLY_CNY)
+    assert sum(map(_line_total, lines)) == hours * (inst.spec.spot_hourly_cny + keeps_billing(inst))
     compute = lines[0].ComponentSet[0]
-    assert Decimal(compute.SinglePrice) == inst.spec.hourly_cny
+    assert Decimal(compute.SinglePrice) == inst.spec.compute_hourly_cny
     assert Decimal(compute.Cost) > Decimal(compute.RealCost)
 
 
@@ -104,7 +105,7 @@ def test_it_charges_day_only_instances_only_disk_at_night(sim, month_lines):
 
     lines = [line for line in month_lines if line.ResourceId == inst.instance_id]
 
-    expected = inst.spec.hourly_cny * running / 3600 + DISK_HOURLY_CNY * hours
+    expected = inst.spec.hourly_cny * running / 3600 + keeps_billing(inst) * hours
     assert sum(map(_line_total, lines)) == expected
     assert running < hours * 3600 / 2
 
@@ -113,11 +114,16 @@ def test_it_bills_prepaid_instances_once_per_subscription_month(sim, month_lines
     for inst in sim.fleet.find(charge_type="PREPAID"):
         lines = [line for line in month_lines if line.ResourceId == inst.instance_id]
         starts = [s for s in inst.subscription_starts(until=SETTLED) if s >= MONTH_START]
-
-        assert len(lines) == len(starts)
+        # A month charged twice and refunded once (the scenario's duplicate renewal) nets to one.
+        net: defaultdict[str, Decimal] = defaultdict(Decimal)
         for line in lines:
-            assert _line_total(line) == inst.spec.monthly_discount_cny + DISK_MONTHLY_CNY
+            net[line.FeeBeginTime] += _line_total(line)
             assert line.PayModeName == "包年包月"
+
+        assert len(net) == len(starts)
+        assert set(net.values()) <= {
+            inst.spec.monthly_discount_cny + keeps_billing(inst, monthly=True)
+        }
 
 
 def test_it_keeps_bill_ids_stable_across_calls(sim):
@@ -205,10 +211,14 @@ def test_it_bills_the_first_partial_hour_per_second(sim, month_lines):
     lines = [line for line in month_lines if line.ResourceId == new.instance_id]
     seconds = 3600 - new.created_at % 3600
 
-    compute = lines[0].ComponentSet[0]
+    compute, gpu, *_ = lines[0].ComponentSet
 
-    assert compute.TimeSpan == str(seconds)
-    assert compute.TimeUnitName == "秒"
-    exact = new.spec.hourly_cny * seconds / 3600
-    assert Decimal(compute.RealCost) == exact.quantize(Decimal("0.00000001"), ROUND_HALF_UP)
+    for component, hourly in (
+        (compute, new.spec.compute_hourly_cny),
+        (gpu, new.spec.gpu_hourly_cny),
+    ):
+        assert component.TimeSpan == str(seconds)
+        assert component.TimeUnitName == "秒"
+        exact = hourly * seconds / 3600
+        assert Decimal(component.RealCost) == exact.quantize(Decimal("0.00000001"), ROUND_HALF_UP)
     assert len(lines) == (SETTLED - new.created_at // 3600 * 3600) // 3600

@@ -37,6 +37,7 @@ from tencentcloud.monitor.v20180724 import monitor_client
 
 from apps.cloud import ratelimit
 from apps.cloud.providers.tencent.errors import CloudError, ErrorKind, classify
+from apps.core.outbound import OutboundRefused, guard_requests_session, outbound_check
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +75,16 @@ class AccountConfig:
     scheme: str = "https"
     timeout_seconds: int = 30
     rate_key: str = "default"  # namespaces the shared rate limiter, e.g. the account id
+
+
+def _check_override(endpoint: str) -> None:
+    """An endpoint override outbound requests may not reach is a permanent error (the
+    account's owner must change it), not a network hiccup to retry."""
+    host, _, port = endpoint.rpartition(":")
+    try:
+        outbound_check(host, int(port))
+    except (OutboundRefused, ValueError) as exc:
+        raise CloudError(ErrorKind.INVALID, "EndpointRefused", str(exc)) from None
 
 
 @dataclass
@@ -159,13 +170,21 @@ class TencentClient:
         if key not in self._clients:
             client_class = _SERVICES[service]
             endpoint = self.config.endpoint or f"{service}.{ROOT_DOMAINS[self.config.site]}"
+            if self.config.endpoint:
+                _check_override(self.config.endpoint)
             http_profile = HttpProfile(
                 protocol=self.config.scheme,
                 endpoint=endpoint,
                 reqTimeout=self.config.timeout_seconds,
             )
             profile = ClientProfile(httpProfile=http_profile, language="en-US")
-            self._clients[key] = client_class(self._credential, region, profile)
+            client = client_class(self._credential, region, profile)
+            if self.config.endpoint:
+                # A tenant aims an override: its connections go only to checked public
+                # addresses (or the operator's allowed hosts), whatever the name resolves to
+                # by the time the SDK connects. The SDK keeps its requests session here.
+                guard_requests_session(client.request.conn._session)
+            self._clients[key] = client
         return self._clients[key]
 
     def call(

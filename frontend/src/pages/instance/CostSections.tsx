@@ -5,7 +5,7 @@ import { CostSourceNote, PhaseSwatch, StatCard } from '../../components/analysis
 import { EmptyState, ErrorBanner } from '../../components/ui';
 import type { ApiData } from '../../hooks';
 import { formatDecimal, formatMoney, formatPercent, ratio, sumDecimals } from '../../money';
-import { formatMinutes, PHASE_LABELS, PHASES } from '../../phases';
+import { formatMinutes, NO_DATA_LABELS, noDataRows, PHASE_LABELS, PHASES } from '../../phases';
 import { ChartSkeleton } from './ChartSkeleton';
 
 const DailyCostChart = lazy(() => import('./InstanceCharts').then((m) => ({ default: m.DailyCostChart })));
@@ -78,7 +78,7 @@ export function PhasesBody({ data }: { data: InstancePhases }) {
           )}
           {rows.map((p) => {
             const f = data.totals[p]!;
-            return (
+            return [
               <tr key={p} data-testid={`phase-row-${p}`}>
                 <td>
                   <PhaseSwatch phase={p} />
@@ -88,8 +88,20 @@ export function PhasesBody({ data }: { data: InstancePhases }) {
                 <td>{formatDecimal(f.gpu_hours)}</td>
                 <td>{money(f.cost)}</td>
                 <td>{share(f.cost)}</td>
-              </tr>
-            );
+              </tr>,
+              // "No data" says why: no samples while running, stopped, or not analysed yet.
+              ...(p === 'unknown'
+                ? noDataRows(data.no_data).map((r) => (
+                    <tr key={`no-data-${r.reason}`} data-testid={`no-data-row-${r.reason}`} className="table__subrow">
+                      <td>{NO_DATA_LABELS[r.reason]}</td>
+                      <td>{formatMinutes(r.minutes)}</td>
+                      <td>{formatDecimal(r.gpu_hours)}</td>
+                      <td>{money(r.cost)}</td>
+                      <td>{share(r.cost)}</td>
+                    </tr>
+                  ))
+                : []),
+            ];
           })}
         </tbody>
         {rows.length > 0 && (

@@ -2,7 +2,7 @@ import { lazy, Suspense, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { PhaseSwatch } from '../../components/analysis';
 import { formatDecimal, formatMoney, formatPercent, ratio } from '../../money';
-import { PHASE_LABELS } from '../../phases';
+import { NO_DATA_LABELS, noDataRows, PHASE_LABELS } from '../../phases';
 import { useUtilization, type Days } from './data';
 import { phaseBreakdownOption, phaseRows, wasteMoney } from './phaseBreakdown';
 import { Section, SectionEmpty, Skeleton } from './Section';
@@ -69,15 +69,25 @@ export function PhaseBreakdown({ scope, days }: { scope: OverviewScope; days: Da
               </tr>
             </thead>
             <tbody>
-              {rows.map((r) => (
+              {rows.map((r) => [
                 <tr key={r.phase} data-testid={`phase-row-${r.phase}`} className={r.waste ? 'ov-phase-table__waste' : undefined}>
                   <td>
                     <PhaseSwatch phase={r.phase} /> {PHASE_LABELS[r.phase]}
                   </td>
                   <td>{formatDecimal(r.gpuHours, 1)}</td>
                   <td>{money(r.cost)}</td>
-                </tr>
-              ))}
+                </tr>,
+                // "No data" says why: no samples while running, stopped, or not analysed yet.
+                ...(r.phase === 'unknown'
+                  ? noDataRows(total?.no_data).map((n) => (
+                      <tr key={`no-data-${n.reason}`} data-testid={`no-data-row-${n.reason}`} className="table__subrow">
+                        <td>{NO_DATA_LABELS[n.reason]}</td>
+                        <td>{formatDecimal(n.gpu_hours, 1)}</td>
+                        <td>{money(n.cost)}</td>
+                      </tr>
+                    ))
+                  : []),
+              ])}
             </tbody>
           </table>
           <p className="muted ov-note">

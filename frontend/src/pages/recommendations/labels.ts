@@ -60,8 +60,8 @@ export function statusLabel(status: string): string {
 /** The evidence figure names the rules write; others are shown with their underscores as spaces. */
 export const FIGURE_NAMES = [
   'analysed_minutes',
-  'billed_compute_cost',
   'billed_hours',
+  'billed_runtime_cost',
   'break_even_uptime_pct',
   'commitment_monthly',
   'current_cost_per_million_samples',
@@ -82,6 +82,7 @@ export const FIGURE_NAMES = [
   'instance_type',
   'instances',
   'keep',
+  'keeps_billing_hourly',
   'kept_load_max_pct',
   'memory_pressure_share_pct',
   'night_p95_peak_pct',
@@ -89,9 +90,11 @@ export const FIGURE_NAMES = [
   'p95_max_pct',
   'payg_monthly',
   'postpaid_hourly',
+  'price',
   'region',
   'running_hours_per_week_in_window',
   'spot_hourly',
+  'stopping_saves_hourly',
   'summed_night_p95_peak_pct',
   'supporting_weeks',
   'target_cost_per_million_samples',
@@ -103,6 +106,7 @@ export const FIGURE_NAMES = [
   'uptime_pct',
   'weekly_hours',
   'weekly_off_hours',
+  'when_stopped',
 ] as const;
 const FIGURE_LABELS: Record<string, string> = translatedLabels(FIGURE_NAMES, 'recommendations.figure');
 

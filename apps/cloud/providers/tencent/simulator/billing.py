@@ -1,12 +1,14 @@
 """Bill lines of the fleet, derived exactly from the catalog prices and the running hours.
 
-Rules (Beijing time throughout, as Tencent bills are):
-- POSTPAID_BY_HOUR and SPOTPAID: one line per instance per clock hour in which it existed, with
-  a compute component (``price x billed seconds / 3600``; billed = running, or stopped with
-  KEEP_CHARGING) and a system-disk component (``existing seconds``; disks are charged also while
-  stopped with STOP_CHARGING). Spot pays ``spot_hourly_cny`` for compute, full price for disk.
-- PREPAID: one line at purchase and one at each monthly renewal, compute at the monthly
-  discounted price plus the disk's monthly price.
+Rules (Beijing time throughout, as Tencent bills are; components: see ``components``):
+- POSTPAID_BY_HOUR and SPOTPAID: one line per instance per clock hour in which it existed. Its
+  runtime components (运算组件 compute, GPU) bill ``price x billed seconds / 3600`` (billed =
+  running, or stopped with KEEP_CHARGING); the system disk, data disk and bandwidth bill the
+  seconds it existed, also while stopped with STOP_CHARGING. Spot lines (竞价实例小时结, under the
+  pay-as-you-go ActionType code) pay the spot price for the runtime parts, marked InstanceType
+  ``spot``, and the full price for the rest.
+- PREPAID: a purchase line (新购) at creation and a renewal line (续费) at each monthly renewal,
+  each covering its month (FeeBeginTime to FeeEndTime), every part at its monthly price.
 - A line is published once the clock hour of its FeeBeginTime is over; it belongs to the bill
   month of its FeeBeginTime whatever PeriodType says.
 - Amounts are 8-decimal strings; a line's cost is the sum of its components' RealCost.
@@ -24,7 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from .catalog import DISK_HOURLY_CNY, DISK_MONTHLY_CNY, SYSTEM_DISK_GB
+from . import components as parts
+from . import events, scenario
+from .components import ZERO, Priced, money
 from .constants import (
     ACCOUNT_UIN,
     INITIAL_CASH_FEN,
@@ -36,14 +40,16 @@ from .constants import (
 )
 from .fleet import HOUR, POSTPAID, PREPAID, SPOT, Fleet, Instance, add_months
 from .fleet import LATE_ADJUSTMENTS as LATE_ADJUSTMENTS_SCENARIO
+from .scenario import hardware_of
 
-Q8 = Decimal("0.00000001")
 FEN = Decimal("0.01")
-ZERO = "0"
 
+# (ActionType, ActionTypeName, PayMode filter, PayModeName). Spot hours are settled hourly under
+# the pay-as-you-go code: only their name (竞价实例小时结) and their runtime components'
+# InstanceType ``spot`` say spot; ActionType codes are no documented stable list.
 _ACTIONS = {
     POSTPAID: ("postpay_deduct_h", "按量计费小时结", "postPay", "按量计费"),
-    SPOT: ("spotpay_deduct_h", "竞价实例小时结", "postPay", "按量计费"),
+    SPOT: ("postpay_deduct_h", "竞价实例小时结", "postPay", "按量计费"),
 }
 _ADJUSTMENT = ("adjustment", "调账", "postPay", "按量计费")
 # Scenario ``late_adjustments``: (days after the month's end, Beijing hour, RealCost) of the
@@ -51,17 +57,7 @@ _ADJUSTMENT = ("adjustment", "调账", "postPay", "按量计费")
 LATE_ADJUSTMENTS = ((1, 10, Decimal("-8.80000000")), (4, 10, Decimal("-1.25000000")))
 _PURCHASE = ("prepay_purchase", "包年包月新购", "prePay", "包年包月")
 _RENEW = ("prepay_renew", "包年包月续费", "prePay", "包年包月")
-
-
-def money(value: Decimal) -> str:
-    """Yuan as the bill APIs write it: a decimal string with 8 places."""
-    return f"{value.quantize(Q8, ROUND_HALF_UP):.8f}"
-
-
-def _ratio(part: Decimal, whole: Decimal) -> str:
-    if whole == 0:
-        return "1"
-    return f"{(part / whole).quantize(Q8, ROUND_HALF_UP).normalize():f}"
+_REFUND = ("prepay_refund", "包年包月退款", "prePay", "包年包月")
 
 
 @dataclass(frozen=True)
@@ -76,53 +72,9 @@ class BillLine:
     detail: dict[str, Any]
 
 
-def _component(
-    code: str,
-    code_name: str,
-    item_code: str,
-    item_name: str,
-    single: Decimal,
-    contract: Decimal,
-    price_unit: str,
-    amount: str,
-    amount_unit: str,
-    time_span: Decimal,
-    time_unit: str,
-    spot: bool = False,
-    span_text: str | None = None,
-) -> tuple[dict[str, Any], Decimal]:
-    """A BillDetailComponent dict and its RealCost (``contract x amount x time``).
-
-    ``time_span`` is in the price's time unit (hours, months); ``span_text`` is what the
-    TimeSpan field shows (hourly settlement shows seconds, as "3600" with unit 秒).
-    """
-    quantity = Decimal(amount) * time_span
-    cost = (single * quantity).quantize(Q8, ROUND_HALF_UP)
-    real = (contract * quantity).quantize(Q8, ROUND_HALF_UP)
-    component = {
-        "ComponentCodeName": code_name,
-        "ItemCodeName": item_name,
-        "SinglePrice": money(single),
-        "ContractPrice": money(contract),
-        "PriceUnit": price_unit,
-        "UsedAmount": amount,
-        "UsedAmountUnit": amount_unit,
-        "TimeSpan": span_text if span_text is not None else f"{time_span.normalize():f}",
-        "TimeUnitName": time_unit,
-        "Cost": money(cost),
-        "Discount": _ratio(contract, single),
-        "ReduceType": "折扣",
-        "RealCost": money(real),
-        "VoucherPayAmount": ZERO,
-        "CashPayAmount": money(real),
-        "IncentivePayAmount": ZERO,
-        "TransferPayAmount": ZERO,
-        "ItemCode": item_code,
-        "ComponentCode": code,
-        "InstanceType": "spot" if spot else "",
-        "BlendedDiscount": _ratio(contract, single),
-    }
-    return component, real
+def _per_hour(priced: list[Priced]) -> Decimal:
+    """What parts cost a full hour at the price paid."""
+    return sum((p.contract * p.amount for p in priced), Decimal(0))
 
 
 def _overlap_seconds(hours: np.ndarray, intervals: list[tuple[int, int]]) -> np.ndarray:
@@ -137,6 +89,7 @@ class BillBook:
     """Builds, caches and sums the bill lines of a fleet."""
 
     def __init__(self, fleet: Fleet, uin: str = ACCOUNT_UIN) -> None:
+        scenario.check({inst.index: inst.charge_type for inst in fleet.all_instances})
         self.fleet = fleet
         self.uin = uin
         self._cache: OrderedDict[tuple[str, int], list[BillLine]] = OrderedDict()
@@ -163,6 +116,7 @@ class BillBook:
                 lines.extend(self._prepaid_lines(inst, start, end, settled))
             else:
                 lines.extend(self._hourly_lines(inst, start, end, settled))
+        lines.extend(events.event_lines(self, start, end, settled))
         if LATE_ADJUSTMENTS_SCENARIO in self.fleet.scenarios:
             lines.extend(self._adjustment_lines(start, end, settled))
         lines.sort(key=lambda line: (line.fee_begin, line.instance_index))
@@ -179,7 +133,7 @@ class BillBook:
         day = beijing_str(moment)[:10].replace("-", "")
         return f"{day}{int(digest[:16], 16) % 10**15:015d}"
 
-    def _static_detail(self, inst: Instance, action: tuple[str, str, str, str]) -> dict[str, Any]:
+    def static_detail(self, inst: Instance, action: tuple[str, str, str, str]) -> dict[str, Any]:
         """The fields every line of one instance and action type shares."""
         region = REGIONS[inst.region]
         zone_name = region["Zones"][inst.zone][1]
@@ -207,7 +161,7 @@ class BillBook:
             "RegionTypeName": "中国大陆",
         }
 
-    def _detail(
+    def line_detail(
         self,
         inst: Instance,
         static: dict[str, Any],
@@ -215,8 +169,9 @@ class BillBook:
         fee_end: int,
         pay_time: int,
         components: list[dict[str, Any]],
+        salt: str = "",
     ) -> dict[str, Any]:
-        bill_id = self._bill_id(inst, fee_begin, static["ActionType"])
+        bill_id = self._bill_id(inst, fee_begin, static["ActionType"] + salt)
         begin = beijing_str(fee_begin)
         return {
             **static,
@@ -231,13 +186,41 @@ class BillBook:
             "ComponentSet": components,
         }
 
-    def _compute_names(self, inst: Instance) -> tuple[str, str]:
-        spec = inst.spec
-        return (
-            f"sv_cvm_compute_{spec.family.lower()}",
-            f"运算组件-{spec.family_name}-{spec.cpu}核{spec.memory_gib}G-"
-            f"{spec.gpu_count}*{spec.gpu_type}",
-        )
+    def _hourly_components(
+        self, runtime: list[Priced], keeps: list[Priced], runtime_s: int, exists_s: int
+    ) -> tuple[list[dict[str, Any]], Decimal]:
+        """The components of one hour: runtime parts for the billed running seconds, the
+        others for the seconds the instance existed; and their total RealCost."""
+        components, total = [], Decimal(0)
+        for priced_parts, seconds in ((runtime, runtime_s), (keeps, exists_s)):
+            if seconds <= 0:
+                continue
+            for priced in priced_parts:
+                comp, real = parts.component(
+                    priced, Decimal(seconds) / HOUR, "秒", span_text=str(seconds)
+                )
+                components.append(comp)
+                total += real
+        return components, total
+
+    def _hourly_parts(self, inst: Instance) -> tuple[dict[bool, list[Priced]], list[Priced]]:
+        """An hourly instance's runtime parts (by whether a reserved instance covers the
+        hour) and the parts that keep billing while it is stopped."""
+        if inst.charge_type == SPOT:
+            runtime = parts.spot_parts(inst.spec)
+        else:
+            runtime = parts.runtime_parts(inst.spec, monthly=False)
+        keeps = parts.keeps_billing_parts(hardware_of(inst.index), monthly=False)
+        return {False: runtime, True: events.ri_parts(runtime, inst.spec)}, keeps
+
+    def hourly_price(self, inst: Instance, hour: int) -> tuple[Decimal, Decimal]:
+        """(runtime, keeps billing): the yuan a full running hour of a pay-as-you-go or spot
+        instance is billed, at the price paid: its compute and GPU parts (at the RI rate in an
+        hour its reserved instance covers), and its disks and bandwidth."""
+        runtime_by_ri, keeps = self._hourly_parts(inst)
+        ri_begin, ri_end = events.ri_window(self.fleet, inst) or (0, 0)
+        runtime = runtime_by_ri[ri_begin <= hour < ri_end]
+        return _per_hour(runtime), _per_hour(keeps)
 
     def _hourly_lines(self, inst: Instance, start: int, end: int, settled: int) -> list[BillLine]:
         first = max(start, inst.created_at // HOUR * HOUR)
@@ -246,83 +229,114 @@ class BillBook:
             return []
         hours = np.arange(first, last, HOUR, dtype=np.int64)
         hours = hours[hours + HOUR <= settled]
-        compute = _overlap_seconds(hours, inst.compute_billed_intervals(first, end))
+        runtime_s = _overlap_seconds(hours, inst.compute_billed_intervals(first, end))
         exists = inst.existence_interval(first, end)
-        disk = _overlap_seconds(hours, [exists] if exists else [])
-        spec = inst.spec
+        exists_s = _overlap_seconds(hours, [exists] if exists else [])
         action = _ACTIONS[inst.charge_type]
-        spot = inst.charge_type == SPOT
-        unit_price = spec.spot_hourly_cny if spot else spec.hourly_cny
-        item_code, item_name = self._compute_names(inst)
-        disk_price = DISK_HOURLY_CNY / SYSTEM_DISK_GB
-        static = self._static_detail(inst, action)
+        runtime_by_ri, keeps = self._hourly_parts(inst)
+        # Hours a reserved instance covers pay its rate for the runtime parts.
+        ri_begin, ri_end = events.ri_window(self.fleet, inst) or (0, 0)
+        static = self.static_detail(inst, action)
         # Almost every hour is a full one, so the component dicts repeat: build each distinct
-        # (compute seconds, disk seconds) pair once and share it (it is never mutated).
-        memo: dict[tuple[int, int], tuple[list[dict[str, Any]], Decimal]] = {}
+        # (runtime seconds, existing seconds, RI) once and share it (it is never mutated).
+        memo: dict[tuple[int, int, bool], tuple[list[dict[str, Any]], Decimal]] = {}
         out = []
-        for hour, compute_s, disk_s in zip(
-            hours.tolist(), compute.tolist(), disk.tolist(), strict=True
+        for hour, run_s, exist_s in zip(
+            hours.tolist(), runtime_s.tolist(), exists_s.tolist(), strict=True
         ):
-            if disk_s <= 0:
+            if exist_s <= 0:
                 continue
-            if (compute_s, disk_s) in memo:
-                components, total = memo[(compute_s, disk_s)]
-                detail = self._detail(inst, static, hour, hour + HOUR - 1, hour + HOUR, components)
-                out.append(BillLine(inst.instance_id, inst.index, hour, total, action[2], detail))
-                continue
-            components, total = [], Decimal(0)
-            if compute_s > 0:
-                comp, real = _component(
-                    "v_cvm_compute", "运算组件", item_code, item_name, spec.hourly_cny,
-                    unit_price, "元/小时", "1", "个", Decimal(compute_s) / HOUR, "秒", spot,
-                    str(compute_s),
-                )  # fmt: skip
-                components.append(comp)
-                total += real
-            comp, real = _component(
-                "v_cvm_disk_system", "系统盘", "sv_cvm_disk_premium", "高性能云硬盘",
-                disk_price, disk_price, "元/GB/小时", str(SYSTEM_DISK_GB), "GB",
-                Decimal(disk_s) / HOUR, "秒", span_text=str(disk_s),
-            )  # fmt: skip
-            components.append(comp)
-            total += real
-            memo[(compute_s, disk_s)] = (components, total)
-            detail = self._detail(inst, static, hour, hour + HOUR - 1, hour + HOUR, components)
+            covered = ri_begin <= hour < ri_end
+            key = (run_s, exist_s, covered)
+            if key not in memo:
+                memo[key] = self._hourly_components(runtime_by_ri[covered], keeps, run_s, exist_s)
+            components, total = memo[key]
+            detail = self.line_detail(inst, static, hour, hour + HOUR - 1, hour + HOUR, components)
             out.append(BillLine(inst.instance_id, inst.index, hour, total, action[2], detail))
         return out
 
+    def _monthly_components(
+        self, inst: Instance, voucher: Decimal = Decimal(0)
+    ) -> tuple[list[dict[str, Any]], Decimal]:
+        """The components of one subscription month: every part, at its monthly price.
+        ``voucher`` pays the first components' RealCost, in order, until it is spent."""
+        priced_parts = [
+            *parts.runtime_parts(inst.spec, monthly=True),
+            *parts.keeps_billing_parts(hardware_of(inst.index), monthly=True),
+        ]
+        components, total = [], Decimal(0)
+        for priced in priced_parts:
+            comp, real = parts.component(priced, Decimal(1), "月")
+            if voucher > 0:
+                paid = min(voucher, real)
+                comp, real = parts.component(priced, Decimal(1), "月", voucher=paid)
+                voucher -= paid
+            components.append(comp)
+            total += real
+        return components, total
+
     def _prepaid_lines(self, inst: Instance, start: int, end: int, settled: int) -> list[BillLine]:
-        spec = inst.spec
-        item_code, item_name = self._compute_names(inst)
-        disk_month = DISK_MONTHLY_CNY / SYSTEM_DISK_GB
+        """A purchase (新购) line at creation and a renewal (续费) line at each monthly renewal,
+        each covering its month: FeeBeginTime to the second before the next renewal. The last
+        renewal before the anchor may carry a scenario event (a voucher, a duplicate)."""
         out = []
         starts = inst.subscription_starts(until=end)
+        last_renewal = len(inst.subscription_starts(until=self.fleet.anchor)) - 1
         for number, begin in enumerate(starts):
-            if begin < start or begin // HOUR * HOUR + HOUR > settled:
+            if begin < start:
                 continue
-            compute, compute_real = _component(
-                "v_cvm_compute", "运算组件", item_code, item_name, spec.monthly_list_cny,
-                spec.monthly_discount_cny, "元/个/月", "1", "个", Decimal(1), "月",
-            )  # fmt: skip
-            disk, disk_real = _component(
-                "v_cvm_disk_system", "系统盘", "sv_cvm_disk_premium", "高性能云硬盘",
-                disk_month, disk_month, "元/GB/月", str(SYSTEM_DISK_GB), "GB", Decimal(1), "月",
-            )  # fmt: skip
             following = add_months(inst.created_at, number + 1)
-            static = self._static_detail(inst, _PURCHASE if number == 0 else _RENEW)
-            detail = self._detail(inst, static, begin, following - 1, begin, [compute, disk])
-            out.append(
-                BillLine(
-                    inst.instance_id, inst.index, begin, compute_real + disk_real, "prePay", detail
-                )
+            events = self._renewal_events(inst) if number == last_renewal > 0 else []
+            voucher = sum(
+                (e.amount for e in events if e.kind == scenario.VOUCHER_RENEWAL), Decimal(0)
             )
+            components, total = self._monthly_components(inst, voucher)
+            static = self.static_detail(inst, _PURCHASE if number == 0 else _RENEW)
+            if begin // HOUR * HOUR + HOUR <= settled:
+                detail = self.line_detail(inst, static, begin, following - 1, begin, components)
+                out.append(BillLine(inst.instance_id, inst.index, begin, total, "prePay", detail))
+            for event in events:
+                if event.kind == scenario.DUPLICATE_RENEWAL:
+                    out.extend(self._duplicate_and_refund(inst, event, begin, following, settled))
+        return out
+
+    def _renewal_events(self, inst: Instance) -> list[scenario.BillEvent]:
+        return [
+            *scenario.events_of(inst.index, scenario.VOUCHER_RENEWAL),
+            *scenario.events_of(inst.index, scenario.DUPLICATE_RENEWAL),
+        ]
+
+    def _duplicate_and_refund(
+        self, inst: Instance, event: scenario.BillEvent, begin: int, following: int, settled: int
+    ) -> list[BillLine]:
+        """The same renewal charged again two hours later (the same month), and its refund
+        (包年包月退款, every amount negative) ``delay_hours`` after the renewal; both cover the
+        month they charge or refund, and appear once their PayTime's hour is over."""
+        components, total = self._monthly_components(inst)
+        out = []
+        for action, pay_time, lines, amount in (
+            (_RENEW, begin + 2 * HOUR, components, total),
+            (
+                _REFUND,
+                begin + event.delay_hours * HOUR,
+                [parts.negated(c) for c in components],
+                -total,
+            ),
+        ):
+            if pay_time // HOUR * HOUR + HOUR > settled:
+                continue
+            static = self.static_detail(inst, action)
+            detail = self.line_detail(
+                inst, static, begin, following - 1, pay_time, lines, salt="duplicate"
+            )
+            out.append(BillLine(inst.instance_id, inst.index, begin, amount, "prePay", detail))
         return out
 
     def _adjustment_lines(self, start: int, end: int, settled: int) -> list[BillLine]:
         """Adjustments (refunds) of the month [start, end), published after it ended: each
         belongs to the month (its FeeBeginTime is the month's last hour) but appears later."""
         inst = self.fleet.all_instances[0]
-        static = self._static_detail(inst, _ADJUSTMENT)
+        static = self.static_detail(inst, _ADJUSTMENT)
         out = []
         for days_after, hour, amount in LATE_ADJUSTMENTS:
             published = end + days_after * 86400 + hour * HOUR
@@ -331,7 +345,7 @@ class BillBook:
             component = {
                 "ComponentCodeName": "运算组件",
                 "ItemCodeName": "调账",
-                "ComponentCode": "v_cvm_compute",
+                "ComponentCode": parts.COMPUTE.code,
                 "ItemCode": f"adjustment_{days_after}",
                 "Cost": money(amount),
                 "RealCost": money(amount),
@@ -343,7 +357,7 @@ class BillBook:
                 "TimeUnitName": "秒",
             }
             fee_begin = end - HOUR
-            detail = self._detail(inst, static, fee_begin, end - 1, published, [component])
+            detail = self.line_detail(inst, static, fee_begin, end - 1, published, [component])
             detail["BillId"] = detail["OrderId"] = detail["Id"] = (
                 f"{detail['BillId'][:-2]}{days_after:02d}"
             )
@@ -369,10 +383,12 @@ class BillBook:
     def expected_totals_by_tag(
         self, month: str, now: datetime | int, tag_key: str = "project"
     ) -> dict[str | None, Decimal]:
-        """Tag value (None = untagged, i.e. "Unallocated") -> month total."""
+        """Tag value (None = untagged, i.e. "Unallocated") -> month total, by the tags each
+        line carries (an instance's tags; none on a reserved instance's purchase)."""
         totals: dict[str | None, Decimal] = defaultdict(Decimal)
         for line in self.lines(month, now):
-            totals[self.fleet.get(line.instance_id).tag(tag_key)] += line.total_cny
+            tags = {tag["TagKey"]: tag["TagValue"] for tag in line.detail["Tags"]}
+            totals[tags.get(tag_key)] += line.total_cny
         return dict(totals)
 
     def expected_month_total(self, month: str, now: datetime | int) -> Decimal:

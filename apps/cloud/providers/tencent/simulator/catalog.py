@@ -2,9 +2,14 @@
 
 Tencent publishes no machine-readable GPU price list, so the hourly figures below are plausible
 placeholders (T4 ~5 yuan/h, V100 ~16 yuan/h per card, A100 ~28 yuan/h per card). What matters
-for the product is that every bill line follows exactly from these numbers, which it does:
-pay-as-you-go lines are ``hourly_cny x seconds / 3600``, spot lines ``spot_hourly_cny x ...``,
-subscription lines ``monthly_discount_cny`` once per purchased month.
+for the product is that every bill line follows exactly from these numbers, which it does.
+
+Tencent prices a GPU instance in parts (DOMAIN.md, "How a GPU bill looks"), and bills each part
+as its own component: ``hourly_cny`` is the runtime price of the instance, split into the compute
+part (CPU and memory, ``compute_hourly_cny``) and the GPU part (``gpu_hourly_cny``, the larger);
+disks and public bandwidth are priced per GB and per Mbps below. Pay-as-you-go bills the parts
+at list price (no discount), spot at ``SPOT_FACTOR`` of it (runtime parts only), a subscription
+month at ``monthly_discount_cny`` for the runtime parts.
 """
 
 from __future__ import annotations
@@ -20,12 +25,29 @@ YUAN = Decimal("1")
 PREPAID_LIST_FACTOR = Decimal("0.65")
 PREPAID_DISCOUNT_FACTOR = Decimal("0.90")
 SPOT_FACTOR = Decimal("0.20")
+# The GPU's share of an instance's runtime price: the cards cost far more than CPU and memory.
+GPU_SHARE = Decimal("0.75")
+
+# A one-year partial-upfront reserved instance: an upfront payment of this share of a year of
+# pay-as-you-go hours, then the covered runtime parts at this share of their hourly list price.
+RI_TERM_DAYS = 365
+RI_UPFRONT_FACTOR = Decimal("0.30")
+RI_HOURLY_FACTOR = Decimal("0.30")
 
 # Every instance has a 100 GB premium cloud system disk. It is billed while the instance exists,
 # also while it is stopped with STOP_CHARGING (only compute stops being charged then).
 SYSTEM_DISK_GB = 100
 DISK_HOURLY_CNY = Decimal("0.05")
 DISK_MONTHLY_CNY = Decimal("35.00")
+# Data disks (SSD cloud disks) and public bandwidth (billed by bandwidth), where an instance has
+# them (see scenario.HARDWARE): per GB / per Mbps, hourly for pay-as-you-go, monthly for a
+# subscription, and billed while the instance exists, stopped or not.
+DATA_DISK_GB_HOURLY_CNY = Decimal("0.0014")
+DATA_DISK_GB_MONTHLY_CNY = Decimal("0.80")
+BANDWIDTH_MBPS_HOURLY_CNY = Decimal("0.06")
+BANDWIDTH_MBPS_MONTHLY_CNY = Decimal("18.00")
+# A subscription's disks and bandwidth get the account's 3 % off their monthly list price.
+PREPAID_EXTRAS_DISCOUNT = Decimal("0.97")
 
 
 @dataclass(frozen=True)
@@ -45,9 +67,27 @@ class InstanceTypeSpec:
     hourly_cny: Decimal
 
     @property
+    def gpu_hourly_cny(self) -> Decimal:
+        """The GPU part of the pay-as-you-go hourly price (the cards)."""
+        return (self.hourly_cny * GPU_SHARE).quantize(CENT, ROUND_HALF_UP)
+
+    @property
+    def compute_hourly_cny(self) -> Decimal:
+        """The compute part (CPU and memory) of the hourly price: the rest of it."""
+        return self.hourly_cny - self.gpu_hourly_cny
+
+    @property
+    def spot_gpu_hourly_cny(self) -> Decimal:
+        return (self.gpu_hourly_cny * SPOT_FACTOR).quantize(CENT, ROUND_HALF_UP)
+
+    @property
+    def spot_compute_hourly_cny(self) -> Decimal:
+        return (self.compute_hourly_cny * SPOT_FACTOR).quantize(CENT, ROUND_HALF_UP)
+
+    @property
     def spot_hourly_cny(self) -> Decimal:
-        """Hourly spot price, rounded to the fen like the price API shows it."""
-        return (self.hourly_cny * SPOT_FACTOR).quantize(CENT, ROUND_HALF_UP)
+        """Hourly spot price (of the runtime parts, each rounded to the fen)."""
+        return self.spot_compute_hourly_cny + self.spot_gpu_hourly_cny
 
     @property
     def monthly_list_cny(self) -> Decimal:
@@ -58,6 +98,16 @@ class InstanceTypeSpec:
     def monthly_discount_cny(self) -> Decimal:
         """Subscription price actually paid for one month (DiscountPrice)."""
         return (self.monthly_list_cny * PREPAID_DISCOUNT_FACTOR).quantize(CENT, ROUND_HALF_UP)
+
+    @property
+    def gpu_monthly_list_cny(self) -> Decimal:
+        """The GPU part of ``monthly_list_cny``."""
+        return (self.gpu_hourly_cny * 720 * PREPAID_LIST_FACTOR).quantize(YUAN, ROUND_HALF_UP)
+
+    @property
+    def gpu_monthly_discount_cny(self) -> Decimal:
+        """The GPU part of ``monthly_discount_cny``; the compute part is the rest of it."""
+        return (self.gpu_monthly_list_cny * PREPAID_DISCOUNT_FACTOR).quantize(CENT, ROUND_HALF_UP)
 
     @property
     def gpu_memory_mb(self) -> int:

@@ -159,6 +159,16 @@ class SimulatedCloud:
         """Exact total of every line of a bill month."""
         return self.bills.expected_month_total(month, self.now_epoch(now))
 
+    def expected_hourly_price(
+        self, instance_id: str, moment: Moment = None
+    ) -> tuple[Decimal, Decimal]:
+        """(runtime, keeps billing) yuan of a full running hour of a pay-as-you-go or spot
+        instance at ``moment``, at the price paid: the sum of its runtime components'
+        ContractPrice x UsedAmount (compute, GPU; the RI rate where a reserved instance covers
+        the hour), and of the others (disks, bandwidth: billed also while stopped)."""
+        hour = self.now_epoch(moment) // 3600 * 3600
+        return self.bills.hourly_price(self.fleet.get(instance_id), hour)
+
     def expected_bill_line_count(self, month: str, now: Moment = None) -> int:
         """How many lines DescribeBillDetail pages through for a month."""
         return len(self.bills.lines(month, self.now_epoch(now)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from typing import Any
@@ -15,6 +16,7 @@ from ..constants import (
 )
 from ..errors import ApiError, invalid_value
 from ..fleet import PREPAID, Instance, add_months
+from ..scenario import hardware_of
 from .params import RequestContext, check, filters, paging, string_list
 
 INSTANCE_ID = re.compile(r"^ins-[0-9a-z]{8}$")
@@ -33,11 +35,19 @@ _INSTANCE_FILTERS = (
 )
 
 
+def _public_ip(inst: Instance) -> str:
+    """A stable public address, from the instance id (the fleet's random stream is untouched)."""
+    digest = hashlib.sha256(inst.instance_id.encode()).digest()
+    return f"119.29.{digest[0]}.{1 + digest[1] % 250}"
+
+
 def instance_json(inst: Instance, now: int) -> dict[str, Any]:
     """The Instance model as DescribeInstances returns it at ``now``."""
     spec = inst.spec
     state = inst.state_at(now)
     prepaid = inst.charge_type == PREPAID
+    # The data disk and public bandwidth the bills charge for (scenario.HARDWARE).
+    hardware = hardware_of(inst.index)
     expires = None
     if prepaid:
         renewals = inst.subscription_starts(until=now + 1)
@@ -61,17 +71,28 @@ def instance_json(inst: Instance, now: int) -> dict[str, Any]:
         "Tags": [{"Key": key, "Value": value} for key, value in inst.tags],
         "GPUInfo": {"GPUCount": float(spec.gpu_count), "GPUId": [], "GPUType": spec.gpu_type},
         "PrivateIpAddresses": [inst.private_ip],
-        "PublicIpAddresses": None,
+        "PublicIpAddresses": [_public_ip(inst)] if hardware.bandwidth_mbps else None,
         "SystemDisk": {
             "DiskType": "CLOUD_PREMIUM",
             "DiskId": f"disk-{inst.instance_id[4:]}",
             "DiskSize": SYSTEM_DISK_GB,
         },
-        "DataDisks": None,
+        "DataDisks": [
+            {
+                "DiskType": "CLOUD_SSD",
+                "DiskId": f"disk-d{inst.instance_id[5:]}",
+                "DiskSize": hardware.data_disk_gb,
+                "DeleteWithInstance": True,
+            }
+        ]
+        if hardware.data_disk_gb
+        else None,
         "InternetAccessible": {
-            "InternetChargeType": "TRAFFIC_POSTPAID_BY_HOUR",
-            "InternetMaxBandwidthOut": 0,
-            "PublicIpAssigned": False,
+            "InternetChargeType": ("BANDWIDTH_PREPAID" if prepaid else "BANDWIDTH_POSTPAID_BY_HOUR")
+            if hardware.bandwidth_mbps
+            else "TRAFFIC_POSTPAID_BY_HOUR",
+            "InternetMaxBandwidthOut": hardware.bandwidth_mbps,
+            "PublicIpAssigned": bool(hardware.bandwidth_mbps),
         },
         "VirtualPrivateCloud": {
             "VpcId": "vpc-sim00001",

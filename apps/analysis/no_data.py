@@ -1,0 +1,184 @@
+"""Why minutes have no phase: the ``unknown`` figures of a fleet, split by reason.
+
+The priced figures (``FleetWaste``) count a minute ``unknown`` when no analysis labelled it.
+That has three causes, and a reader needs to tell them apart (only the first is a gap in the
+cloud's data; the last fixes itself within the hour):
+
+- ``not_analysed``: the minute has a GPU utilization sample but no stored phase: the analysis
+  has not run over it yet (new or late data). Counted per UTC hour as the hour rollup's
+  minutes with GPU utilization less the hour's labelled minutes in ``PhaseDay`` (a labelled
+  minute is exactly a minute with GPU utilization).
+- ``stopped``: no sample, and the instance was not running: an instance priced without hourly
+  bills (from its list price) whose state is not RUNNING. Billed hours are running hours, so
+  a billed instance has no stopped minutes.
+- ``no_metrics``: no sample although the instance was running (billed, or listed as running):
+  the rest.
+
+The reason minutes of each instance add up to its unknown minutes, and its unknown money and
+GPU-hours are split over them by the largest remainder, so the reasons add up to the
+``unknown`` figures exactly. Only the (instance, UTC day) pairs whose day rollup has more GPU
+utilization minutes than ``PhaseDay`` labelled are read hour by hour: after the analysis has
+caught up that is none.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import enum
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+
+import numpy as np
+import numpy.typing as npt
+from django.db.models import OuterRef, Subquery
+
+from apps.analysis.engine import Phase
+from apps.analysis.engine.waste import split_cents
+from apps.analysis.fleet_waste import FleetWaste
+from apps.analysis.models import PHASE_DAY_SHAPE, PhaseDay
+from apps.analysis.pricing import SOURCE_BILLS, PhaseFigures
+from apps.cloud.models import Instance
+from apps.core.timegrid import MINUTES_PER_HOUR, datetime_to_epoch_minute, floor_hour
+from apps.metrics.models import InstanceDayRollup, InstanceHourRollup
+
+RUNNING = "RUNNING"
+
+
+class NoDataReason(enum.StrEnum):
+    """Why a minute has no phase (the API's reason codes; words are the front-end's)."""
+
+    NO_METRICS = "no_metrics"
+    STOPPED = "stopped"
+    NOT_ANALYSED = "not_analysed"
+
+
+REASONS: tuple[NoDataReason, ...] = tuple(NoDataReason)
+#: The reason codes, as the API's schema names them (``NoDataReasonEnum``).
+REASON_CHOICES: list[str] = [reason.value for reason in REASONS]
+_COLUMN = {reason: index for index, reason in enumerate(REASONS)}
+
+
+@dataclasses.dataclass(frozen=True)
+class NoData:
+    """Row ``i`` is ``fleet.instance_ids[i]``; columns are ``REASONS`` in order."""
+
+    minutes: npt.NDArray[np.int64]
+    gpu_hours_e4: npt.NDArray[np.int64]
+    cost_cents: npt.NDArray[np.int64]
+
+    def sums(self, rows: Sequence[int] | None = None) -> dict[NoDataReason, PhaseFigures]:
+        """Each reason's figures summed over ``rows`` (default: every row)."""
+        index = slice(None) if rows is None else np.asarray(rows, dtype=np.intp)
+        minutes = self.minutes[index].sum(axis=0)
+        hours = self.gpu_hours_e4[index].sum(axis=0)
+        cents = self.cost_cents[index].sum(axis=0)
+        return {
+            reason: PhaseFigures(
+                minutes=int(minutes[column]),
+                gpu_hours=Decimal(int(hours[column])).scaleb(-4),
+                cost=Decimal(int(cents[column])).scaleb(-2),
+            )
+            for column, reason in enumerate(REASONS)
+        }
+
+
+def no_data(
+    *,
+    fleet: FleetWaste,
+    start: dt.datetime,
+    end: dt.datetime,
+    states: Mapping[int, str] | None = None,
+) -> NoData:
+    """The ``unknown`` minutes, GPU-hours and money of ``fleet`` over ``[start, end)`` by reason.
+
+    ``states`` (instance id -> ``Instance.state``) saves a query when the caller has them.
+    """
+    unknown = fleet.minutes[:, Phase.UNKNOWN].astype(np.int64)
+    minutes = np.zeros((len(fleet), len(REASONS)), dtype=np.int64)
+    rows = [row for row in range(len(fleet)) if unknown[row] > 0]
+    ids = [fleet.instance_ids[row] for row in rows]
+    pending = _not_analysed_minutes(ids, start, end)
+    running = set(Instance.objects.filter(pk__in=ids, state=RUNNING).values_list("pk", flat=True))
+    for row, instance_id in zip(rows, ids, strict=True):
+        left = int(unknown[row])
+        not_analysed = min(left, pending.get(instance_id, 0))
+        left -= not_analysed
+        stopped = (
+            left if fleet.cost_sources[row] != SOURCE_BILLS and instance_id not in running else 0
+        )
+        minutes[row, _COLUMN[NoDataReason.NOT_ANALYSED]] = not_analysed
+        minutes[row, _COLUMN[NoDataReason.STOPPED]] = stopped
+        minutes[row, _COLUMN[NoDataReason.NO_METRICS]] = left - stopped
+    return NoData(
+        minutes=minutes,
+        gpu_hours_e4=_split(fleet.gpu_hours_e4[:, Phase.UNKNOWN], minutes),
+        cost_cents=_split(fleet.cost_cents[:, Phase.UNKNOWN], minutes),
+    )
+
+
+def _split(totals: npt.NDArray[np.int64], minutes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Each row's total over its reason minutes (largest remainder, exact); a row without
+    minutes but with money (none in practice) puts it on the first reason, ``no_metrics``."""
+    if not len(minutes):
+        return np.zeros((0, len(REASONS)), dtype=np.int64)
+    return split_cents(np.asarray(totals, dtype=np.int64), minutes)
+
+
+def _not_analysed_minutes(
+    instance_ids: Sequence[int], start: dt.datetime, end: dt.datetime
+) -> dict[int, int]:
+    """Instance id -> minutes of ``[start, end)``'s hours with GPU utilization and no phase."""
+    if not instance_ids:
+        return {}
+    first_day = start.astimezone(dt.UTC).date()
+    last_day = (end.astimezone(dt.UTC) - dt.timedelta(microseconds=1)).date()
+    # One query: each day rollup with samples, beside its PhaseDay's packed minutes.
+    stored = PhaseDay.objects.filter(instance_id=OuterRef("instance_id"), day=OuterRef("day"))
+    days = (
+        InstanceDayRollup.objects.filter(
+            instance_id__in=list(instance_ids),
+            day__gte=first_day,
+            day__lte=last_day,
+            gpu_util_pct_minutes__gt=0,
+        )
+        .annotate(phase_minutes_packed=Subquery(stored.values("minutes")[:1]))
+        .values_list("instance_id", "day", "gpu_util_pct_minutes", "phase_minutes_packed")
+    )
+    labelled: dict[tuple[int, dt.date], npt.NDArray[np.int64]] = {}
+    behind = []
+    for instance_id, day, observed, raw in days:
+        per_hour = np.zeros(PHASE_DAY_SHAPE[0], dtype=np.int64)
+        if raw is not None:
+            counts = np.frombuffer(bytes(raw), dtype=np.uint8).reshape(PHASE_DAY_SHAPE)
+            per_hour = counts[:, 1:].sum(axis=1).astype(np.int64)
+        if observed > int(per_hour.sum()):
+            labelled[(instance_id, day)] = per_hour
+            behind.append((instance_id, day))
+    if not behind:
+        return {}
+    # Only the days the analysis is behind on are read hour by hour.
+    first_hour, last_minute = floor_hour(start), datetime_to_epoch_minute(end)
+    out: dict[int, int] = {}
+    hours = InstanceHourRollup.objects.filter(
+        instance_id__in=sorted({key[0] for key in behind}),
+        hour_start__gte=first_hour,
+        hour_start__lt=end,
+        gpu_util_pct_minutes__gt=0,
+    ).values_list("instance_id", "hour_start", "gpu_util_pct_minutes")
+    wanted = set(behind)
+    for instance_id, hour_start, count in hours.iterator(chunk_size=5000):
+        day = hour_start.astimezone(dt.UTC).date()
+        if (instance_id, day) not in wanted:
+            continue
+        begin = datetime_to_epoch_minute(hour_start)
+        inside = min(begin + MINUTES_PER_HOUR, last_minute) - max(
+            begin, datetime_to_epoch_minute(start)
+        )
+        if inside <= 0:
+            continue
+        known = int(labelled[(instance_id, day)][hour_start.astimezone(dt.UTC).hour])
+        missing = max(0, int(count) - known)
+        # An hour cut by the period counts its share of the missing minutes.
+        out[instance_id] = out.get(instance_id, 0) + missing * inside // MINUTES_PER_HOUR
+    return out
