@@ -1457,6 +1457,12 @@ export interface components {
             /** @description Its name then. */
             label: string;
         };
+        /**
+         * @description * `actual` - actual
+         *     * `forecast` - forecast
+         * @enum {string}
+         */
+        BasisEnum: "actual" | "forecast";
         /** @enum {unknown} */
         BlankEnum: "";
         /** @description Scopes the ``project`` field to the request's organization: another one's is a 400. */
@@ -3384,14 +3390,8 @@ export interface components {
         };
         ThresholdCrossed: {
             threshold_pct: number;
-            basis: components["schemas"]["ThresholdCrossedBasisEnum"];
+            basis: components["schemas"]["BasisEnum"];
         };
-        /**
-         * @description * `actual` - actual
-         *     * `forecast` - forecast
-         * @enum {string}
-         */
-        ThresholdCrossedBasisEnum: "actual" | "forecast";
         /** @description One field of ``RuleThresholds``, described for a settings form. */
         ThresholdField: {
             name: string;
