@@ -23,6 +23,8 @@ const BUDGET: Budget = {
     spent_before_today: '8000.00',
     known_purchases: '0.00',
     daily_average: '400.00',
+    spent_before_today: '8250.00',
+    known_purchases: '0.00',
     days_left: '3.5000',
     forecast: '9650.00',
     percent_used: '82.5',
@@ -112,8 +114,8 @@ describe('settings: budgets', () => {
     expect(row.textContent).toContain('¥8,250.00');
     expect(row.textContent).toContain('¥9,650.00');
     expect(row.textContent).toContain('96.5% of the budget');
-    // The forecast beside its parts: spent + daily average × days left = 8,250 + 400 × 3.5 = 9,650.
-    expect(row.textContent).toContain('¥400.00/day × 3.5 days left');
+    // The forecast beside its parts: before today + daily average × days left + purchases = 8,250 + 400 × 3.5 + 0 = 9,650.
+    expect(row.textContent).toContain('¥8,250.00 before today + ¥400.00/day × 3.5 days left + ¥0.00 of purchases');
     expect(8250 + 400 * 3.5).toBe(9650);
     // The bar's figure is the API's, and it is spent ÷ amount of the figures beside it.
     const bar = within(row).getByRole('meter', { name: 'Share of the budget spent' });

@@ -200,6 +200,7 @@ function costGroup(phase: string, perDay: string[]) {
 
 function dailyCost(overrides: Partial<CostReport> = {}): CostReport {
   return {
+    basis: 'amortized',
     start: DAYS[0]!,
     end: DAYS[6]!,
     timezone: 'Asia/Shanghai',
@@ -212,6 +213,7 @@ function dailyCost(overrides: Partial<CostReport> = {}): CostReport {
     previous_period: { start: '2026-10-14', end: '2026-10-20', cost: '0.00' },
     unallocated: { cost: '0.00', share_pct: null, by_reason: [] },
     month_to_date: {
+      month: '2026-10',
       month_start: '2026-10-01',
       month_end: '2026-10-31',
       today: '2026-10-27',
@@ -220,6 +222,7 @@ function dailyCost(overrides: Partial<CostReport> = {}): CostReport {
       run_rate_daily: '3.72',
       run_rate_days: 7,
       days_left: 5,
+      known_purchases: '0.00',
       forecast: '44.65',
       method: '',
     },

@@ -311,6 +311,8 @@ const NLP_BUDGET = {
     spent_before_today: '1450.00',
     known_purchases: '0.00',
     daily_average: '50.00',
+    spent_before_today: '0.00',
+    known_purchases: '0.00',
     days_left: '10',
     forecast: '2000.00',
     percent_used: '75.00',

@@ -45,9 +45,9 @@ describe('the Overview', () => {
     expect(screen.getByTestId('org-name').textContent).toBe('Acme AI');
     expect(screen.getByTestId('mtd-spend-evidence').textContent).toBe('11 days: 1 Nov 2026 – 11 Nov 2026 (today so far)');
     expect(screen.getByTestId('mtd-forecast').textContent).toBe('¥2,910.00');
-    // 1,000.00 + 95.50 x 20 = 2,910.00: the API's figures, shown so that anyone can redo the sum.
+    // 1,000.00 + 95.50 x 20 + 0.00 = 2,910.00: the API's figures, shown so that anyone can redo the sum.
     expect(screen.getByTestId('mtd-forecast-evidence').textContent).toBe(
-      '¥1,000.00 before today + ¥95.50 a day (average of the last 7 complete days) × 20 days left',
+      '¥1,000.00 before today + ¥95.50 a day (average of the last 7 complete days, purchases aside) × 20 days left + ¥0.00 of purchases already billed for them (bill month, amortized)',
     );
     const budget = await screen.findByTestId('budget-status');
     expect(budget.textContent).toContain('Organization budget');
@@ -120,6 +120,27 @@ describe('the Overview', () => {
     const byTag = server.find('GET', '/api/v1/costs').filter((c) => c.query.get('granularity') === 'day');
     expect(byTag[byTag.length - 1]!.query.get('group_by')).toBe('tag:team');
     expect(window.location.search).toContain('spend_by=tag%3Ateam');
+  });
+
+  it('says which cost basis it shows, amortized by default, and switches to billed', async () => {
+    const server = mockApi({ 'GET /api/v1/me': { body: makeMe() }, ...overviewRoutes() });
+    const user = userEvent.setup();
+    renderAppAt('/');
+    await screen.findByRole('img', { name: 'Daily spend stacked by Project' });
+
+    const toggle = screen.getByTestId('cost-basis');
+    expect(within(toggle).getByRole('button', { name: 'Amortized' }).getAttribute('aria-pressed')).toBe('true');
+    expect(screen.getByTestId('cost-basis-note').textContent).toBe('Amortized cost: subscriptions spread over the days they cover.');
+    expect(screen.getByTestId('spend-section').textContent).toContain('Spend over time · Amortized');
+    const daily = () => server.find('GET', '/api/v1/costs').filter((c) => c.query.get('granularity') === 'day');
+    expect(daily()[0]!.query.get('basis')).toBe('amortized');
+
+    await user.click(within(toggle).getByRole('button', { name: 'Billed' }));
+    await waitFor(() => expect(daily()[daily().length - 1]!.query.get('basis')).toBe('billed'));
+    expect(within(toggle).getByRole('button', { name: 'Billed' }).getAttribute('aria-pressed')).toBe('true');
+    expect(screen.getByTestId('cost-basis-note').textContent).toBe('Billed cost: as invoiced, each charge on the day it was billed.');
+    expect(window.location.search).toContain('basis=billed');
+    await waitFor(() => expect(screen.getByTestId('spend-section').textContent).toContain('Spend over time · Billed'));
   });
 
   it('asks every range-bound section for the days the picker chose', async () => {

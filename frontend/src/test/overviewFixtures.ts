@@ -5,6 +5,7 @@ import { emptyPage } from './mockApi';
 type Route = MockResponse | ((call: RecordedCall) => MockResponse);
 
 const MTD = {
+  month: '2026-11',
   month_start: '2026-11-01',
   month_end: '2026-11-30',
   today: '2026-11-11',
@@ -13,12 +14,14 @@ const MTD = {
   run_rate_daily: '95.50',
   run_rate_days: 7,
   days_left: 20,
+  known_purchases: '0.00',
   forecast: '2910.00',
   method: 'Cost of the month\u2019s days before today plus the average daily cost of the last 7 complete days times the days left, today included.',
 };
 
 export function costReport(overrides: Record<string, unknown> = {}) {
   return {
+    basis: 'amortized',
     start: '2026-11-01',
     end: '2026-11-11',
     timezone: 'Asia/Shanghai',
@@ -116,6 +119,8 @@ export function budget(overrides: Record<string, unknown> = {}) {
       month: '2026-11',
       spent: '1100.00',
       daily_average: '100.00',
+      spent_before_today: '0.00',
+      known_purchases: '0.00',
       days_left: '20',
       forecast: '2910.00',
       percent_used: '36.7',
@@ -193,7 +198,7 @@ export function overviewRoutes(overrides: Record<string, Route> = {}): Record<st
     'GET /api/v1/cloud-accounts': { body: page([cloudAccount()]) },
     'GET /api/v1/costs': (call) => {
       const q = call.query;
-      if (q.get('granularity') === 'day') return { body: byDayReport(q.get('group_by') ?? 'project') };
+      if (q.get('granularity') === 'day') return { body: { ...byDayReport(q.get('group_by') ?? 'project'), basis: q.get('basis') ?? 'amortized' } };
       if (q.get('start')) return { body: costReport({ start: q.get('start'), end: q.get('end'), total: '800.00' }) };
       return { body: costReport() };
     },

@@ -77,6 +77,7 @@ export function KpiCards({ scope }: { scope: OverviewScope }) {
             rate: money(mtd.run_rate_daily),
             rateDays: mtd.run_rate_days,
             count: mtd.days_left,
+            known: money(mtd.known_purchases),
           })}
         </div>
       </Card>

@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DateRangePicker, useUrlDateRange } from '../../components/DateRangePicker';
 import { DASHBOARD_RANGE, type RangeOptions } from '../../dateRange';
+import { CostBasisToggle, useCostBasis } from './CostBasis';
 import { FleetHeatmap } from './FleetHeatmap';
 import { KpiCards } from './KpiCards';
 import { PhaseBreakdown } from './PhaseBreakdown';
@@ -24,6 +25,8 @@ export function OverviewSections({ scope }: { scope: OverviewScope }) {
     void import('../../components/Chart');
   }, []);
   const range = useUrlDateRange(scope.timeZone, OVERVIEW_RANGE);
+  // Amortized unless asked otherwise: a renewal spread over the days it covers, not one day's lump.
+  const [basis, setBasis] = useCostBasis();
   // /costs and /utilization read inclusive local days.
   const days = { start: range.range.from, end: range.range.to };
   return (
@@ -32,8 +35,9 @@ export function OverviewSections({ scope }: { scope: OverviewScope }) {
       <div className="ov-range">
         <h2 className="ov-range__title">{t(`dateRange.preset.${range.range.preset}`)}</h2>
         <DateRangePicker value={range} />
+        <CostBasisToggle value={basis} onChange={setBasis} />
       </div>
-      <SpendOverTime scope={scope} days={days} />
+      <SpendOverTime scope={scope} days={days} basis={basis} />
       <div className="ov-grid">
         <PhaseBreakdown scope={scope} days={days} />
         <FleetHeatmap scope={scope} days={days} />

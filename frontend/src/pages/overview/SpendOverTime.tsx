@@ -2,6 +2,7 @@ import { lazy, Suspense, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { formatMoney, formatPercent } from '../../money';
+import { DEFAULT_BASIS, type CostBasis } from './CostBasis';
 import { useSpendByDay, useTagKeys, type Days } from './data';
 import { Section, SectionEmpty, Skeleton } from './Section';
 import { BASE_DIMENSIONS, spendOverTimeOption, spendSeries } from './spendOverTime';
@@ -18,7 +19,7 @@ function dimensionLabel(t: (key: string, options?: Record<string, string>) => st
 }
 
 /** Daily spend stacked by project (or a tag, instance type or charge type) over the page's days. */
-export function SpendOverTime({ scope, days }: { scope: OverviewScope; days: Days }) {
+export function SpendOverTime({ scope, days, basis = DEFAULT_BASIS }: { scope: OverviewScope; days: Days; basis?: CostBasis }) {
   const { t } = useTranslation();
   const [params, setParams] = useSearchParams();
   const tagKeys = useTagKeys();
@@ -27,7 +28,7 @@ export function SpendOverTime({ scope, days }: { scope: OverviewScope; days: Day
   const asked = params.get(SPEND_BY_PARAM);
   // A tag key may not be known until the tag keys arrive: trust the URL meanwhile.
   const groupBy = asked && (dimensions.includes(asked) || (asked.startsWith('tag:') && !tagKeys.data)) ? asked : fallback;
-  const report = useSpendByDay(scope, days, groupBy);
+  const report = useSpendByDay(scope, days, groupBy, basis);
   const data = report.data;
   const currency = data?.currency ?? scope.currency;
   const series = useMemo(
@@ -62,7 +63,7 @@ export function SpendOverTime({ scope, days }: { scope: OverviewScope; days: Day
   const empty = data && Number(data.total) === 0;
   return (
     <Section
-      title={t('dashboard.spend.title')}
+      title={`${t('dashboard.spend.title')} · ${t(`costBasis.${data?.basis ?? basis}`)}`}
       subtitle={
         data && !empty
           ? t('dashboard.spend.evidence', {

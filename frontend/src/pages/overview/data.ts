@@ -14,6 +14,7 @@ import type {
 import { queryKeys } from '../../data/keys';
 import { useApiData } from '../../hooks';
 import type { OverviewScope } from './types';
+import { DEFAULT_BASIS, type CostBasis } from './CostBasis';
 
 /** Inclusive local days, as /costs and /utilization read them. */
 export interface Days {
@@ -41,8 +42,8 @@ export function useCostTotal(scope: OverviewScope, days: Days | null) {
   );
 }
 
-export function useSpendByDay(scope: OverviewScope, days: Days, groupBy: string) {
-  const query = { granularity: 'day', start: days.start, end: days.end, group_by: groupBy, ...projectParam(scope) };
+export function useSpendByDay(scope: OverviewScope, days: Days, groupBy: string, basis: CostBasis = DEFAULT_BASIS) {
+  const query = { granularity: 'day', start: days.start, end: days.end, group_by: groupBy, basis, ...projectParam(scope) };
   return useApiData<CostReport>([...queryKeys.costs, 'by-day', query], (signal) => api.get<CostReport>('/api/v1/costs', query, signal));
 }
 

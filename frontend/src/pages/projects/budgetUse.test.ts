@@ -18,6 +18,8 @@ function budget(id: number, project: number | null, currency: 'CNY' | 'USD', per
       spent_before_today: '0',
       known_purchases: '0',
       daily_average: '0',
+      spent_before_today: '0.00',
+      known_purchases: '0.00',
       days_left: '0',
       forecast: '0',
       percent_used: percentUsed,

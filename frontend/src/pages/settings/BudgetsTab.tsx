@@ -76,8 +76,10 @@ export function BudgetsTab() {
           {formatMoney(b.status.forecast, currency)}
           <div className="cell-sub">
             {t('budgets.forecastBasis', {
+              before: formatMoney(b.status.spent_before_today, currency),
               daily: formatMoney(b.status.daily_average, currency),
               days: formatDecimal(b.status.days_left, 1),
+              known: formatMoney(b.status.known_purchases, currency),
             })}
           </div>
           <div className="cell-sub">{t('budgets.forecastPct', { value: formatDecimal(b.status.forecast_pct, 1) })}</div>
