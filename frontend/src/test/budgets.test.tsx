@@ -20,8 +20,6 @@ const BUDGET: Budget = {
   status: {
     month: '2026-11',
     spent: '8250.00',
-    spent_before_today: '8000.00',
-    known_purchases: '0.00',
     daily_average: '400.00',
     spent_before_today: '8250.00',
     known_purchases: '0.00',

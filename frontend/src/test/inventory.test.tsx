@@ -308,8 +308,6 @@ const NLP_BUDGET = {
   status: {
     month: '2026-11',
     spent: '1500.00',
-    spent_before_today: '1450.00',
-    known_purchases: '0.00',
     daily_average: '50.00',
     spent_before_today: '0.00',
     known_purchases: '0.00',

@@ -15,8 +15,6 @@ function budget(id: number, project: number | null, currency: 'CNY' | 'USD', per
     status: {
       month: '2026-11',
       spent: '0',
-      spent_before_today: '0',
-      known_purchases: '0',
       daily_average: '0',
       spent_before_today: '0.00',
       known_purchases: '0.00',
