@@ -18,6 +18,7 @@ from rest_framework.test import APIClient
 
 from apps.accounts.models import Organization
 from apps.analysis import pricing, services
+from apps.billing import classify
 from apps.billing.models import BillLine
 from apps.billing.selectors import cost_total
 from apps.cloud.models import CloudAccount, Instance, InstanceSource, SyncKind
@@ -173,7 +174,9 @@ def test_it_shows_the_gone_instances_idle_cost_in_the_analysis(
     )
     billed_in_period = cost_total(
         BillLine.objects.filter(
-            instance=instance, component_code="v_cvm_compute", fee_begin_at__gte=HORIZON
+            instance=instance,
+            component_class__in=classify.PRICED_AS_RUNTIME,
+            fee_begin_at__gte=HORIZON,
         )
     )
     assert figures.cost_source == pricing.SOURCE_BILLS
