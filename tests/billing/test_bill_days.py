@@ -25,12 +25,16 @@ from apps.cloud.models import CloudAccount, Instance, ProjectTagKey, SyncKind
 from apps.cloud.projects import projects_reassign
 from apps.cloud.providers.tencent.client import TencentClient
 from apps.cloud.providers.tencent.simulator import SimulatedCloud
+from apps.cloud.providers.tencent.simulator.components import COMPUTE
 from apps.cloud.providers.tencent.simulator.fleet import LATE_ADJUSTMENTS, SPOT
 from apps.cloud.services import cloud_account_create
 from apps.cloud.sync import runner
 from tests.billing.test_month_boundary import Clock, InstanceBills
 
 pytestmark = pytest.mark.django_db
+
+# The simulator's compute component: the one whose cost a re-read changes.
+COMPUTE_CODE = COMPUTE.code
 
 UTC = dt.UTC
 
@@ -52,7 +56,7 @@ class EditedBills(InstanceBills):
                     **detail,
                     "ComponentSet": [
                         {**c, "RealCost": self.costs[detail["BillId"]]}
-                        if c["ComponentCode"] == "v_cvm_compute"
+                        if c["ComponentCode"] == COMPUTE_CODE
                         else c
                         for c in detail["ComponentSet"]
                     ],
@@ -203,14 +207,14 @@ def test_it_follows_inserts_rereads_changed_and_withdrawn_lines_and_adjustments(
     assert_rollup_is_the_lines(account)
     # A re-read of the month in which one line's cost changed and another line is gone.
     changed, withdrawn = (
-        BillLine.objects.filter(account=account, component_code="v_cvm_compute", cost__gt=0)
+        BillLine.objects.filter(account=account, component_code=COMPUTE_CODE, cost__gt=0)
         .order_by("fee_begin_at")
         .values_list("bill_id", flat=True)[:2]
     )
     bills.costs[changed] = "123.45000000"
     bills.withdrawn.add(withdrawn)
     sync(account, bills, clock, clock.moment + dt.timedelta(hours=1))
-    assert BillLine.objects.get(bill_id=changed, component_code="v_cvm_compute").cost == Decimal(
+    assert BillLine.objects.get(bill_id=changed, component_code=COMPUTE_CODE).cost == Decimal(
         "123.45"
     )
     assert not BillLine.objects.filter(bill_id=withdrawn).exists()
