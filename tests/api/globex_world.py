@@ -29,7 +29,7 @@ from apps.analysis.models import (
     PhaseSegment,
     phase_day_encode,
 )
-from apps.billing.models import BalanceSnapshot, BillLine, InstanceBillDay
+from apps.billing.models import BalanceSnapshot, BillLine, InstanceBillDay, InstanceComponentDay
 from apps.cloud.models import Instance, Project, ProjectTagKey, SyncState
 from apps.cloud.services import cloud_account_create
 from apps.costs.models import CostDay, CostProjectDay, CostRollupState
@@ -126,6 +126,20 @@ def globex_world(globex: Organization, bob: User) -> GlobexWorld:
             month="2026-11",
             instance=instance,
             day=DAY,
+            cost=Decimal("10"),
+            billed_seconds=3600,
+            lines=1,
+        ),
+        # The same line per component (what the evidence names with its hourly price).
+        "instance_component_day": InstanceComponentDay.objects.create(
+            organization=globex,
+            account=account,
+            month="2026-11",
+            instance=instance,
+            day=DAY,
+            component_class="runtime",
+            component_code="v_cvm_gpu",
+            component_name="GPU",
             cost=Decimal("10"),
             billed_seconds=3600,
             lines=1,
