@@ -343,13 +343,6 @@ def _store_metrics(synced: Synced) -> None:
     metrics_write_bulk(series=series)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gn7-idle-19 (PREPAID, stop_idle): the API's saving is 3264.30 CNY/month from the "
-    "catalog ('subscription 3264.30 CNY/month not renewed', price_source catalog) while its "
-    "last purchase on the bill is 817.20; every hourly stop_idle, schedule and subscription "
-    "saving equals the bill's runtime ContractPrice x the stated hours",
-)
 @pytest.mark.django_db
 def test_stop_idle_schedule_and_subscription_savings_are_the_bill_price_times_the_hours(
     synced: Synced, client: APIClient
@@ -373,14 +366,14 @@ def test_stop_idle_schedule_and_subscription_savings_are_the_bill_price_times_th
         formula = rec["saving"]["formula"]
         if instance.charge_type == "PREPAID":
             # A stopped subscription keeps billing: the saving is the renewal not bought, the
-            # last month's purchase on the bill.
-            last = (
-                _lines(synced)
-                .filter(instance=instance, charge_category="purchase", cost__gt=0)
-                .latest("fee_begin_at")
+            # runtime components of the last month's purchase on the bill.
+            purchases = _lines(synced).filter(instance=instance, charge_category="purchase")
+            last = purchases.latest("fee_begin_at").fee_begin_at
+            renewal = _raw_total(
+                purchases.filter(fee_begin_at=last, component_code__in=RUNTIME_CODES)
             )
-            if _money(rec["saving"]["monthly_amount"]) != _money(last.cost):
-                mismatches.append((rec["kind"], instance.name, rec["saving"], last.cost))
+            if _money(rec["saving"]["monthly_amount"]) != _money(renewal):
+                mismatches.append((rec["kind"], instance.name, rec["saving"], renewal))
             continue
         stated = _HOURS_A_MONTH.search(formula)
         if stated is None:
