@@ -160,7 +160,7 @@ def components_from_lines(account: CloudAccount) -> dict[tuple, tuple[Decimal, i
         sums[key][0] += line.cost
         sums[key][1] += _seconds(line.fee_begin_at, line.fee_end_at)
         sums[key][2] += 1
-    return {key: tuple(v) for key, v in sums.items()}  # type: ignore[misc]
+    return {key: tuple(v) for key, v in sums.items()}
 
 
 def rollup(account: CloudAccount) -> dict[tuple, tuple[Decimal, int, int]]:
