@@ -66,7 +66,7 @@ def test_the_rollup_answers_what_the_lines_answer(billed) -> None:  # noqa: F811
         i
         for i in instances
         if BillLine.objects.filter(
-            instance=i, component_code="v_cvm_compute", fee_begin_at__gte=DAY
+            instance=i, component_class="runtime", fee_begin_at__gte=DAY
         ).exists()
     ]
     assert len(hourly) >= 3
@@ -110,7 +110,7 @@ def test_the_rollup_answers_what_the_lines_answer(billed) -> None:  # noqa: F811
         assert line.instance is not None
         BillLine.objects.filter(
             instance=line.instance,
-            component_code="v_cvm_compute",
+            component_class="runtime",
             fee_begin_at__gt=line.fee_begin_at - dt.timedelta(hours=1),
             fee_begin_at__lt=line.fee_end_at,
         ).delete()

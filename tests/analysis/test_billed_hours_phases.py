@@ -102,7 +102,7 @@ def test_phase_minutes_follow_bills_and_analysis(billed) -> None:  # noqa: F811
     day = dt.datetime(2026, 11, 2, tzinfo=dt.UTC)
     doomed = BillLine.objects.filter(
         instance__in=instances[:3],
-        component_code="v_cvm_compute",
+        component_class="runtime",
         fee_begin_at__gte=day + dt.timedelta(hours=3),
         fee_begin_at__lt=day + dt.timedelta(hours=9),
     )

@@ -106,6 +106,7 @@ def build_world(organization: Organization) -> World:
                 BillLine(
                     bill_id=f"{name}-{hour:%Y%m%d%H}",
                     component_code="v_cvm_compute",
+                    component_class="runtime",
                     item_code="cvm",
                     list_cost=cost,
                     cost=cost,
@@ -117,6 +118,7 @@ def build_world(organization: Organization) -> World:
                     BillLine(
                         bill_id=f"{name}-{hour:%Y%m%d%H}",
                         component_code="v_cvm_disk",
+                        component_class="storage",
                         item_code="cbs",
                         list_cost=Decimal("0.10"),
                         cost=Decimal("0.10"),

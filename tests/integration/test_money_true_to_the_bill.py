@@ -23,8 +23,10 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 from django.db.models import Sum
+from django.test import override_settings
 from rest_framework.test import APIClient
 
 from apps.accounts import services as accounts_services
@@ -76,6 +78,12 @@ def synced(django_db_setup: None, django_db_blocker: Any) -> Iterator[Synced]:
             name="Acme", owner=user, timezone_name="Asia/Shanghai"
         )
         simulator = SimulatorServer(port=0, seed=1, now=lambda: NOW, rate_limits={}).start()
+        # Outbound calls a tenant can aim go only to hosts the operator allows (apps.core.outbound):
+        # as `make demo` does, only this simulator.
+        allowed = override_settings(
+            OUTBOUND_ALLOWED_HOSTS=[*settings.OUTBOUND_ALLOWED_HOSTS, simulator.endpoint]
+        )
+        allowed.enable()
         try:
             account = connect(organization, simulator)
             runner.run_kind(account, SyncKind.INVENTORY, now=NOW)
@@ -83,6 +91,7 @@ def synced(django_db_setup: None, django_db_blocker: Any) -> Iterator[Synced]:
             runner.run_kind(account, SyncKind.BILLS, now=NOW, backfill_days=BACKFILL_DAYS)
             yield Synced(organization, user, account, simulator)
         finally:
+            allowed.disable()
             simulator.stop()
             call_command("flush", interactive=False, verbosity=0)
 
