@@ -101,29 +101,32 @@ def _refresh_python(account: CloudAccount, months: list[str] | None) -> int:
     lines = BillLine.objects.filter(account=account, instance__isnull=False)
     if months is not None:
         lines = lines.filter(month__in=months)
-    days: dict[tuple[str, int, dt.date, str], list] = defaultdict(lambda: [Decimal(0), set(), 0])
+    days: dict[tuple[str, int, dt.date, str], list] = defaultdict(lambda: [Decimal(0), {}, 0])
     parts: dict[tuple[str, int, dt.date, str, str, str], list] = defaultdict(
         lambda: [Decimal(0), 0, 0, ""]
     )
     rows = lines.values_list(
         "month", "instance_id", "fee_begin_at", "fee_end_at", "cost", "currency",
-        "component_class", "component_code", "component_name", "charge_category",
+        "component_class", "component_code", "component_name", "charge_category", "time_span",
+        "time_unit",
     )  # fmt: skip
-    for month, instance_id, begin, end, cost, currency, cls, code, name, category in rows.iterator(
-        chunk_size=5000
-    ):
+    for (
+        month, instance_id, begin, end, cost, currency, cls, code, name, category, span, unit
+    ) in rows.iterator(chunk_size=5000):  # fmt: skip
         if not is_usage_hour(category, begin, end):
             continue
         key = (month, instance_id, begin.astimezone(dt.UTC).date(), currency)
         part = parts[(*key, cls, code)]
         part[0] += cost
-        part[1] += billed_seconds(begin, end)
+        part[1] += billed_seconds(begin, end, span, unit)
         part[2] += 1
         part[3] = max(part[3], name)
         if is_runtime(cls):
             day = days[key]
             day[0] += cost
-            day[1].add((begin, end))
+            # One span, one count of its seconds: the most any of its runtime components ran.
+            seconds = billed_seconds(begin, end, span, unit)
+            day[1][(begin, end)] = max(day[1].get((begin, end), 0), seconds)
             day[2] += 1
     common = {"organization_id": account.organization_id, "account": account}
     InstanceBillDay.objects.bulk_create(
@@ -135,7 +138,7 @@ def _refresh_python(account: CloudAccount, months: list[str] | None) -> int:
                 day=day,
                 currency=currency,
                 cost=cost,
-                billed_seconds=sum(billed_seconds(b, e) for b, e in spans),
+                billed_seconds=sum(spans.values()),
                 lines=count,
             )
             for (month, instance_id, day, currency), (cost, spans, count) in days.items()

@@ -39,10 +39,35 @@ PERSISTENT = (classify.STORAGE, classify.NETWORK)
 HOURLY_LINE_MAX = dt.timedelta(hours=1, seconds=1)
 
 
-def billed_seconds(begin: dt.datetime, end: dt.datetime) -> int:
-    """Seconds a line bills: its span, plus the last second when it ends on :59."""
+# What a component's ``TimeSpan`` counts, in seconds per unit (``TimeUnitName``). An hourly
+# settlement line spans its whole hour from FeeBeginTime to FeeEndTime, but an instance that ran
+# part of it (launched, stopped or released inside the hour) bills only the seconds it ran, and
+# says so in its TimeSpan: those are the seconds the price is paid for.
+TIME_UNIT_SECONDS = {
+    "秒": 1,
+    "s": 1,
+    "second": 1,
+    "分钟": 60,
+    "小时": 3600,
+    "h": 3600,
+    "hour": 3600,
+}
+
+
+def billed_seconds(
+    begin: dt.datetime,
+    end: dt.datetime,
+    time_span: Decimal | None = None,
+    time_unit: str = "",
+) -> int:
+    """Seconds a line bills: its span, plus the last second when it ends on :59; fewer when its
+    ``time_span`` (in ``time_unit``) says it ran for less of the span."""
     stop = end + dt.timedelta(seconds=1) if end.second == 59 else end
-    return int((stop - begin).total_seconds())
+    span = int((stop - begin).total_seconds())
+    per_unit = TIME_UNIT_SECONDS.get((time_unit or "").strip().lower())
+    if time_span is None or per_unit is None or time_span <= 0:
+        return span
+    return min(span, int(-(-Decimal(time_span) * per_unit // 1)))
 
 
 def is_usage_hour(charge_category: str, begin: dt.datetime, end: dt.datetime) -> bool:
@@ -69,9 +94,17 @@ def _sql_list(values: tuple[str, ...]) -> str:
 
 # The same in SQL (columns of ``billing_billline``, unqualified). ``date_part`` (double
 # precision), not ``extract`` (numeric since PostgreSQL 14): a third faster, exact for seconds.
+_SPAN_SECONDS_SQL = (
+    "(date_part('epoch', fee_end_at - fee_begin_at)::bigint"
+    " + (date_part('second', fee_end_at) >= 59)::int)"
+)
+_UNIT_SECONDS_SQL = " ".join(
+    f"WHEN '{unit}' THEN {seconds}" for unit, seconds in TIME_UNIT_SECONDS.items()
+)
 BILLED_SECONDS_SQL = (
-    "date_part('epoch', fee_end_at - fee_begin_at)::bigint"
-    " + (date_part('second', fee_end_at) >= 59)::int"
+    f"LEAST({_SPAN_SECONDS_SQL}, COALESCE(CASE WHEN time_span > 0 THEN"
+    f" ceil(time_span * CASE lower(trim(time_unit)) {_UNIT_SECONDS_SQL} END)::bigint END,"
+    f" {_SPAN_SECONDS_SQL}))"
 )
 USAGE_HOUR_SQL = (
     f"charge_category = '{classify.USAGE}'"

@@ -296,20 +296,23 @@ def _line_sums(
         instance_id__in=ids, fee_begin_at__gte=start, fee_begin_at__lt=end
     ).values_list(
         "instance_id", "currency", "fee_begin_at", "fee_end_at", "cost", "component_class",
-        "component_code", "component_name", "charge_category",
+        "component_code", "component_name", "charge_category", "time_span", "time_unit",
     )  # fmt: skip
-    spans: dict[tuple[int, str], set[tuple[dt.datetime, dt.datetime]]] = defaultdict(set)
-    for instance_id, currency, begin, end_at, cost, cls, code, name, category in lines.iterator(
-        chunk_size=5000
-    ):
+    # Per instance, each billed span once, with the most seconds any of its runtime parts ran.
+    spans: dict[tuple[int, str], dict[tuple[dt.datetime, dt.datetime], int]] = defaultdict(dict)
+    for (
+        instance_id, currency, begin, end_at, cost, cls, code, name, category, span, unit
+    ) in lines.iterator(chunk_size=5000):  # fmt: skip
         if not is_usage_hour(category, begin, end_at):
             continue
-        _add(parts[(instance_id, currency, cls, code)], cost, billed_seconds(begin, end_at), name)
+        seconds = billed_seconds(begin, end_at, span, unit)
+        _add(parts[(instance_id, currency, cls, code)], cost, seconds, name)
         if is_runtime(cls):
             sums[(instance_id, currency)][0] += cost
-            spans[(instance_id, currency)].add((begin, end_at))
+            distinct = spans[(instance_id, currency)]
+            distinct[(begin, end_at)] = max(distinct.get((begin, end_at), 0), seconds)
     for key, distinct in spans.items():
-        sums[key][1] += sum(billed_seconds(b, e) for b, e in distinct)
+        sums[key][1] += sum(distinct.values())
 
 
 def amortized_runtime(

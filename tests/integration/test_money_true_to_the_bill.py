@@ -145,12 +145,6 @@ def _raw_runtime_prices(lines: Any, start: dt.datetime, end: dt.datetime) -> dic
     return {instance_id: found.pop() for instance_id, found in prices.items()}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gn7-training-15: product 5.1110 CNY/h (250.44 runtime billed / 49.0 h) against "
-    "5.2000 = GPU 3.90 + compute 1.30 ContractPrice: a partial hour (FeeBegin-FeeEnd a full "
-    "hour, TimeSpan 581 s, cost 0.8392) counts as 3,600 s in billing.runtime's billed seconds",
-)
 @pytest.mark.django_db
 def test_the_runtime_price_of_every_hourly_instance_is_its_runtime_components(
     synced: Synced,
