@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import numpy as np
 import pytest
+from django.conf import settings
 
 from apps.billing.models import BillLine
 from apps.billing.selectors import cost_total
@@ -37,9 +38,15 @@ WORKER_ENV = {
 }
 
 
+def worker_env() -> dict[str, str]:
+    """``WORKER_ENV`` and the outbound hosts this test allows (the simulator): the worker is
+    another process, with its own settings, and refuses any other host."""
+    return {**WORKER_ENV, "OUTBOUND_ALLOWED_HOSTS": ",".join(settings.OUTBOUND_ALLOWED_HOSTS)}
+
+
 def run_to_completion(account: CloudAccount, kind: str) -> None:
     """Start a worker, enqueue the sync, wait until it succeeded, stop the worker."""
-    worker = start_celery_worker("sync", **WORKER_ENV)
+    worker = start_celery_worker("sync", **worker_env())
     try:
         run_sync.delay(account.pk, kind, SIM_NOW.isoformat())
         done = wait_for(
@@ -52,7 +59,7 @@ def run_to_completion(account: CloudAccount, kind: str) -> None:
 
 
 def kill_midway(account: CloudAccount, kind: str, started: Callable[[], object]) -> None:
-    worker = start_celery_worker("sync", **WORKER_ENV)
+    worker = start_celery_worker("sync", **worker_env())
     run_sync.delay(account.pk, kind, SIM_NOW.isoformat())
     assert wait_for(started, timeout=120), stop_worker(worker)[-4000:]
     worker.send_signal(signal.SIGKILL)

@@ -27,6 +27,7 @@ from apps.alerts.models import Budget
 from apps.analysis.engine import Phase
 from apps.analysis.models import PHASE_DAY_SHAPE, PhaseDay, PhaseSegment, phase_day_encode
 from apps.billing.models import BillLine
+from apps.billing.signals import bill_lines_changed
 from apps.cloud.models import CloudAccount, Instance, Project
 from apps.metrics.models import InstanceHourRollup
 from apps.recommendations.models import Recommendation
@@ -168,6 +169,11 @@ def build_world(organization: Organization) -> World:
     PhaseDay.objects.bulk_create(phase_days)
     InstanceHourRollup.objects.bulk_create(rollups)
     PhaseSegment.objects.bulk_create(segments)
+    # As billing's sync does after writing lines (and after the analysis wrote the days it
+    # reads): the cost and billed-hours rollups follow, never on a GET.
+    bill_lines_changed.send(
+        sender=BillLine, organization=organization, months=sorted({line.month for line in lines})
+    )
     for rank, (saving, title) in enumerate(
         [
             ("900.00", "Stop idle train-a at night"),
