@@ -7,13 +7,14 @@ Money is a decimal string with the currency beside it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.accounts.models import Currency
-from apps.api.serializers import StrictSerializer
+from apps.api.serializers import StatedCharField, StrictSerializer
 from apps.recommendations.models import Recommendation, RecommendationEvent, Status
 from apps.recommendations.rules import KINDS, THRESHOLD_RULES, THRESHOLD_TYPES
 from apps.recommendations.selectors import ORDERINGS
@@ -340,13 +341,30 @@ class ThresholdFieldSerializer(serializers.Serializer):
     help = serializers.CharField()
 
 
+# A plain decimal (no sign, exponent, NaN or Infinity, which Decimal() would also read); that
+# it is above zero the schema says with a "not" and parse_reserved_prices checks.
+HOURLY_PATTERN = r"^[0-9]{1,10}(\.[0-9]{1,8})?$"
+
+
+def _validate_hourly(value: str) -> None:
+    if not re.fullmatch(HOURLY_PATTERN, value):
+        raise serializers.ValidationError(
+            'Must be a plain decimal number, e.g. "2.5" (at most 8 digits after the point).'
+        )
+
+
 class ReservedPriceSerializer(StrictSerializer):
     """One reserved-instance price the organization entered (not in the CVM price APIs)."""
 
     region = serializers.CharField(max_length=64)
     instance_type = serializers.CharField(max_length=64)
-    hourly = serializers.CharField(
-        max_length=32, help_text="Effective price per hour, a decimal string."
+    hourly = StatedCharField(
+        schema={"pattern": HOURLY_PATTERN, "not": {"pattern": "^[0.]*$"}},
+        max_length=32,
+        trim_whitespace=False,
+        validators=[_validate_hourly],
+        help_text="Effective price per hour: a positive decimal string, at most 10 digits "
+        "before the point and 8 after it.",
     )
     term_years = serializers.IntegerField(default=1, min_value=1, max_value=3)
     currency = serializers.ChoiceField(

@@ -845,7 +845,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** @description Change the signed-in person's own preferences; answers with the updated /me. */
+        /**
+         * @description Change the signed-in person's own preferences; answers with the updated /me. A
+         *     preference left out is kept (an empty body changes nothing).
+         */
         patch: operations["v1_me_partial_update"];
         trace?: never;
     };
@@ -1175,7 +1178,6 @@ export interface components {
          * @enum {string}
          */
         ActionEnum: "accept" | "dismiss" | "snooze" | "reopen";
-        /** @description Reject unknown fields and non-string values for text fields. */
         ActionInputRequest: {
             action: components["schemas"]["ActionEnum"];
             reason?: string;
@@ -1262,8 +1264,11 @@ export interface components {
             email?: string;
             /** @description Empty: alerts of every project. */
             project?: number | null;
-        };
-        /** @description Reject unknown fields and non-string values for text fields. */
+        } & ({
+            role: unknown;
+        } | {
+            role?: unknown;
+        });
         AlertSettings: {
             webhook_url?: string;
             readonly webhook_secret_set: boolean;
@@ -1317,7 +1322,6 @@ export interface components {
             /** @description Only with group_by=project. */
             groups?: components["schemas"]["ProjectWaste"][];
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         ApiKey: {
             readonly id: number;
             name: string;
@@ -1331,7 +1335,6 @@ export interface components {
             /** Format: date-time */
             readonly revoked_at: string | null;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         ApiKeyCreated: {
             readonly id: number;
             name: string;
@@ -1347,7 +1350,6 @@ export interface components {
             /** @description The full key. Shown once; store it now. */
             readonly key: string;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         ApiKeyRequest: {
             name: string;
             /** @default read */
@@ -1592,7 +1594,6 @@ export interface components {
             /** Format: date-time */
             end: string;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         CloudAccount: {
             readonly id: number;
             name: string;
@@ -1600,7 +1601,7 @@ export interface components {
             secret_id: string;
             regions: string[];
             site?: components["schemas"]["SiteEnum"];
-            /** @description host:port that every service is sent to instead of *.tencentcloudapi.com. */
+            /** @description host:port that every service is sent to instead of *.tencentcloudapi.com; it must not resolve to a loopback, private, link-local or metadata address. */
             endpoint?: string;
             endpoint_scheme?: components["schemas"]["EndpointSchemeEnum"];
             readonly currency: string;
@@ -1612,14 +1613,13 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         CloudAccountRequest: {
             name: string;
             secret_id: string;
             secret_key: string;
-            regions: string[];
+            regions: components["schemas"]["RegionsEnum"][];
             site?: components["schemas"]["SiteEnum"];
-            /** @description host:port that every service is sent to instead of *.tencentcloudapi.com. */
+            /** @description host:port that every service is sent to instead of *.tencentcloudapi.com; it must not resolve to a loopback, private, link-local or metadata address. */
             endpoint?: string;
             endpoint_scheme?: components["schemas"]["EndpointSchemeEnum"];
         };
@@ -1670,10 +1670,10 @@ export interface components {
             name?: string;
             secret_id: string;
             secret_key: string;
-            regions: string[];
+            regions: components["schemas"]["RegionsEnum"][];
             /** @default china */
             site?: components["schemas"]["SiteEnum"];
-            /** @default  */
+            /** @description host:port that every service is sent to instead of *.tencentcloudapi.com; it must not resolve to a loopback, private, link-local or metadata address. */
             endpoint?: string;
             /** @default https */
             endpoint_scheme?: components["schemas"]["EndpointSchemeEnum"];
@@ -1832,7 +1832,7 @@ export interface components {
              * @example 09:00:00
              */
             send_time?: string;
-            timezone?: string;
+            timezone?: components["schemas"]["TimezoneEnum"] | components["schemas"]["BlankEnum"];
             projects?: number[];
             workdays_only?: boolean;
             is_active?: boolean;
@@ -2122,14 +2122,12 @@ export interface components {
             /** @description Human name (project or instance name). */
             label: string;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         Holiday: {
             readonly id: number;
             /** Format: date */
             date: string;
             name?: string;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         HolidayRequest: {
             /** Format: date */
             date: string;
@@ -2312,7 +2310,6 @@ export interface components {
             facets: components["schemas"]["Facets"];
             results: components["schemas"]["InstanceUsage"][];
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         Invitation: {
             readonly id: number;
             /** Format: email */
@@ -2329,7 +2326,6 @@ export interface components {
             /** Format: date-time */
             readonly sent_at: string | null;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         InvitationAcceptRequest: {
             token: string;
             /** @default  */
@@ -2344,7 +2340,6 @@ export interface components {
             language?: components["schemas"]["LanguageEnum"];
             password?: string;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         InvitationRequest: {
             /** Format: email */
             email: string;
@@ -2363,7 +2358,6 @@ export interface components {
          * @enum {string}
          */
         LevelEnum: "high" | "medium" | "low";
-        /** @description Reject unknown fields and non-string values for text fields. */
         LoginRequest: {
             /** Format: email */
             email: string;
@@ -2395,7 +2389,6 @@ export interface components {
             /** @description Where this installation's mail catcher keeps the e-mails it sends (the demo); empty when e-mail really goes out. */
             caught_mail_dir: string;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         Membership: {
             readonly id: number;
             readonly user: components["schemas"]["User"];
@@ -2491,7 +2484,6 @@ export interface components {
             hours: number;
             label: string;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         Organization: {
             readonly id: number;
             readonly slug: string;
@@ -2500,11 +2492,10 @@ export interface components {
             currency?: components["schemas"]["CurrencyEnum"];
             readonly role: string | null;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         OrganizationCreateRequest: {
             name: string;
             /** @default Asia/Shanghai */
-            timezone?: string;
+            timezone?: components["schemas"]["TimezoneEnum"];
             /** @default CNY */
             currency?: components["schemas"]["CurrencyEnum"];
         };
@@ -2748,7 +2739,6 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["ThresholdRule"][];
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         PatchedAlertSettingsRequest: {
             webhook_url?: string;
             /** @description HMAC-SHA256 key for the X-GPU-Ledger-Signature header; write-only. */
@@ -2778,8 +2768,36 @@ export interface components {
         };
         /** @description ``thresholds``: the overrides (PATCH merges; null drops one); the rest is read-only. */
         PatchedAnalysisSettingsRequest: {
+            /** @description Threshold name -> its override; null drops the override (back to the default). The overrides merged with the stored ones must agree with each other. */
             thresholds?: {
-                [key: string]: unknown;
+                idle_gpu_util_max_pct?: number | null;
+                data_gpu_util_max_pct?: number | null;
+                cpu_busy_min_pct?: number | null;
+                gpu_mem_allocated_min_pct?: number | null;
+                eval_gpu_util_min_pct?: number | null;
+                eval_gpu_util_max_pct?: number | null;
+                train_gpu_util_min_pct?: number | null;
+                train_gpu_util_max_pct?: number | null;
+                train_gpu_mem_min_pct?: number | null;
+                steady_gpu_util_sd_max_pct?: number | null;
+                eval_gpu_mem_drop_min_pct?: number | null;
+                train_gpu_mem_drop_max_pct?: number | null;
+                gpu_util_scale_pct?: number | null;
+                gpu_util_sd_scale_pct?: number | null;
+                gpu_mem_scale_pct?: number | null;
+                cpu_scale_pct?: number | null;
+                gpu_mem_drop_scale_pct?: number | null;
+                min_phase_minutes?: number | null;
+                feature_window_minutes?: number | null;
+                block_minutes?: number | null;
+                block_min_observed_minutes?: number | null;
+                memory_context_minutes?: number | null;
+                switch_penalty?: number | null;
+                off_window_p95_max_pct?: number | null;
+                off_window_min_hours?: number | null;
+                off_window_min_weeks?: number | null;
+                low_around_the_clock_min_hours?: number | null;
+                profile_min_coverage?: number | null;
             };
         };
         /** @description Scopes the ``project`` field to the request's organization: another one's is a 400. */
@@ -2801,14 +2819,13 @@ export interface components {
             /** @description Percentages of the amount that alert once a month each (default 50, 80, 100). */
             forecast_thresholds_pct?: number[];
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         PatchedCloudAccountRequest: {
             name?: string;
             secret_id?: string;
             secret_key?: string;
-            regions?: string[];
+            regions?: components["schemas"]["RegionsEnum"][];
             site?: components["schemas"]["SiteEnum"];
-            /** @description host:port that every service is sent to instead of *.tencentcloudapi.com. */
+            /** @description host:port that every service is sent to instead of *.tencentcloudapi.com; it must not resolve to a loopback, private, link-local or metadata address. */
             endpoint?: string;
             endpoint_scheme?: components["schemas"]["EndpointSchemeEnum"];
         };
@@ -2822,12 +2839,11 @@ export interface components {
              * @example 09:00:00
              */
             send_time?: string;
-            timezone?: string;
+            timezone?: components["schemas"]["TimezoneEnum"] | components["schemas"]["BlankEnum"];
             projects?: number[];
             workdays_only?: boolean;
             is_active?: boolean;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         PatchedHolidayRequest: {
             /** Format: date */
             date?: string;
@@ -2837,17 +2853,14 @@ export interface components {
         PatchedMeUpdateRequest: {
             language?: components["schemas"]["LanguageEnum"];
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         PatchedMembershipRequest: {
             role?: components["schemas"]["RoleEnum"];
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         PatchedOrganizationRequest: {
             name?: string;
-            timezone?: string;
+            timezone?: components["schemas"]["TimezoneEnum"];
             currency?: components["schemas"]["CurrencyEnum"];
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         PatchedProjectRequest: {
             name?: string;
             tag_values?: string[];
@@ -2917,7 +2930,6 @@ export interface components {
          * @enum {string}
          */
         PricingCategoryEnum: "Standard" | "Dynamic" | "Committed" | "Other";
-        /** @description Reject unknown fields and non-string values for text fields. */
         Project: {
             readonly id: number;
             name: string;
@@ -2928,14 +2940,12 @@ export interface components {
             slug: string;
             name: string;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         ProjectTagKey: {
             readonly id: number;
             key: string;
             /** Format: int64 */
             position?: number;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         ProjectTagKeyRequest: {
             key: string;
             /** Format: int64 */
@@ -3146,7 +3156,8 @@ export interface components {
          * @enum {string}
          */
         RecommendationStatusEnum: "open" | "accepted" | "dismissed" | "snoozed" | "resolved";
-        /** @description Reject unknown fields and non-string values for text fields. */
+        /** @enum {string} */
+        RegionsEnum: "ap-bangkok" | "ap-beijing" | "ap-beijing-fsi" | "ap-chengdu" | "ap-chongqing" | "ap-guangzhou" | "ap-hongkong" | "ap-jakarta" | "ap-mumbai" | "ap-nanjing" | "ap-seoul" | "ap-shanghai" | "ap-shanghai-fsi" | "ap-shenzhen-fsi" | "ap-singapore" | "ap-taipei" | "ap-tokyo" | "eu-frankfurt" | "na-ashburn" | "na-siliconvalley" | "na-toronto" | "sa-saopaulo";
         ResendVerificationRequest: {
             /** Format: email */
             email: string;
@@ -3155,7 +3166,7 @@ export interface components {
         ReservedPrice: {
             region: string;
             instance_type: string;
-            /** @description Effective price per hour, a decimal string. */
+            /** @description Effective price per hour: a positive decimal string, at most 10 digits before the point and 8 after it. */
             hourly: string;
             /** @default 1 */
             term_years?: number;
@@ -3171,7 +3182,7 @@ export interface components {
         ReservedPriceRequest: {
             region: string;
             instance_type: string;
-            /** @description Effective price per hour, a decimal string. */
+            /** @description Effective price per hour: a positive decimal string, at most 10 digits before the point and 8 after it. */
             hourly: string;
             /** @default 1 */
             term_years?: number;
@@ -3245,7 +3256,6 @@ export interface components {
          * @enum {string}
          */
         ServiceSubcategoryEnum: "Virtual Machines";
-        /** @description Reject unknown fields and non-string values for text fields. */
         SetPasswordRequest: {
             uid: string;
             token: string;
@@ -3280,16 +3290,15 @@ export interface components {
             email: string;
             message: string;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         SignupRequest: {
             /** Format: email */
             email: string;
-            /** @description Checked by Django's password validators (length, common, numeric, similarity). */
+            /** @description Checked by Django's password validators: at least the length stated, not a common password, not all digits, not like the e-mail or name. */
             password: string;
             name: string;
             organization_name: string;
             /** @default Asia/Shanghai */
-            timezone?: string;
+            timezone?: components["schemas"]["TimezoneEnum"];
             /** @default CNY */
             currency?: components["schemas"]["CurrencyEnum"];
             /**
@@ -3333,7 +3342,6 @@ export interface components {
             /** @description The unknown phase ('No data') split by reason, every reason listed; the parts add up to the unknown phase's minutes, GPU-hours and money. */
             no_data: components["schemas"]["NoData"][];
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         SwitchOrganizationRequest: {
             /** @description The slug of one of your organizations. */
             organization: string;
@@ -3554,6 +3562,8 @@ export interface components {
             /** @description Minutes with a GPU utilization point. */
             observed_minutes: number;
         };
+        /** @enum {string} */
+        TimezoneEnum: "Africa/Abidjan" | "Africa/Accra" | "Africa/Addis_Ababa" | "Africa/Algiers" | "Africa/Asmara" | "Africa/Asmera" | "Africa/Bamako" | "Africa/Bangui" | "Africa/Banjul" | "Africa/Bissau" | "Africa/Blantyre" | "Africa/Brazzaville" | "Africa/Bujumbura" | "Africa/Cairo" | "Africa/Casablanca" | "Africa/Ceuta" | "Africa/Conakry" | "Africa/Dakar" | "Africa/Dar_es_Salaam" | "Africa/Djibouti" | "Africa/Douala" | "Africa/El_Aaiun" | "Africa/Freetown" | "Africa/Gaborone" | "Africa/Harare" | "Africa/Johannesburg" | "Africa/Juba" | "Africa/Kampala" | "Africa/Khartoum" | "Africa/Kigali" | "Africa/Kinshasa" | "Africa/Lagos" | "Africa/Libreville" | "Africa/Lome" | "Africa/Luanda" | "Africa/Lubumbashi" | "Africa/Lusaka" | "Africa/Malabo" | "Africa/Maputo" | "Africa/Maseru" | "Africa/Mbabane" | "Africa/Mogadishu" | "Africa/Monrovia" | "Africa/Nairobi" | "Africa/Ndjamena" | "Africa/Niamey" | "Africa/Nouakchott" | "Africa/Ouagadougou" | "Africa/Porto-Novo" | "Africa/Sao_Tome" | "Africa/Timbuktu" | "Africa/Tripoli" | "Africa/Tunis" | "Africa/Windhoek" | "America/Adak" | "America/Anchorage" | "America/Anguilla" | "America/Antigua" | "America/Araguaina" | "America/Argentina/Buenos_Aires" | "America/Argentina/Catamarca" | "America/Argentina/ComodRivadavia" | "America/Argentina/Cordoba" | "America/Argentina/Jujuy" | "America/Argentina/La_Rioja" | "America/Argentina/Mendoza" | "America/Argentina/Rio_Gallegos" | "America/Argentina/Salta" | "America/Argentina/San_Juan" | "America/Argentina/San_Luis" | "America/Argentina/Tucuman" | "America/Argentina/Ushuaia" | "America/Aruba" | "America/Asuncion" | "America/Atikokan" | "America/Atka" | "America/Bahia" | "America/Bahia_Banderas" | "America/Barbados" | "America/Belem" | "America/Belize" | "America/Blanc-Sablon" | "America/Boa_Vista" | "America/Bogota" | "America/Boise" | "America/Buenos_Aires" | "America/Cambridge_Bay" | "America/Campo_Grande" | "America/Cancun" | "America/Caracas" | "America/Catamarca" | "America/Cayenne" | "America/Cayman" | "America/Chicago" | "America/Chihuahua" | "America/Ciudad_Juarez" | "America/Coral_Harbour" | "America/Cordoba" | "America/Costa_Rica" | "America/Coyhaique" | "America/Creston" | "America/Cuiaba" | "America/Curacao" | "America/Danmarkshavn" | "America/Dawson" | "America/Dawson_Creek" | "America/Denver" | "America/Detroit" | "America/Dominica" | "America/Edmonton" | "America/Eirunepe" | "America/El_Salvador" | "America/Ensenada" | "America/Fort_Nelson" | "America/Fort_Wayne" | "America/Fortaleza" | "America/Glace_Bay" | "America/Godthab" | "America/Goose_Bay" | "America/Grand_Turk" | "America/Grenada" | "America/Guadeloupe" | "America/Guatemala" | "America/Guayaquil" | "America/Guyana" | "America/Halifax" | "America/Havana" | "America/Hermosillo" | "America/Indiana/Indianapolis" | "America/Indiana/Knox" | "America/Indiana/Marengo" | "America/Indiana/Petersburg" | "America/Indiana/Tell_City" | "America/Indiana/Vevay" | "America/Indiana/Vincennes" | "America/Indiana/Winamac" | "America/Indianapolis" | "America/Inuvik" | "America/Iqaluit" | "America/Jamaica" | "America/Jujuy" | "America/Juneau" | "America/Kentucky/Louisville" | "America/Kentucky/Monticello" | "America/Knox_IN" | "America/Kralendijk" | "America/La_Paz" | "America/Lima" | "America/Los_Angeles" | "America/Louisville" | "America/Lower_Princes" | "America/Maceio" | "America/Managua" | "America/Manaus" | "America/Marigot" | "America/Martinique" | "America/Matamoros" | "America/Mazatlan" | "America/Mendoza" | "America/Menominee" | "America/Merida" | "America/Metlakatla" | "America/Mexico_City" | "America/Miquelon" | "America/Moncton" | "America/Monterrey" | "America/Montevideo" | "America/Montreal" | "America/Montserrat" | "America/Nassau" | "America/New_York" | "America/Nipigon" | "America/Nome" | "America/Noronha" | "America/North_Dakota/Beulah" | "America/North_Dakota/Center" | "America/North_Dakota/New_Salem" | "America/Nuuk" | "America/Ojinaga" | "America/Panama" | "America/Pangnirtung" | "America/Paramaribo" | "America/Phoenix" | "America/Port-au-Prince" | "America/Port_of_Spain" | "America/Porto_Acre" | "America/Porto_Velho" | "America/Puerto_Rico" | "America/Punta_Arenas" | "America/Rainy_River" | "America/Rankin_Inlet" | "America/Recife" | "America/Regina" | "America/Resolute" | "America/Rio_Branco" | "America/Rosario" | "America/Santa_Isabel" | "America/Santarem" | "America/Santiago" | "America/Santo_Domingo" | "America/Sao_Paulo" | "America/Scoresbysund" | "America/Shiprock" | "America/Sitka" | "America/St_Barthelemy" | "America/St_Johns" | "America/St_Kitts" | "America/St_Lucia" | "America/St_Thomas" | "America/St_Vincent" | "America/Swift_Current" | "America/Tegucigalpa" | "America/Thule" | "America/Thunder_Bay" | "America/Tijuana" | "America/Toronto" | "America/Tortola" | "America/Vancouver" | "America/Virgin" | "America/Whitehorse" | "America/Winnipeg" | "America/Yakutat" | "America/Yellowknife" | "Antarctica/Casey" | "Antarctica/Davis" | "Antarctica/DumontDUrville" | "Antarctica/Macquarie" | "Antarctica/Mawson" | "Antarctica/McMurdo" | "Antarctica/Palmer" | "Antarctica/Rothera" | "Antarctica/South_Pole" | "Antarctica/Syowa" | "Antarctica/Troll" | "Antarctica/Vostok" | "Arctic/Longyearbyen" | "Asia/Aden" | "Asia/Almaty" | "Asia/Amman" | "Asia/Anadyr" | "Asia/Aqtau" | "Asia/Aqtobe" | "Asia/Ashgabat" | "Asia/Ashkhabad" | "Asia/Atyrau" | "Asia/Baghdad" | "Asia/Bahrain" | "Asia/Baku" | "Asia/Bangkok" | "Asia/Barnaul" | "Asia/Beirut" | "Asia/Bishkek" | "Asia/Brunei" | "Asia/Calcutta" | "Asia/Chita" | "Asia/Choibalsan" | "Asia/Chongqing" | "Asia/Chungking" | "Asia/Colombo" | "Asia/Dacca" | "Asia/Damascus" | "Asia/Dhaka" | "Asia/Dili" | "Asia/Dubai" | "Asia/Dushanbe" | "Asia/Famagusta" | "Asia/Gaza" | "Asia/Harbin" | "Asia/Hebron" | "Asia/Ho_Chi_Minh" | "Asia/Hong_Kong" | "Asia/Hovd" | "Asia/Irkutsk" | "Asia/Istanbul" | "Asia/Jakarta" | "Asia/Jayapura" | "Asia/Jerusalem" | "Asia/Kabul" | "Asia/Kamchatka" | "Asia/Karachi" | "Asia/Kashgar" | "Asia/Kathmandu" | "Asia/Katmandu" | "Asia/Khandyga" | "Asia/Kolkata" | "Asia/Krasnoyarsk" | "Asia/Kuala_Lumpur" | "Asia/Kuching" | "Asia/Kuwait" | "Asia/Macao" | "Asia/Macau" | "Asia/Magadan" | "Asia/Makassar" | "Asia/Manila" | "Asia/Muscat" | "Asia/Nicosia" | "Asia/Novokuznetsk" | "Asia/Novosibirsk" | "Asia/Omsk" | "Asia/Oral" | "Asia/Phnom_Penh" | "Asia/Pontianak" | "Asia/Pyongyang" | "Asia/Qatar" | "Asia/Qostanay" | "Asia/Qyzylorda" | "Asia/Rangoon" | "Asia/Riyadh" | "Asia/Saigon" | "Asia/Sakhalin" | "Asia/Samarkand" | "Asia/Seoul" | "Asia/Shanghai" | "Asia/Singapore" | "Asia/Srednekolymsk" | "Asia/Taipei" | "Asia/Tashkent" | "Asia/Tbilisi" | "Asia/Tehran" | "Asia/Tel_Aviv" | "Asia/Thimbu" | "Asia/Thimphu" | "Asia/Tokyo" | "Asia/Tomsk" | "Asia/Ujung_Pandang" | "Asia/Ulaanbaatar" | "Asia/Ulan_Bator" | "Asia/Urumqi" | "Asia/Ust-Nera" | "Asia/Vientiane" | "Asia/Vladivostok" | "Asia/Yakutsk" | "Asia/Yangon" | "Asia/Yekaterinburg" | "Asia/Yerevan" | "Atlantic/Azores" | "Atlantic/Bermuda" | "Atlantic/Canary" | "Atlantic/Cape_Verde" | "Atlantic/Faeroe" | "Atlantic/Faroe" | "Atlantic/Jan_Mayen" | "Atlantic/Madeira" | "Atlantic/Reykjavik" | "Atlantic/South_Georgia" | "Atlantic/St_Helena" | "Atlantic/Stanley" | "Australia/ACT" | "Australia/Adelaide" | "Australia/Brisbane" | "Australia/Broken_Hill" | "Australia/Canberra" | "Australia/Currie" | "Australia/Darwin" | "Australia/Eucla" | "Australia/Hobart" | "Australia/LHI" | "Australia/Lindeman" | "Australia/Lord_Howe" | "Australia/Melbourne" | "Australia/NSW" | "Australia/North" | "Australia/Perth" | "Australia/Queensland" | "Australia/South" | "Australia/Sydney" | "Australia/Tasmania" | "Australia/Victoria" | "Australia/West" | "Australia/Yancowinna" | "Brazil/Acre" | "Brazil/DeNoronha" | "Brazil/East" | "Brazil/West" | "CET" | "CST6CDT" | "Canada/Atlantic" | "Canada/Central" | "Canada/Eastern" | "Canada/Mountain" | "Canada/Newfoundland" | "Canada/Pacific" | "Canada/Saskatchewan" | "Canada/Yukon" | "Chile/Continental" | "Chile/EasterIsland" | "Cuba" | "EET" | "EST" | "EST5EDT" | "Egypt" | "Eire" | "Etc/GMT" | "Etc/GMT+0" | "Etc/GMT+1" | "Etc/GMT+10" | "Etc/GMT+11" | "Etc/GMT+12" | "Etc/GMT+2" | "Etc/GMT+3" | "Etc/GMT+4" | "Etc/GMT+5" | "Etc/GMT+6" | "Etc/GMT+7" | "Etc/GMT+8" | "Etc/GMT+9" | "Etc/GMT-0" | "Etc/GMT-1" | "Etc/GMT-10" | "Etc/GMT-11" | "Etc/GMT-12" | "Etc/GMT-13" | "Etc/GMT-14" | "Etc/GMT-2" | "Etc/GMT-3" | "Etc/GMT-4" | "Etc/GMT-5" | "Etc/GMT-6" | "Etc/GMT-7" | "Etc/GMT-8" | "Etc/GMT-9" | "Etc/GMT0" | "Etc/Greenwich" | "Etc/UCT" | "Etc/UTC" | "Etc/Universal" | "Etc/Zulu" | "Europe/Amsterdam" | "Europe/Andorra" | "Europe/Astrakhan" | "Europe/Athens" | "Europe/Belfast" | "Europe/Belgrade" | "Europe/Berlin" | "Europe/Bratislava" | "Europe/Brussels" | "Europe/Bucharest" | "Europe/Budapest" | "Europe/Busingen" | "Europe/Chisinau" | "Europe/Copenhagen" | "Europe/Dublin" | "Europe/Gibraltar" | "Europe/Guernsey" | "Europe/Helsinki" | "Europe/Isle_of_Man" | "Europe/Istanbul" | "Europe/Jersey" | "Europe/Kaliningrad" | "Europe/Kiev" | "Europe/Kirov" | "Europe/Kyiv" | "Europe/Lisbon" | "Europe/Ljubljana" | "Europe/London" | "Europe/Luxembourg" | "Europe/Madrid" | "Europe/Malta" | "Europe/Mariehamn" | "Europe/Minsk" | "Europe/Monaco" | "Europe/Moscow" | "Europe/Nicosia" | "Europe/Oslo" | "Europe/Paris" | "Europe/Podgorica" | "Europe/Prague" | "Europe/Riga" | "Europe/Rome" | "Europe/Samara" | "Europe/San_Marino" | "Europe/Sarajevo" | "Europe/Saratov" | "Europe/Simferopol" | "Europe/Skopje" | "Europe/Sofia" | "Europe/Stockholm" | "Europe/Tallinn" | "Europe/Tirane" | "Europe/Tiraspol" | "Europe/Ulyanovsk" | "Europe/Uzhgorod" | "Europe/Vaduz" | "Europe/Vatican" | "Europe/Vienna" | "Europe/Vilnius" | "Europe/Volgograd" | "Europe/Warsaw" | "Europe/Zagreb" | "Europe/Zaporozhye" | "Europe/Zurich" | "Factory" | "GB" | "GB-Eire" | "GMT" | "GMT+0" | "GMT-0" | "GMT0" | "Greenwich" | "HST" | "Hongkong" | "Iceland" | "Indian/Antananarivo" | "Indian/Chagos" | "Indian/Christmas" | "Indian/Cocos" | "Indian/Comoro" | "Indian/Kerguelen" | "Indian/Mahe" | "Indian/Maldives" | "Indian/Mauritius" | "Indian/Mayotte" | "Indian/Reunion" | "Iran" | "Israel" | "Jamaica" | "Japan" | "Kwajalein" | "Libya" | "MET" | "MST" | "MST7MDT" | "Mexico/BajaNorte" | "Mexico/BajaSur" | "Mexico/General" | "NZ" | "NZ-CHAT" | "Navajo" | "PRC" | "PST8PDT" | "Pacific/Apia" | "Pacific/Auckland" | "Pacific/Bougainville" | "Pacific/Chatham" | "Pacific/Chuuk" | "Pacific/Easter" | "Pacific/Efate" | "Pacific/Enderbury" | "Pacific/Fakaofo" | "Pacific/Fiji" | "Pacific/Funafuti" | "Pacific/Galapagos" | "Pacific/Gambier" | "Pacific/Guadalcanal" | "Pacific/Guam" | "Pacific/Honolulu" | "Pacific/Johnston" | "Pacific/Kanton" | "Pacific/Kiritimati" | "Pacific/Kosrae" | "Pacific/Kwajalein" | "Pacific/Majuro" | "Pacific/Marquesas" | "Pacific/Midway" | "Pacific/Nauru" | "Pacific/Niue" | "Pacific/Norfolk" | "Pacific/Noumea" | "Pacific/Pago_Pago" | "Pacific/Palau" | "Pacific/Pitcairn" | "Pacific/Pohnpei" | "Pacific/Ponape" | "Pacific/Port_Moresby" | "Pacific/Rarotonga" | "Pacific/Saipan" | "Pacific/Samoa" | "Pacific/Tahiti" | "Pacific/Tarawa" | "Pacific/Tongatapu" | "Pacific/Truk" | "Pacific/Wake" | "Pacific/Wallis" | "Pacific/Yap" | "Poland" | "Portugal" | "ROC" | "ROK" | "Singapore" | "Turkey" | "UCT" | "US/Alaska" | "US/Aleutian" | "US/Arizona" | "US/Central" | "US/East-Indiana" | "US/Eastern" | "US/Hawaii" | "US/Indiana-Starke" | "US/Michigan" | "US/Mountain" | "US/Pacific" | "US/Samoa" | "UTC" | "Universal" | "W-SU" | "WET" | "Zulu";
         Total: {
             /** @description The kind, or the project id. */
             key: string | null;
@@ -3673,7 +3683,6 @@ export interface components {
          * @enum {string}
          */
         UtilizationScopeEnum: "fleet" | "project" | "instance";
-        /** @description Reject unknown fields and non-string values for text fields. */
         VerifyEmailRequest: {
             token: string;
         };
