@@ -7,6 +7,7 @@ Money is a decimal string with the currency beside it.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -16,7 +17,8 @@ from rest_framework import serializers
 from apps.accounts.models import Currency
 from apps.api.serializers import StatedCharField, StrictSerializer
 from apps.recommendations.models import Recommendation, RecommendationEvent, Status
-from apps.recommendations.rules import KINDS, THRESHOLD_RULES, THRESHOLD_TYPES
+from apps.recommendations.rules import KINDS, THRESHOLD_RULES, THRESHOLD_TYPES, RuleThresholds
+from apps.recommendations.rules.thresholds import threshold_limit
 from apps.recommendations.selectors import ORDERINGS
 
 ACTIONS = ("accept", "dismiss", "snooze", "reopen")
@@ -326,6 +328,38 @@ class ThresholdValueField(serializers.JSONField):
     """A threshold's value: a number, a list of tags (``spot_tags``), or null."""
 
 
+_SCHEMA_TYPES = {"int": "integer", "nullable_int": "integer", "float": "number"}
+
+
+def _rule_threshold_schema(name: str) -> dict[str, Any]:
+    limit = threshold_limit(name)
+    if limit.type == "tags":
+        return {"type": "array", "items": {"type": "string"}, "nullable": True}
+    schema: dict[str, Any] = {"type": _SCHEMA_TYPES[limit.type], "nullable": True}
+    if limit.low is not None:
+        schema["minimum"] = limit.low
+    if limit.high is not None:
+        schema["maximum"] = limit.high
+    return schema
+
+
+class RuleThresholdsField(serializers.DictField):
+    """Threshold name -> override (null drops it); ``RuleThresholds.with_overrides`` checks
+    them in the service, and the request schema states each name with its type and bounds."""
+
+    def request_schema(self) -> dict[str, Any]:
+        # Requests only: a stored override of a threshold that no longer exists is still
+        # served (and can be dropped), so the answer's schema keeps any name.
+        return {
+            "type": "object",
+            "properties": {
+                field.name: _rule_threshold_schema(field.name)
+                for field in dataclasses.fields(RuleThresholds)
+            },
+            "additionalProperties": False,
+        }
+
+
 class ThresholdFieldSerializer(serializers.Serializer):
     """One field of ``RuleThresholds``, described for a settings form."""
 
@@ -377,7 +411,7 @@ class SettingsSerializer(StrictSerializer):
     PATCH them (a refused threshold is a 400 on ``thresholds.<name>``). ``fields`` describes
     every threshold so a client renders a form without knowing them."""
 
-    thresholds = serializers.DictField(
+    thresholds = RuleThresholdsField(
         child=ThresholdValueField(allow_null=True),
         required=False,
         help_text="Threshold name -> override; in a PATCH, null drops one.",

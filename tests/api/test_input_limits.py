@@ -254,3 +254,61 @@ def test_an_alert_recipient_is_a_role_or_a_member_as_the_schema_says(
 
     assert _allows(shape, body) is allowed
     assert answer.status_code == (201 if allowed else 400), answer.content
+
+
+@pytest.mark.parametrize(
+    ("overrides", "allowed"),
+    [
+        ({"idle_min_share": 0.9, "spot_tags": ["interruptible=true"]}, True),
+        ({"idle_lookback_days": None}, True),
+        ({"lookback_days": 94}, False),
+        ({"idle_min_share": 1.5}, False),
+        ({"thermal_temp_min_c": -1}, False),
+        ({"spot_tags": "interruptible=true"}, False),
+        ({"no_such_threshold": 1}, False),
+    ],
+)
+def test_the_rule_thresholds_the_schema_allows_are_the_ones_the_server_takes(
+    alice_client: APIClient,
+    acme: Organization,
+    openapi: dict[str, Any],
+    overrides: dict[str, Any],
+    allowed: bool,
+) -> None:
+    schema = _property(openapi, "PatchedSettingsRequest", "thresholds")
+
+    answer = alice_client.patch(
+        "/api/v1/recommendations/settings", {"thresholds": overrides}, format="json"
+    )
+
+    assert _allows(schema, overrides) is allowed
+    assert answer.status_code == (200 if allowed else 400), answer.content
+
+
+@pytest.mark.parametrize(
+    ("hourly", "allowed"),
+    [
+        ("2.5", True),
+        ("0.00000001", True),
+        ("0", False),
+        ("0.000", False),
+        ("Infinity", False),
+        ("NaN", False),
+        ("1e3", False),
+        ("-1", False),
+        (" 2.5", False),
+    ],
+)
+def test_a_reserved_price_the_schema_allows_is_the_one_the_server_takes(
+    alice_client: APIClient, acme: Organization, openapi: dict[str, Any], hourly: str, allowed: bool
+) -> None:
+    price = {"region": "ap-shanghai", "instance_type": "GN7.2XLARGE32", "hourly": hourly}
+
+    answer = alice_client.patch(
+        "/api/v1/recommendations/settings", {"reserved_prices": [price]}, format="json"
+    )
+
+    assert _allows(_property(openapi, "ReservedPriceRequest", "hourly"), hourly) is allowed
+    assert answer.status_code == (200 if allowed else 400), answer.content
+    if not allowed:
+        assert set(answer.json()["error"]["fields"]) == {"reserved_prices"}

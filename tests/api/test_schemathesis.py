@@ -94,6 +94,9 @@ ACCEPTANCE_NOT_CHECKED = {
     "organization's",
     "PATCH /api/v1/analysis/settings": "the overrides, merged with the stored ones, agree with "
     "each other (a minimum below its maximum, a window a multiple of its block)",
+    "PATCH /api/v1/recommendations/settings": "the overrides, merged with the stored ones, "
+    "agree with each other (the idle level under the schedule's, the stopped coverage under "
+    "the minimum coverage)",
     "POST /api/v1/cloud-accounts": "the endpoint resolves to no loopback, private or metadata "
     "address (DNS, at the time)",
     "POST /api/v1/cloud-accounts/test-connection": "the endpoint resolves to no loopback, "

@@ -2873,7 +2873,46 @@ export interface components {
         PatchedSettingsRequest: {
             /** @description Threshold name -> override; in a PATCH, null drops one. */
             thresholds?: {
-                [key: string]: (number | string[]) | null;
+                lookback_days?: number | null;
+                days_per_month?: number | null;
+                idle_lookback_days?: number | null;
+                schedule_lookback_days?: number | null;
+                downshift_lookback_days?: number | null;
+                subscription_lookback_days?: number | null;
+                spot_lookback_days?: number | null;
+                downsize_lookback_days?: number | null;
+                upsize_lookback_days?: number | null;
+                pipeline_lookback_days?: number | null;
+                thermal_lookback_days?: number | null;
+                idle_gpu_util_p95_max_pct?: number | null;
+                idle_min_share?: number | null;
+                idle_min_evidence_days?: number | null;
+                idle_held_gpu_mem_min_pct?: number | null;
+                schedule_p95_max_pct?: number | null;
+                schedule_min_coverage?: number | null;
+                schedule_stopped_coverage_max?: number | null;
+                schedule_min_run_hours?: number | null;
+                schedule_min_evidence_days?: number | null;
+                downshift_p95_max_pct?: number | null;
+                downshift_min_run_hours?: number | null;
+                downshift_target_load_max_pct?: number | null;
+                subscription_min_evidence_days?: number | null;
+                subscription_uptime_margin?: number | null;
+                spot_tags?: string[] | null;
+                spot_min_evidence_days?: number | null;
+                downsize_gpu_util_p95_max_pct?: number | null;
+                downsize_gpu_mem_peak_max_pct?: number | null;
+                downsize_target_load_max_pct?: number | null;
+                downsize_min_evidence_days?: number | null;
+                upsize_gpu_mem_min_pct?: number | null;
+                upsize_min_share?: number | null;
+                upsize_gpu_util_min_pct?: number | null;
+                upsize_min_evidence_days?: number | null;
+                pipeline_min_share?: number | null;
+                pipeline_min_evidence_days?: number | null;
+                thermal_temp_min_c?: number | null;
+                thermal_min_share?: number | null;
+                thermal_min_evidence_days?: number | null;
             };
             reserved_prices?: components["schemas"]["ReservedPriceRequest"][];
         };
