@@ -229,3 +229,18 @@ class ProjectDayRollup(OrganizationScopedModel):
 
     def __str__(self) -> str:
         return f"{self.project_id} {self.day}"
+
+
+# The agent's points live in their own module of this app (apps/metrics/agent/).
+from apps.metrics.agent.models import GpuSample, WorkCounterPoint, WorkCounterSource  # noqa: E402
+
+__all__ = [
+    "GpuSample",
+    "InstanceDayRollup",
+    "InstanceHourRollup",
+    "MetricDay",
+    "MetricDayRecent",
+    "ProjectDayRollup",
+    "WorkCounterPoint",
+    "WorkCounterSource",
+]
