@@ -71,7 +71,7 @@ class Agent:
         self.sender = Sender(self.outbox, url, api_key)
         self.samples: list[dict[str, Any]] = []
         self.counters: list[dict[str, Any]] = []
-        self.batch_started_at: float | None = None
+        self.readings = 0
 
     def sample(self, now: float) -> None:
         """One reading of every GPU and counter, added to the batch being built."""
@@ -84,8 +84,7 @@ class Agent:
             raw = scrape_vllm(self.vllm_url)
             if raw is not None:
                 self.counters += counter_points(sampled_at, "vllm", self.state.vllm_counters(raw))
-        if self.batch_started_at is None:
-            self.batch_started_at = now
+        self.readings += 1
 
     def close_batch(self) -> None:
         """Write the batch being built to the outbox, then save the counter state.
@@ -103,11 +102,11 @@ class Agent:
                 }
             )
         self.state.save()
-        self.samples, self.counters, self.batch_started_at = [], [], None
+        self.samples, self.counters, self.readings = [], [], 0
 
     def tick(self, now: float) -> None:
         self.sample(now)
-        due = now - (self.batch_started_at or now) >= self.push_every_s - self.interval_s / 2
+        due = self.readings >= max(1, round(self.push_every_s / self.interval_s))
         if due or len(self.samples) >= MAX_SAMPLES_PER_BATCH:
             self.close_batch()
             self.sender.flush(now)

@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 from apps.accounts.models import ApiKey, Organization
 from apps.cloud.models import Instance
 from apps.metrics.agent.serializers import MAX_BODY_BYTES, MAX_SAMPLES
+from apps.metrics.agent.services import agent_points_prune
 from apps.metrics.models import GpuSample, WorkCounterPoint
 from tests.api.cross_organization import schema_operations
 from tests.metrics.conftest import MakeInstances
@@ -235,3 +236,26 @@ def test_it_lets_an_ingest_key_read_and_change_nothing(
     assert not {op: code for op, code in public.items() if code in (401, 403)}
     assert len(answers) < 12 < len(operations)
     assert Instance.objects.filter(pk=instance.pk, name=instance.name).exists()
+
+
+def test_it_prunes_agent_points_past_raw_retention_and_keeps_the_first_kept_day(
+    instance: Instance,
+) -> None:
+    as_of = dt.datetime(2026, 12, 2, 9, 0, tzinfo=dt.UTC)
+    first_kept = dt.datetime(2026, 11, 27, tzinfo=dt.UTC)  # 5 days of retention
+    for moment in (first_kept - dt.timedelta(seconds=1), first_kept, as_of):
+        GpuSample.objects.create(
+            instance=instance, gpu_index=0, sampled_at=moment, received_at=as_of
+        )
+        WorkCounterPoint.objects.create(
+            instance=instance,
+            source="report",
+            name="samples",
+            sampled_at=moment,
+            value=1,
+            received_at=as_of,
+        )
+    assert agent_points_prune(as_of=as_of, retention_days=5, batch_size=1) == 2
+    assert agent_points_prune(as_of=as_of, retention_days=5) == 0
+    assert sorted(GpuSample.objects.values_list("sampled_at", flat=True)) == [first_kept, as_of]
+    assert WorkCounterPoint.objects.count() == 2

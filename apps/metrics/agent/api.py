@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 
 from apps.accounts.models import ApiKey
 from apps.api.permissions import IsIngestKey
+from apps.api.throttling import IngestRateThrottle
 from apps.cloud.models import Instance
 from apps.metrics.agent.serializers import MAX_BODY_BYTES, IngestBatchSerializer, flat_errors
 from apps.metrics.agent.services import agent_batch_ingest
@@ -44,6 +45,7 @@ class IngestGpuSamplesView(APIView):
     # The only view an ingest key may reach (apps/api/authentication.py).
     accepts_ingest_keys = True
     permission_classes = [IsIngestKey]
+    throttle_classes = [IngestRateThrottle]
 
     @extend_schema(
         request=IngestBatchSerializer,

@@ -13,6 +13,7 @@ from django.db import transaction
 from apps.accounts.models import Organization
 from apps.cloud.models import Instance
 from apps.metrics.agent.models import GpuSample, WorkCounterPoint
+from apps.metrics.services import raw_retention_days
 
 GPU_FIELDS = (
     "util_pct",
@@ -170,3 +171,31 @@ def _check_never_falls(
                     f"{previous[0].isoformat()}: {source}:{name} is cumulative and never falls."
                 )
         previous = (moment, value, position)
+
+
+def agent_points_prune(
+    *, as_of: dt.datetime, retention_days: int | None = None, batch_size: int = 5_000
+) -> int:
+    """Delete agent points from before the raw retention's first kept UTC day; rows deleted.
+
+    The same horizon as the Cloud Monitor raw days (``METRICS_RAW_RETENTION_DAYS``): with
+    ``as_of`` on UTC day D and retention R, points before D - R go. Short batches, each its
+    own transaction, so ingest is never blocked behind one long delete.
+    """
+    retention = raw_retention_days() if retention_days is None else retention_days
+    if retention < 1:
+        raise ValueError("retention_days must be at least 1")
+    first_kept_day = as_of.astimezone(dt.UTC).date() - dt.timedelta(days=retention)
+    cutoff = dt.datetime.combine(first_kept_day, dt.time(), tzinfo=dt.UTC)
+    deleted = 0
+    for model in (GpuSample, WorkCounterPoint):
+        while True:
+            with transaction.atomic():
+                batch = model.objects.filter(sampled_at__lt=cutoff).values("pk")[:batch_size]
+                count, _ = model.objects.filter(
+                    pk__in=list(batch.values_list("pk", flat=True))
+                ).delete()
+            deleted += count
+            if count < batch_size:
+                break
+    return deleted
