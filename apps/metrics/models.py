@@ -232,9 +232,15 @@ class ProjectDayRollup(OrganizationScopedModel):
 
 
 # The agent's points live in their own module of this app (apps/metrics/agent/).
-from apps.metrics.agent.models import GpuSample, WorkCounterPoint, WorkCounterSource  # noqa: E402
+from apps.metrics.agent.models import (  # noqa: E402
+    GpuHourRollup,
+    GpuSample,
+    WorkCounterPoint,
+    WorkCounterSource,
+)
 
 __all__ = [
+    "GpuHourRollup",
     "GpuSample",
     "InstanceDayRollup",
     "InstanceHourRollup",

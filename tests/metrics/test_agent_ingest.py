@@ -15,7 +15,7 @@ from apps.accounts.models import ApiKey, Organization
 from apps.cloud.models import Instance
 from apps.metrics.agent.serializers import MAX_BODY_BYTES, MAX_SAMPLES
 from apps.metrics.agent.services import agent_points_prune
-from apps.metrics.models import GpuSample, WorkCounterPoint
+from apps.metrics.models import GpuHourRollup, GpuSample, WorkCounterPoint
 from tests.api.cross_organization import schema_operations
 from tests.metrics.conftest import MakeInstances
 
@@ -259,3 +259,49 @@ def test_it_prunes_agent_points_past_raw_retention_and_keeps_the_first_kept_day(
     assert agent_points_prune(as_of=as_of, retention_days=5) == 0
     assert sorted(GpuSample.objects.values_list("sampled_at", flat=True)) == [first_kept, as_of]
     assert WorkCounterPoint.objects.count() == 2
+
+
+def test_it_rolls_each_card_up_by_hour_leaving_missing_values_out(
+    ingest: APIClient, instance: Instance
+) -> None:
+    hour = timezone.now().astimezone(dt.UTC).replace(minute=0, second=0, microsecond=0)
+    hour -= dt.timedelta(hours=2)
+
+    def reading(minute: int, util: float | None, power: float | None, reasons: int | None) -> dict:
+        moment = (hour + dt.timedelta(minutes=minute)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return sample(0, sampled_at=moment, util_pct=util, power_w=power, throttle_reasons=reasons)
+
+    batch = {
+        "instance_id": instance.provider_id,
+        "samples": [
+            reading(1, 90, 300, 0x4),  # power cap
+            reading(2, None, 310, 0x24),  # power cap and thermal
+            reading(3, 50, None, None),
+            reading(4, 100, None, 0),
+            reading(61, 10, 100, 0),  # the next hour
+        ],
+    }
+    assert post(ingest, batch).status_code == 200
+    assert post(ingest, batch).status_code == 200  # resent: the same rollups
+    first, second = GpuHourRollup.objects.filter(instance=instance).order_by("hour_start")
+    assert (first.hour_start, first.samples, first.gpu_name) == (hour, 4, "NVIDIA H800")
+    # By hand: util 90, 50, 100 (one missing): mean 80, p95 = 90 + 0.9 x (100 - 90), max 100.
+    assert (first.util_pct_avg, first.util_pct_p95, first.util_pct_max) == (80, 99, 100)
+    assert (first.util_pct_samples, first.power_w_avg, first.power_w_samples) == (3, 305, 2)
+    assert (first.throttle_samples, first.power_throttled_samples) == (3, 2)
+    assert first.thermal_throttled_samples == 1
+    assert (second.samples, second.util_pct_avg, second.power_throttled_samples) == (1, 10, 0)
+    # A late reading of the first hour rebuilds it.
+    late = {"instance_id": instance.provider_id, "samples": [reading(30, 20, None, None)]}
+    assert post(ingest, late).status_code == 200
+    first.refresh_from_db()
+    assert (first.samples, first.util_pct_avg, first.power_w_avg) == (5, 65, 305)
+
+
+def test_it_rolls_up_an_hour_without_a_power_reading_as_null_not_zero(
+    ingest: APIClient, instance: Instance
+) -> None:
+    batch = {"instance_id": instance.provider_id, "samples": [sample(0, power_w=None)]}
+    assert post(ingest, batch).status_code == 200
+    (rollup,) = GpuHourRollup.objects.all()
+    assert (rollup.power_w_avg, rollup.power_w_max, rollup.power_w_samples) == (None, None, 0)

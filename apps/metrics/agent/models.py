@@ -78,3 +78,62 @@ class WorkCounterPoint(models.Model):
 
     def __str__(self) -> str:
         return f"{self.instance_id} {self.source}:{self.name} {self.sampled_at} = {self.value}"
+
+
+# nvidia-smi's clocks_throttle_reasons bits (nvml.h, nvmlClocksThrottleReason*).
+THROTTLE_SW_POWER_CAP = 0x4
+THROTTLE_HW_SLOWDOWN = 0x8
+THROTTLE_SW_THERMAL = 0x20
+THROTTLE_HW_THERMAL = 0x40
+THROTTLE_HW_POWER_BRAKE = 0x80
+POWER_THROTTLE = THROTTLE_SW_POWER_CAP | THROTTLE_HW_POWER_BRAKE
+THERMAL_THROTTLE = THROTTLE_SW_THERMAL | THROTTLE_HW_THERMAL
+
+
+class GpuHourRollup(models.Model):
+    """One card's UTC hour from its samples: avg/p95/max over the samples that had a value.
+
+    Each ``*_samples`` counts the samples with that value, so a figure with 0 of them is NULL
+    (not observed), never 0. Throttling is counted in samples: ``power_throttled_samples`` of
+    ``throttle_samples`` (those whose reasons were readable) is the share of the hour the card
+    ran against its power cap. Rebuilt, in the same transaction, for every hour a batch adds to.
+    """
+
+    instance = models.ForeignKey(
+        "cloud.Instance", on_delete=models.CASCADE, related_name="gpu_hours", db_index=False
+    )
+    gpu_index = models.PositiveSmallIntegerField()
+    hour_start = models.DateTimeField(help_text="UTC, on the hour.")
+    gpu_name = models.CharField(max_length=64, blank=True)
+    samples = models.PositiveIntegerField()
+    util_pct_avg = models.FloatField(null=True, blank=True)
+    util_pct_p95 = models.FloatField(null=True, blank=True)
+    util_pct_max = models.FloatField(null=True, blank=True)
+    util_pct_samples = models.PositiveIntegerField(default=0)
+    mem_used_mb_avg = models.FloatField(null=True, blank=True)
+    mem_used_mb_max = models.FloatField(null=True, blank=True)
+    mem_used_mb_samples = models.PositiveIntegerField(default=0)
+    mem_total_mb = models.FloatField(null=True, blank=True)
+    power_w_avg = models.FloatField(null=True, blank=True)
+    power_w_max = models.FloatField(null=True, blank=True)
+    power_w_samples = models.PositiveIntegerField(default=0)
+    power_limit_w = models.FloatField(null=True, blank=True)
+    temp_c_avg = models.FloatField(null=True, blank=True)
+    temp_c_max = models.FloatField(null=True, blank=True)
+    temp_c_samples = models.PositiveIntegerField(default=0)
+    sm_clock_mhz_avg = models.FloatField(null=True, blank=True)
+    sm_clock_mhz_samples = models.PositiveIntegerField(default=0)
+    throttle_samples = models.PositiveIntegerField(default=0)
+    power_throttled_samples = models.PositiveIntegerField(default=0)
+    thermal_throttled_samples = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["instance", "hour_start", "gpu_index"], name="gpuhourrollup_unique_hour"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.instance_id} GPU {self.gpu_index} {self.hour_start:%Y-%m-%d %H}:00"

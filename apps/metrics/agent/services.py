@@ -13,6 +13,7 @@ from django.db import transaction
 from apps.accounts.models import Organization
 from apps.cloud.models import Instance
 from apps.metrics.agent.models import GpuSample, WorkCounterPoint
+from apps.metrics.agent.rollups import floor_hour, gpu_hours_rebuild
 from apps.metrics.services import raw_retention_days
 
 GPU_FIELDS = (
@@ -72,6 +73,13 @@ def agent_batch_ingest(
                 )
                 for sample in batch["samples"]
             ],
+        )
+        # Every hour the batch has a sample in, resent ones included: cheap, and a rollup
+        # that a crash once left behind is put right by the agent's retry.
+        gpu_hours_rebuild(
+            instance=instance,
+            touched={(s["index"], floor_hour(s["sampled_at"])) for s in batch["samples"]},
+            now=now,
         )
         counters_stored = _insert(
             WorkCounterPoint,
