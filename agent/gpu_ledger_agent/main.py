@@ -175,7 +175,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    instance_id = args.instance_id or instance_id_from_metadata()
+    instance_id = args.instance_id
+    if not instance_id:
+        try:
+            instance_id = instance_id_from_metadata()
+        except OSError as error:
+            print(
+                f"gpu-ledger-agent: no instance id from the metadata service ({error}); "
+                "set GPU_LEDGER_INSTANCE_ID=ins-...",
+                file=sys.stderr,
+            )
+            return 2
     agent = Agent(
         url=args.url,
         api_key=api_key,

@@ -305,3 +305,20 @@ def test_it_rolls_up_an_hour_without_a_power_reading_as_null_not_zero(
     assert post(ingest, batch).status_code == 200
     (rollup,) = GpuHourRollup.objects.all()
     assert (rollup.power_w_avg, rollup.power_w_max, rollup.power_w_samples) == (None, None, 0)
+
+
+def test_it_makes_ingest_keys_through_the_api_keys_endpoint(
+    alice_client: APIClient, instance: Instance
+) -> None:
+    created = alice_client.post(
+        "/api/v1/api-keys", {"name": "agents", "scope": "ingest"}, format="json"
+    )
+    assert created.status_code == 201, created.json()
+    assert created.json()["scope"] == "ingest"
+    agent = APIClient()
+    agent.credentials(HTTP_AUTHORIZATION=f"Bearer {created.json()['key']}")
+    assert (
+        post(agent, {"instance_id": instance.provider_id, "samples": [sample(0)]}).status_code
+        == 200
+    )
+    assert agent.get("/api/v1/instances").status_code == 403

@@ -48,6 +48,7 @@ class IngestGpuSamplesView(APIView):
     throttle_classes = [IngestRateThrottle]
 
     @extend_schema(
+        auth=[{"apiKey": []}],
         request=IngestBatchSerializer,
         responses={
             200: IngestResultSerializer,

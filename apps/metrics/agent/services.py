@@ -74,13 +74,15 @@ def agent_batch_ingest(
                 for sample in batch["samples"]
             ],
         )
-        # Every hour the batch has a sample in, resent ones included: cheap, and a rollup
-        # that a crash once left behind is put right by the agent's retry.
-        gpu_hours_rebuild(
-            instance=instance,
-            touched={(s["index"], floor_hour(s["sampled_at"])) for s in batch["samples"]},
-            now=now,
-        )
+        # The hours the batch has a sample in, rebuilt from what is stored (in this
+        # transaction, so they never lag the samples); a batch that stored nothing new (a
+        # resend) changes no hour.
+        if samples_stored:
+            gpu_hours_rebuild(
+                instance=instance,
+                touched={(s["index"], floor_hour(s["sampled_at"])) for s in batch["samples"]},
+                now=now,
+            )
         counters_stored = _insert(
             WorkCounterPoint,
             instance,
