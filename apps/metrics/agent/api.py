@@ -48,7 +48,8 @@ class IngestGpuSamplesView(APIView):
     throttle_classes = [IngestRateThrottle]
 
     @extend_schema(
-        auth=[{"apiKey": []}],
+        # Security requirement objects, as drf-spectacular uses them (its hint says str).
+        auth=[{"apiKey": []}],  # type: ignore[list-item]
         request=IngestBatchSerializer,
         responses={
             200: IngestResultSerializer,
