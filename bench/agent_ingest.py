@@ -145,7 +145,7 @@ def main() -> None:
             ),
             (
                 "Cost per 1M samples",
-                f"{cpu_s_per_million:,.0f} s of one core; {per_million / 1e6:,.1f} MB of raw rows "
+                f"{cpu_s_per_million:,.0f} s of wall time in one process; {per_million / 1e6:,.1f} MB of raw rows "
                 f"(table + indexes); counters {counter_bytes / 1e6:.1f} MB and hourly rollups "
                 f"{rollup_bytes / 1e6:.1f} MB for this run",
                 "stated",
