@@ -152,24 +152,28 @@ def test_it_refuses_a_bad_batch_naming_the_field_and_stores_none_of_it(
 def test_it_refuses_a_counter_below_what_is_stored_before_it(
     ingest: APIClient, instance: Instance
 ) -> None:
+    earlier = counter(900, 300)
     assert (
-        post(
-            ingest, {"instance_id": instance.provider_id, "counters": [counter(900, 300)]}
-        ).status_code
+        post(ingest, {"instance_id": instance.provider_id, "counters": [earlier]}).status_code
         == 200
     )
     later_but_lower = {
         "instance_id": instance.provider_id,
         "samples": [sample(0)],
-        "counters": [counter(10, 60)],
+        "counters": [{**earlier, "sampled_at": at(60), "value": 10}],
     }
     response = post(ingest, later_but_lower)
     assert response.status_code == 400
     assert list(response.json()["error"]["fields"]) == ["counters[0].value"]
     # The batch's samples were not stored either: a batch is all or nothing.
     assert stored() == (0, 1)
-    changed = post(ingest, {"instance_id": instance.provider_id, "counters": [counter(901, 300)]})
+    # The same moment again with another value: a sent point never changes.
+    changed = post(
+        ingest, {"instance_id": instance.provider_id, "counters": [{**earlier, "value": 901}]}
+    )
+    assert changed.status_code == 400
     assert list(changed.json()["error"]["fields"]) == ["counters[0].value"]
+    assert list(WorkCounterPoint.objects.values_list("value", flat=True)) == [900]
 
 
 def test_it_refuses_a_body_over_the_limit_before_reading_it(
