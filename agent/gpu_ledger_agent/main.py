@@ -119,6 +119,10 @@ class Agent:
             except Exception:  # keep sampling whatever one tick hit; the log says what
                 logger.exception("sampling failed")
             next_at += self.interval_s
+            # After a stall (a suspended VM, a clock step) start again from now rather than
+            # catching up with a burst of readings.
+            if next_at < time.time() - self.interval_s:
+                next_at = time.time()
             time.sleep(max(0.0, next_at - time.time()))
 
     def run_once(self) -> int:
