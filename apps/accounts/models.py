@@ -138,6 +138,8 @@ class Invitation(OrganizationScopedModel):
 class ApiKeyScope(models.TextChoices):
     READ = "read", "Read only"
     WRITE = "write", "Read and write"
+    # For the on-instance agent: sends GPU samples and work counters, reads nothing.
+    INGEST = "ingest", "Agent ingest only"
 
 
 class ApiKey(OrganizationScopedModel):

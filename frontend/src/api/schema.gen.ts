@@ -700,6 +700,30 @@ export interface paths {
         patch: operations["v1_holidays_partial_update"];
         trace?: never;
     };
+    "/api/v1/ingest/gpu-samples": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description One agent batch of one instance: its GPU samples and cumulative work counters.
+         *
+         *     Validated whole: a 400 names every bad field (``samples[3].util_pct``) and stores nothing.
+         *     Idempotent: a point already stored (same instance, card or counter, and timestamp) is
+         *     skipped, so a batch resent after a lost answer changes nothing. The instance is the
+         *     key's organization's ``ins-...`` id; any other is a 404.
+         */
+        post: operations["v1_ingest_gpu_samples_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/instances": {
         parameters: {
             query?: never;
@@ -2101,6 +2125,31 @@ export interface components {
          * @enum {string}
          */
         FrequencyEnum: "daily" | "weekly" | "monthly";
+        /** @description One card at one moment, as the agent read it from nvidia-smi. */
+        GpuSampleRequest: {
+            index: number;
+            /** Format: date-time */
+            sampled_at: string;
+            uuid?: string | null;
+            name?: string | null;
+            /** Format: double */
+            util_pct?: number | null;
+            /** Format: double */
+            mem_used_mb?: number | null;
+            /** Format: double */
+            mem_total_mb?: number | null;
+            /** Format: double */
+            power_w?: number | null;
+            /** Format: double */
+            power_limit_w?: number | null;
+            /** Format: double */
+            sm_clock_mhz?: number | null;
+            /** Format: int64 */
+            throttle_reasons?: number | null;
+            /** Format: double */
+            temp_c?: number | null;
+            processes?: components["schemas"]["ProcessRequest"][] | null;
+        };
         /**
          * @description * `day` - day
          *     * `week` - week
@@ -2163,6 +2212,21 @@ export interface components {
              * @description gpu_busy_hours / gpu_hours x 100; null without GPU-hours.
              */
             gpu_util_avg_pct: number | null;
+        };
+        IngestBatchRequest: {
+            /** @description The Tencent CVM id, ins-... */
+            instance_id: string;
+            agent_version?: string;
+            samples?: components["schemas"]["GpuSampleRequest"][];
+            counters?: components["schemas"]["WorkCounterRequest"][];
+        };
+        IngestResult: {
+            instance_id: string;
+            samples_received: number;
+            /** @description New points; a resent one is not stored twice. */
+            samples_stored: number;
+            counters_received: number;
+            counters_stored: number;
         };
         Instance: {
             readonly id: number;
@@ -2969,6 +3033,10 @@ export interface components {
          * @enum {string}
          */
         PricingCategoryEnum: "Standard" | "Dynamic" | "Committed" | "Other";
+        ProcessRequest: {
+            pid: number;
+            used_mem_mb?: number | null;
+        };
         Project: {
             readonly id: number;
             name: string;
@@ -3265,9 +3333,10 @@ export interface components {
         /**
          * @description * `read` - Read only
          *     * `write` - Read and write
+         *     * `ingest` - Agent ingest only
          * @enum {string}
          */
-        ScopeEnum: "read" | "write";
+        ScopeEnum: "read" | "write" | "ingest";
         Segment: {
             phase: components["schemas"]["PhaseEnum"];
             /** Format: date-time */
@@ -3355,6 +3424,12 @@ export interface components {
          * @enum {string}
          */
         SiteEnum: "china" | "intl";
+        /**
+         * @description * `report` - gpu_ledger_agent.report() in a training script
+         *     * `vllm` - vLLM Prometheus counters
+         * @enum {string}
+         */
+        SourceEnum: "report" | "vllm";
         /**
          * @description * `running` - running
          *     * `retrying` - retrying
@@ -3738,6 +3813,15 @@ export interface components {
             end_hour: number;
             hours: number;
             label: string;
+        };
+        /** @description A cumulative counter: never lower than its value at an earlier time. */
+        WorkCounterRequest: {
+            source: components["schemas"]["SourceEnum"];
+            name: string;
+            /** Format: date-time */
+            sampled_at: string;
+            /** Format: double */
+            value: number;
         };
     };
     responses: never;
@@ -8047,6 +8131,92 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key or person: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_ingest_gpu_samples_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IngestBatchRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestResult"];
+                };
+            };
+            /** @description Invalid input: `error.fields` names each bad field or query parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but the role (or the API key's scope) may not do this; or a failed CSRF check of a browser session. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in the request's organization (another organization's objects are not found either), or no such page. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 4,194,304 bytes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
