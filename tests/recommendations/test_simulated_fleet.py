@@ -35,6 +35,7 @@ from tests.cloud.conftest import SIM_NOW, connect
 pytestmark = [
     pytest.mark.django_db(transaction=False),
     pytest.mark.integration,
+    pytest.mark.stack,
     # The module's fleet is built once per worker: its tests stay together.
     pytest.mark.xdist_group("recommendations-fleet"),
 ]
