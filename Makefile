@@ -191,3 +191,10 @@ bench-dashboard: install frontend
 bench-api: install
 	DATABASE_URL=$${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpu_ledger_bench_api} \
 	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} $(PY) -m bench.bench_api --reuse $(BENCH_ARGS)
+
+# Agent ingest (issue 23): samples per second through the ingest serializer and service, the
+# same batches resent (nothing stored), and the storage each sample costs.
+.PHONY: bench-agent
+bench-agent: install
+	DATABASE_URL=$${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpu_ledger_bench_agent} \
+	$(PY) -m bench.agent_ingest $(BENCH_ARGS)
