@@ -26,12 +26,13 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import enum
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
 import numpy as np
 import numpy.typing as npt
-from django.db.models import OuterRef, Subquery
+from django.db.models import OuterRef, Q, Subquery, Sum
 
 from apps.analysis.engine import Phase
 from apps.analysis.engine.waste import split_cents
@@ -39,7 +40,12 @@ from apps.analysis.fleet_waste import FleetWaste
 from apps.analysis.models import PHASE_DAY_SHAPE, PhaseDay
 from apps.analysis.pricing import SOURCE_BILLS, PhaseFigures
 from apps.cloud.models import Instance
-from apps.core.timegrid import MINUTES_PER_HOUR, datetime_to_epoch_minute, floor_hour
+from apps.core.timegrid import (
+    MINUTES_PER_HOUR,
+    datetime_to_epoch_minute,
+    epoch_minute_to_datetime,
+    floor_hour,
+)
 from apps.metrics.models import InstanceDayRollup, InstanceHourRollup
 
 RUNNING = "RUNNING"
@@ -157,28 +163,75 @@ def _not_analysed_minutes(
             behind.append((instance_id, day))
     if not behind:
         return {}
-    # Only the days the analysis is behind on are read hour by hour.
+    # Only the days the analysis is behind on are read hour by hour: one range of hours per
+    # behind day, of the instances behind on it (filtering the period's hours of every behind
+    # instance in Python read the whole fleet's month when only its first and last days were
+    # behind: 4 s for 1,000 instances).
     first_hour, last_minute = floor_hour(start), datetime_to_epoch_minute(end)
-    out: dict[int, int] = {}
-    hours = InstanceHourRollup.objects.filter(
-        instance_id__in=sorted({key[0] for key in behind}),
-        hour_start__gte=first_hour,
-        hour_start__lt=end,
-        gpu_util_pct_minutes__gt=0,
-    ).values_list("instance_id", "hour_start", "gpu_util_pct_minutes")
-    wanted = set(behind)
-    for instance_id, hour_start, count in hours.iterator(chunk_size=5000):
-        day = hour_start.astimezone(dt.UTC).date()
-        if (instance_id, day) not in wanted:
-            continue
-        begin = datetime_to_epoch_minute(hour_start)
-        inside = min(begin + MINUTES_PER_HOUR, last_minute) - max(
-            begin, datetime_to_epoch_minute(start)
+    first_minute = datetime_to_epoch_minute(start)
+    by_day: dict[dt.date, list[int]] = defaultdict(list)
+    for instance_id, day in behind:
+        by_day[day].append(instance_id)
+    in_days = Q()
+    for day, ids in by_day.items():
+        day_start = dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC)
+        in_days |= Q(
+            instance_id__in=sorted(ids),
+            hour_start__gte=max(day_start, first_hour),
+            hour_start__lt=min(day_start + dt.timedelta(days=1), end),
         )
+    hours = InstanceHourRollup.objects.filter(in_days, gpu_util_pct_minutes__gt=0)
+    # Hours entirely inside the period of days without any labelled minute count all their
+    # minutes: summed per instance by the database. The rest (hours cut by the period, days
+    # partly labelled) hour by hour.
+    unlabelled = {key for key in behind if not labelled[key].any()}
+    whole_from = -(-first_minute // MINUTES_PER_HOUR) * MINUTES_PER_HOUR
+    whole_to = (last_minute // MINUTES_PER_HOUR) * MINUTES_PER_HOUR
+    whole = Q(
+        hour_start__gte=epoch_minute_to_datetime(whole_from),
+        hour_start__lt=epoch_minute_to_datetime(whole_to),
+    )
+    out: dict[int, int] = defaultdict(int)
+    if unlabelled:
+        summed = (
+            hours.filter(whole)
+            .filter(_pairs_q(unlabelled))
+            .values("instance_id")
+            .annotate(missing=Sum("gpu_util_pct_minutes"))
+            .order_by()
+            .values_list("instance_id", "missing")
+        )
+        for instance_id, missing in summed:
+            out[instance_id] += int(missing)
+        rest = hours.exclude(whole & _pairs_q(unlabelled))
+    else:
+        rest = hours
+    for instance_id, hour_start, count in rest.values_list(
+        "instance_id", "hour_start", "gpu_util_pct_minutes"
+    ).iterator(chunk_size=5000):
+        day = hour_start.astimezone(dt.UTC).date()
+        begin = datetime_to_epoch_minute(hour_start)
+        inside = min(begin + MINUTES_PER_HOUR, last_minute) - max(begin, first_minute)
         if inside <= 0:
             continue
         known = int(labelled[(instance_id, day)][hour_start.astimezone(dt.UTC).hour])
         missing = max(0, int(count) - known)
         # An hour cut by the period counts its share of the missing minutes.
-        out[instance_id] = out.get(instance_id, 0) + missing * inside // MINUTES_PER_HOUR
-    return out
+        out[instance_id] += missing * inside // MINUTES_PER_HOUR
+    return {instance_id: minutes for instance_id, minutes in out.items() if minutes}
+
+
+def _pairs_q(pairs: set[tuple[int, dt.date]]) -> Q:
+    """The hours of these (instance, UTC day) pairs: one range per day."""
+    by_day: dict[dt.date, list[int]] = defaultdict(list)
+    for instance_id, day in pairs:
+        by_day[day].append(instance_id)
+    q = Q()
+    for day, ids in by_day.items():
+        day_start = dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC)
+        q |= Q(
+            instance_id__in=sorted(ids),
+            hour_start__gte=day_start,
+            hour_start__lt=day_start + dt.timedelta(days=1),
+        )
+    return q
