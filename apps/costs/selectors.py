@@ -179,10 +179,14 @@ def _day_sums(
     query: CostQuery,
     dims: list[Dimension],
     spans: list[tuple[dt.date, dt.date]],
+    project_names: dict[str, str] | None = None,
 ) -> dict[tuple[dt.date, GroupKey], Decimal]:
     """Cost per (local day, group key) of the days in any of ``spans`` (inclusive), from
     ``CostDay`` in one grouped query: the report, its previous period and the month-to-date
-    sums are all cut from these rows in Python, instead of one pass over the rollup each."""
+    sums are all cut from these rows in Python, instead of one pass over the rollup each.
+
+    ``project_names``, when given, receives the names of the projects read (slug -> name), so
+    that the labels need no second query of the same rows."""
     if not spans:
         return {}
     fields: dict[str, Any] = {}
@@ -210,7 +214,7 @@ def _day_sums(
         in_spans, basis=query.basis, currency=query.currency
     )
     rows = list(grouped_sums(filtered_lines(days, query.filters), fields))
-    names = _names_by_id(organization, by_id, [row for row, _amount, _count in rows])
+    names = _names_by_id(organization, by_id, [row for row, _amount, _count in rows], project_names)
     totals: dict[tuple[dt.date, GroupKey], Decimal] = defaultdict(Decimal)
     for row, amount, _count in rows:
         key = tuple(
@@ -232,10 +236,14 @@ _BY_ID: dict[str, tuple[str, str]] = {
 
 
 def _names_by_id(
-    organization: Organization, by_id: dict[int, tuple[str, str]], rows: list[dict[str, Any]]
+    organization: Organization,
+    by_id: dict[int, tuple[str, str]],
+    rows: list[dict[str, Any]],
+    project_names: dict[str, str] | None = None,
 ) -> dict[int, dict[int | None, str | None]]:
     """Dimension position -> foreign key -> the dimension's value (None: no project/instance,
-    or a blank column), read in one query per table."""
+    or a blank column), read in one query per table; with ``project_names``, the projects'
+    names by slug are read with them into it."""
     out: dict[int, dict[int | None, str | None]] = {}
     for model, foreign_key in ((Project, "project_id"), (Instance, "instance_id")):
         positions = {i: spec[1] for i, spec in by_id.items() if spec[0] == foreign_key}
@@ -243,12 +251,17 @@ def _names_by_id(
             continue
         ids = {row[f"id{i}"] for row in rows for i in positions} - {None}
         columns = sorted(set(positions.values()))
+        named = model is Project and project_names is not None and "slug" in columns
+        read = [*columns, "name"] if named and "name" not in columns else columns
         found = {
-            values[0]: dict(zip(columns, values[1:], strict=True))
+            values[0]: dict(zip(read, values[1:], strict=True))
             for values in model.objects.for_organization(organization)
             .filter(pk__in=ids)
-            .values_list("pk", *columns)
+            .values_list("pk", *read)
         }
+        if named:
+            assert project_names is not None
+            project_names.update({item["slug"]: item["name"] for item in found.values()})
         for index, column in positions.items():
             out[index] = {pk: _blank_none(item[column]) for pk, item in found.items()}
     return out
@@ -301,9 +314,12 @@ def cost_report(
     previous_query = query.previous()
     current: dict[tuple[dt.date | None, GroupKey], Decimal] = defaultdict(Decimal)
     previous: dict[tuple[dt.date | None, GroupKey], Decimal] = defaultdict(Decimal)
+    project_names: dict[str, str] = {}
     if phase_at is None and not query.filters.get("phase"):
         # One pass over the daily rollup for the period and the previous one.
-        daily = _day_sums(organization, query, dims, [(previous_query.start, query.end)])
+        daily = _day_sums(
+            organization, query, dims, [(previous_query.start, query.end)], project_names
+        )
         for (day, key), amount in daily.items():
             if query.start <= day <= query.end:
                 current[(bucket_of(day, query.granularity), key)] += amount
@@ -331,7 +347,7 @@ def cost_report(
         groups=ordered,
         total=sum(current.values(), Decimal(0)),
         previous_total=sum(previous.values(), Decimal(0)),
-        labels=_labels(organization, query.group_by, ordered),
+        labels=_labels(organization, query.group_by, ordered, project_names),
         month_to_date=None
         if now is None
         else month_end_forecast(
@@ -344,12 +360,18 @@ def cost_report(
 
 
 def _labels(
-    organization: Organization, group_by: tuple[str, ...], groups: list[CostGroup]
+    organization: Organization,
+    group_by: tuple[str, ...],
+    groups: list[CostGroup],
+    project_names: dict[str, str],
 ) -> dict[str, dict[str, str]]:
+    """``project_names``: the names already read by slug (a project not in it is read)."""
     labels: dict[str, dict[str, str]] = {}
     for index, name in enumerate(group_by):
         values = {g.key[index] for g in groups if g.key[index] is not None}
-        if name == "project" and values:
+        if name == "project" and values and values <= project_names.keys():
+            labels[name] = {slug: project_names[slug] for slug in values if slug is not None}
+        elif name == "project" and values:
             labels[name] = dict(
                 Project.objects.for_organization(organization)
                 .filter(slug__in=values)
