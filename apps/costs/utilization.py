@@ -37,6 +37,7 @@ from apps.analysis.no_data import NoDataReason, no_data
 from apps.analysis.pricing import InstanceWaste, PhaseFigures
 from apps.analysis.selectors import gpu_instances_in_period
 from apps.cloud.models import Instance
+from apps.core.nojit import jit_off
 from apps.core.timegrid import (
     MINUTES_PER_HOUR,
     SECONDS_PER_DAY,
@@ -127,7 +128,7 @@ def _rollup_stats(
         """
         per_group: dict[GroupKey, Stats] = {}
         overall: Stats | None = None
-        with connection.cursor() as cursor:
+        with jit_off(), connection.cursor() as cursor:
             cursor.execute(sql, [organization.pk, start, end, list(key_of)])
             for key, is_whole, hours, busy, p95 in cursor.fetchall():
                 stats = (float(hours or 0), float(busy or 0), None if p95 is None else float(p95))
@@ -384,7 +385,9 @@ def hour_of_week(
         .values_list("hour_start", "instance_hours", "gpu_hours", "gpu_busy_hours")
     )
     cells: dict[tuple[int, int], list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
-    for hour_start, count, hours, busy in per_hour:
+    with jit_off():
+        hourly = list(per_hour)
+    for hour_start, count, hours, busy in hourly:
         local = hour_start.astimezone(tz)
         cell = cells[(local.weekday(), local.hour)]
         cell[0] += count
