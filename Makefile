@@ -29,12 +29,14 @@ DEMO_MAIL := EMAIL_URL=$${EMAIL_URL:-smtp://127.0.0.1:$(MAIL_PORT)}
 SERVICES := VAR=$(VAR) PORT=$(PORT) SIMULATOR_PORT=$(SIMULATOR_PORT) MAIL_PORT=$(MAIL_PORT) VENV_BIN=$(abspath $(VENV))/bin \
   workers/demo-services.sh
 
-.PHONY: help install frontend migrate demo stop dev test test-python test-frontend lint bench bench-metrics bench-analysis bench-sync bench-backfill-faults bench-recommendations bench-digests clean
+.PHONY: help install frontend migrate demo stop dev test test-python test-stack test-all test-frontend lint bench bench-metrics bench-analysis bench-sync bench-backfill-faults bench-recommendations bench-digests clean
 
 help:
 	@echo "make demo    - install everything, start GPU Ledger with demo data on http://localhost:$(PORT)"
 	@echo "make stop    - stop the demo's processes"
-	@echo "make test    - run the whole test suite (Python, front-end, browser)"
+	@echo "make test    - run the test suite (Python, front-end, browser), under 20 minutes"
+	@echo "make test-stack - the slow whole-stack tests (simulated fleets, real processes)"
+	@echo "make test-all - both"
 	@echo "make lint    - ruff, format check, mypy, import contracts, TypeScript, API types current"
 	@echo "make types   - regenerate the front-end API types from the OpenAPI schema"
 	@echo "make audit   - known high-severity advisories in the pinned Python and npm packages"
@@ -99,12 +101,20 @@ dev: install migrate
 	$(DEMO) DEBUG=1 $(PY) manage.py runserver $(PORT) & (cd frontend && npm run dev); kill %1
 
 # --- quality ------------------------------------------------------------------------------
-# Runs the Python suite (in parallel), then the front-end unit tests. Browser tests are part
-# of the Python suite (tests/e2e) and need the built front-end and Chromium.
+# Runs the front-end unit tests, then the Python suite (in parallel). Browser tests are part
+# of the Python suite (tests/e2e) and need the built front-end and Chromium. The slow
+# whole-stack tests (marked `stack`: simulated fleets synced over the SDK, real worker
+# processes, rate limits) have their own target, so that `make test` stays under 20 minutes
+# on 2 cores; CI runs both (.ci/run), and `make test-all` does too.
 test: install frontend test-frontend test-python
 
 test-python: install frontend
-	$(VENV)/bin/pytest -n $${PYTEST_WORKERS:-auto} --dist loadgroup
+	$(VENV)/bin/pytest -n $${PYTEST_WORKERS:-auto} --dist loadgroup -m "not stack"
+
+test-stack: install frontend
+	$(VENV)/bin/pytest -n $${PYTEST_WORKERS:-auto} --dist loadgroup -m stack
+
+test-all: test test-stack
 
 test-frontend: install
 	cd frontend && npm test

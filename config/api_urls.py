@@ -19,6 +19,7 @@ from apps.costs import api as costs_api
 from apps.costs import usage_api, utilization_api
 from apps.digests import api as digests_api
 from apps.exports import api as exports_api
+from apps.metrics.agent import api as agent_api
 from apps.recommendations import api as recommendations_api
 
 router = DefaultRouter(trailing_slash=False)
@@ -99,6 +100,7 @@ v1: list[URLPattern | URLResolver] = [
         utilization_api.InstanceTimeseriesView.as_view(),
         name="instance-timeseries",
     ),
+    path("ingest/gpu-samples", agent_api.IngestGpuSamplesView.as_view(), name="ingest-gpu-samples"),
     path("", include(router.urls)),
 ]
 

@@ -343,6 +343,8 @@ REST_FRAMEWORK = {
 }
 # Requests per API key (or signed-in person, or anonymous address): "<n>/<sec|min|hour|day>".
 API_RATE_LIMIT = env_str("API_RATE_LIMIT", "1200/min")
+# Agent batches per ingest key (one key may serve the fleet: 10,000 agents at a batch a minute).
+INGEST_RATE_LIMIT = env_str("INGEST_RATE_LIMIT", "12000/min")
 SPECTACULAR_SETTINGS = {
     "TITLE": "GPU Ledger API",
     "DESCRIPTION": "GPU cost and utilization analytics for Tencent Cloud. "

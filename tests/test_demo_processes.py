@@ -40,6 +40,7 @@ SERVICES = ("simulator", "web", "worker", "beat", "mail")
 
 pytestmark = [
     pytest.mark.integration,
+    pytest.mark.stack,
     pytest.mark.xdist_group("demo-processes"),
     pytest.mark.skipif(
         not Path("/proc/self/stat").exists() or shutil.which("setsid") is None,

@@ -40,6 +40,7 @@ STATED_RETRIES: dict[str, tuple[type[BaseException], ...]] = {
     "analysis.announce": (OperationalError,),
     "recommendations.recommend": (OperationalError,),
     "metrics.prune_raw": NEVER_RETRY,
+    "metrics.prune_agent_points": NEVER_RETRY,
     "metrics.compact_recent": (OperationalError,),
     "metrics.rebuild_rollups": (OperationalError,),
     "digests.claim_due": NEVER_RETRY,

@@ -23,6 +23,8 @@ BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     # prices daily); the per-account leases make a duplicate tick harmless.
     "cloud.dispatch-due": every(timedelta(minutes=1), "cloud.dispatch_due"),
     "metrics.prune-raw": every(timedelta(hours=24), "metrics.prune_raw"),
+    # The agent's per-GPU points, on the same horizon as the raw days.
+    "metrics.prune-agent-points": every(timedelta(hours=24), "metrics.prune_agent_points"),
     # Folds the small "recent points" rows into their day arrays, off the ingest path.
     "metrics.compact-recent": every(timedelta(hours=1), "metrics.compact_recent"),
     # Incremental: only instances/days with metric data newer than their last analysis.

@@ -125,12 +125,14 @@ class MeView(APIView):
 
     @extend_schema(request=MeUpdateSerializer, responses=MeSerializer)
     def patch(self, request: Request) -> Response:
-        """Change the signed-in person's own preferences; answers with the updated /me."""
-        serializer = MeUpdateSerializer(data=request.data)
+        """Change the signed-in person's own preferences; answers with the updated /me. A
+        preference left out is kept (an empty body changes nothing)."""
+        serializer = MeUpdateSerializer(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
-        services.user_update_preferences(
-            user=session_user(request), language=serializer.validated_data["language"]
-        )
+        if "language" in serializer.validated_data:
+            services.user_update_preferences(
+                user=session_user(request), language=serializer.validated_data["language"]
+            )
         return _me_response(request)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import zoneinfo
 from typing import ClassVar
 
 from django.contrib.auth.base_user import AbstractBaseUser, BaseUserManager
@@ -13,6 +12,7 @@ from django.utils import timezone
 
 from apps.accounts.roles import Role
 from apps.core.models import OrganizationQuerySet, OrganizationScopedModel, TimestampedModel
+from apps.core.timezones import TIMEZONES
 
 
 class UserManager(BaseUserManager["User"]):
@@ -64,8 +64,12 @@ class User(AbstractBaseUser, PermissionsMixin):
         return self.email
 
 
+TIMEZONE_SET = frozenset(TIMEZONES)
+
+
 def validate_timezone(value: str) -> None:
-    if value not in zoneinfo.available_timezones():
+    # The schema states TIMEZONES as an enum (apps/api/schema.py): one list for both.
+    if value not in TIMEZONE_SET:
         raise ValidationError(f"{value!r} is not a known IANA timezone (e.g. Asia/Shanghai).")
 
 
@@ -134,6 +138,8 @@ class Invitation(OrganizationScopedModel):
 class ApiKeyScope(models.TextChoices):
     READ = "read", "Read only"
     WRITE = "write", "Read and write"
+    # For the on-instance agent: sends GPU samples and work counters, reads nothing.
+    INGEST = "ingest", "Agent ingest only"
 
 
 class ApiKey(OrganizationScopedModel):

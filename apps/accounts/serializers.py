@@ -5,6 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.password_validation import (
+    MinimumLengthValidator,
+    get_default_password_validators,
+)
 from rest_framework import serializers
 
 from apps.accounts.models import (
@@ -16,8 +20,32 @@ from apps.accounts.models import (
     Membership,
     Organization,
     User,
+    validate_timezone,
 )
 from apps.api.serializers import StrictModelSerializer, StrictSerializer
+
+
+class NewPasswordField(serializers.CharField):
+    """A password being chosen: Django's validators check it (in the service, with the person
+    it is for); the schema states the one limit a schema can, the minimum length."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("trim_whitespace", False)
+        kwargs.setdefault("style", {"input_type": "password"})
+        super().__init__(**kwargs)
+
+    def request_schema(self) -> dict[str, Any]:
+        lengths = [
+            validator.min_length
+            for validator in get_default_password_validators()
+            if isinstance(validator, MinimumLengthValidator)
+        ]
+        return {"minLength": max(lengths, default=1)}
+
+
+def timezone_field(**kwargs: Any) -> serializers.CharField:
+    # validate_timezone here (not only in the model) so the schema states the zones as an enum.
+    return serializers.CharField(max_length=64, validators=[validate_timezone], **kwargs)
 
 
 class UserSerializer(serializers.ModelSerializer):
@@ -41,7 +69,7 @@ class OrganizationSerializer(StrictModelSerializer):
 
 class OrganizationCreateSerializer(StrictSerializer):
     name = serializers.CharField(max_length=100)
-    timezone = serializers.CharField(max_length=64, default="Asia/Shanghai")
+    timezone = timezone_field(default="Asia/Shanghai")
     # The model's choices (not a plain list), so the schema has one currency enum, not three.
     currency = serializers.ChoiceField(choices=Currency.choices, default=Currency.CNY)
 
@@ -75,14 +103,13 @@ class LoginSerializer(StrictSerializer):
 
 class SignupSerializer(StrictSerializer):
     email = serializers.EmailField()
-    password = serializers.CharField(
-        trim_whitespace=False,
-        style={"input_type": "password"},
-        help_text="Checked by Django's password validators (length, common, numeric, similarity).",
+    password = NewPasswordField(
+        help_text="Checked by Django's password validators: at least the length stated, not a "
+        "common password, not all digits, not like the e-mail or name.",
     )
     name = serializers.CharField(max_length=150)
     organization_name = serializers.CharField(max_length=100)
-    timezone = serializers.CharField(max_length=64, default="Asia/Shanghai")
+    timezone = timezone_field(default="Asia/Shanghai")
     currency = serializers.ChoiceField(choices=Currency.choices, default=Currency.CNY)
     language = serializers.ChoiceField(
         choices=Language.choices,
@@ -103,7 +130,7 @@ class VerifyEmailSerializer(StrictSerializer):
 class SetPasswordSerializer(StrictSerializer):
     uid = serializers.CharField(max_length=64)
     token = serializers.CharField(max_length=100)
-    password = serializers.CharField(trim_whitespace=False, style={"input_type": "password"})
+    password = NewPasswordField()
 
 
 class ResendVerificationSerializer(StrictSerializer):
@@ -157,9 +184,7 @@ class InvitationAcceptSerializer(StrictSerializer):
         help_text="The dashboard's language for an account created here (the page's); "
         "ignored when signed in.",
     )
-    password = serializers.CharField(
-        required=False, trim_whitespace=False, style={"input_type": "password"}
-    )
+    password = NewPasswordField(required=False)
 
 
 class ApiKeySerializer(StrictModelSerializer):

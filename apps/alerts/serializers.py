@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
@@ -273,6 +273,18 @@ class AlertRecipientSerializer(_OrganizationProjects, StrictModelSerializer):
         write_only=True, required=False, help_text="A member to tell (instead of a role)."
     )
     user_email = serializers.SerializerMethodField()
+
+    # validate() below, stated for the schema (apps/api/schema.py): a role, or a member's e-mail.
+    request_schema_extra: ClassVar[dict[str, Any]] = {
+        "oneOf": [
+            {
+                "required": ["role"],
+                "properties": {"role": {"minLength": 1}},
+                "not": {"required": ["email"]},
+            },
+            {"required": ["email"], "properties": {"role": {"maxLength": 0}}},
+        ]
+    }
 
     class Meta:
         model = AlertRecipient

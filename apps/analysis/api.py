@@ -252,10 +252,12 @@ class AnalysisSettingsView(AnalysisAPIView):
 
     @extend_schema(request=AnalysisSettingsSerializer, responses=AnalysisSettingsSerializer)
     def patch(self, request: Request) -> Response:
-        serializer = AnalysisSettingsSerializer(data=request.data)
+        # Partial, as PATCH is: a body without ``thresholds`` changes nothing.
+        serializer = AnalysisSettingsSerializer(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
-        services.analysis_settings_update(
-            organization=self.tenant.organization,
-            thresholds=serializer.validated_data["thresholds"],
-        )
+        if "thresholds" in serializer.validated_data:
+            services.analysis_settings_update(
+                organization=self.tenant.organization,
+                thresholds=serializer.validated_data["thresholds"],
+            )
         return Response(self._body())

@@ -16,6 +16,7 @@ from django.utils.dateparse import parse_date, parse_datetime
 from rest_framework import serializers
 
 from apps.analysis.engine import Evidence, Phase, missing_metrics, unseparated_phases
+from apps.analysis.engine.thresholds import THRESHOLD_NAMES, threshold_bound
 from apps.analysis.fleet_waste import FleetWaste
 from apps.analysis.models import phase_key
 from apps.analysis.no_data import REASON_CHOICES, REASONS, NoDataReason
@@ -86,11 +87,40 @@ class SummaryQuerySerializer(PeriodQuerySerializer):
     group_by = serializers.ChoiceField(choices=["fleet", "project"], required=False)
 
 
+def _thresholds_schema() -> dict[str, Any]:
+    """What ``PhaseThresholds.with_overrides`` takes, key by key; whether the overrides agree
+    with each other (a minimum below its maximum, ...) no schema can say."""
+    properties: dict[str, Any] = {}
+    for name in THRESHOLD_NAMES:
+        bound = threshold_bound(name)
+        schema: dict[str, Any] = {
+            "type": "integer" if bound.whole else "number",
+            "minimum": bound.low,
+            "nullable": True,
+        }
+        if bound.low_excluded:
+            schema["exclusiveMinimum"] = True
+        if bound.high is not None:
+            schema["maximum"] = bound.high
+        properties[name] = schema
+    return {
+        "type": "object",
+        "properties": properties,
+        "additionalProperties": False,
+        "description": "Threshold name -> its override; null drops the override (back to "
+        "the default). The overrides merged with the stored ones must agree with each other.",
+    }
+
+
 class ThresholdsField(serializers.DictField):
     """A JSON object of threshold name -> number (or null to drop an override)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(child=serializers.JSONField(allow_null=True), **kwargs)
+
+    def request_schema(self) -> dict[str, Any]:
+        # Requests only: a stored override of an older release may be outside today's bounds.
+        return _thresholds_schema()
 
 
 class AnalysisSettingsSerializer(StrictSerializer):

@@ -7,7 +7,7 @@ from typing import Any
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
-from apps.accounts.models import ApiKey
+from apps.accounts.models import ApiKey, ApiKeyScope
 from apps.accounts.services import api_key_authenticate
 
 
@@ -34,6 +34,14 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         api_key = api_key_authenticate(parts[1])
         if api_key is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked API key.")
+        # An ingest key sits on hundreds of GPU machines: it may send samples and nothing
+        # else. Checked here, before any view or permission runs, so that no endpoint
+        # (present or future, whatever its permissions) can forget it.
+        view = (request.parser_context or {}).get("view")
+        if api_key.scope == ApiKeyScope.INGEST and not getattr(view, "accepts_ingest_keys", False):
+            raise exceptions.PermissionDenied(
+                "This API key is for the agent's ingest endpoint only; it can read nothing."
+            )
         return _ApiKeyUser(api_key), api_key
 
     def authenticate_header(self, request: Request) -> str:

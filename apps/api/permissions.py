@@ -8,6 +8,7 @@ from rest_framework import permissions
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 
+from apps.accounts.models import ApiKey, ApiKeyScope
 from apps.accounts.roles import EDITOR_ROLES, MANAGER_ROLES
 from apps.api.tenancy import resolve_tenant
 
@@ -57,3 +58,13 @@ class IsOrganizationManagerElseNotFound(permissions.BasePermission):
         if tenant.role not in MANAGER_ROLES:
             raise NotFound()
         return True
+
+
+class IsIngestKey(permissions.BasePermission):
+    """Only an ingest-scoped API key: people and read/write keys do not send agent samples
+    (a mistyped key in an agent's config must fail loudly, not ingest as a finance tool)."""
+
+    message = "Send agent samples with an ingest-scoped API key (Authorization: Bearer)."
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return isinstance(request.auth, ApiKey) and request.auth.scope == ApiKeyScope.INGEST

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.validators import RegexValidator
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import build_bearer_security_scheme_object
@@ -13,6 +14,7 @@ from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 
 from apps.api.parameters import bound_integer_schema
+from apps.api.serializers import StrictInputMixin, decimal_pattern
 
 
 class ApiKeyScheme(OpenApiAuthenticationExtension):
@@ -104,6 +106,36 @@ def _requires_credentials(view: Any) -> bool:
     return any(not isinstance(permission, AllowAny) for permission in view.get_permissions())
 
 
+def _state_input_limits(field: Any, schema: dict[str, Any]) -> None:
+    """Add to a request field's schema the limits its serializer enforces beyond what
+    drf-spectacular states, so that a request the schema allows is one the server takes."""
+    from apps.accounts.models import validate_timezone
+    from apps.core.timezones import TIMEZONES
+
+    if isinstance(field, serializers.DecimalField) and isinstance(field.parent, StrictInputMixin):
+        # StrictInputMixin takes a decimal as a plain string only (drf-spectacular's pattern
+        # would also admit "", "-" and a minus sign where the minimum is 0).
+        schema["pattern"] = decimal_pattern(field)
+    if getattr(field, "allow_empty", True) is False and schema.get("type") == "array":
+        schema["minItems"] = max(schema.get("minItems", 0), 1)
+    if validate_timezone in getattr(field, "validators", ()):
+        schema["enum"] = [*TIMEZONES, ""] if getattr(field, "allow_blank", False) else [*TIMEZONES]
+    extra = getattr(field, "request_schema", None)
+    if callable(extra):
+        schema.update(extra())
+    if (
+        isinstance(field, serializers.CharField)
+        and field.trim_whitespace
+        and not field.allow_blank
+        and schema.get("type") == "string"
+        and not {"pattern", "format", "enum", "oneOf", "allOf"} & set(schema)
+        # A regex validator's pattern (a slug's) is stated after this, and says more.
+        and not any(isinstance(v, RegexValidator) for v in field.validators)
+    ):
+        # DRF trims the text, then refuses it if nothing is left: "   " is blank too.
+        schema["pattern"] = r"\S"
+
+
 class ApiAutoSchema(AutoSchema):
     """drf-spectacular's AutoSchema, plus what every operation of this API can answer.
 
@@ -150,6 +182,18 @@ class ApiAutoSchema(AutoSchema):
             field, serializers.PrimaryKeyRelatedField | serializers.ManyRelatedField
         ):
             bound_integer_schema(schema)
+        if direction == "request":
+            _state_input_limits(field, schema)
+        return schema
+
+    def _map_basic_serializer(self, serializer: Any, direction: Direction) -> dict[str, Any]:
+        schema: dict[str, Any] = super()._map_basic_serializer(serializer, direction)
+        if direction == "request" and isinstance(serializer, StrictInputMixin):
+            # A strict serializer refuses a field it does not have ("Unknown field.").
+            schema["additionalProperties"] = False
+            # What several fields must be together (one of two given, ...), where a
+            # serializer's validate() enforces it: stated by the serializer beside the check.
+            schema.update(getattr(serializer, "request_schema_extra", {}))
         return schema
 
     def _get_response_bodies(self, direction: Direction = "response") -> dict[str, Any]:

@@ -2,6 +2,8 @@
 
 Unknown fields and wrong JSON types are errors, not silently dropped or coerced: a finance
 script that sends ``{"scope": "write", "nmae": "x"}`` or ``{"name": 5}`` learns so at once.
+The schema says so too (apps/api/schema.py): a strict request body has
+``additionalProperties: false``, and a decimal is a string of the one pattern stated below.
 """
 
 from __future__ import annotations
@@ -13,8 +15,43 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 
+def decimal_pattern(field: serializers.DecimalField) -> str:
+    """The plain decimals ``field`` takes, as a regular expression (the schema's pattern too):
+    ASCII digits, at most ``decimal_places`` after a point, at most the whole digits its
+    ``max_digits`` leave (leading zeros aside, as DRF counts them), a minus sign only where
+    negative values are allowed."""
+    if field.max_whole_digits is None:
+        whole = "[0-9]+"
+    elif field.max_whole_digits == 0:
+        whole = "0+"
+    else:
+        whole = f"0*[0-9]{{1,{field.max_whole_digits}}}"
+    places = "" if field.decimal_places == 0 else f"(\\.[0-9]{{1,{field.decimal_places}}})?"
+    sign = "" if _non_negative(field) else "-?"
+    return f"^{sign}{whole}{places}$"
+
+
+def _non_negative(field: serializers.DecimalField) -> bool:
+    return field.min_value is not None and field.min_value >= 0
+
+
+def _decimal_errors(field: serializers.DecimalField, value: Any) -> list[str]:
+    """What is wrong with ``value`` as the text of a decimal, before DRF reads it: DRF would
+    also take a JSON number (a float: money is not a float), spaces, ``1e3``, ``1_000``,
+    ``.5`` or other scripts' digits, none of which the schema admits."""
+    if not isinstance(value, str):
+        return ['Must be a string, e.g. "1200.50".']
+    if _non_negative(field) and value.startswith("-"):
+        return [str(field.error_messages["min_value"]).format(min_value=field.min_value)]
+    if not re.fullmatch(r"-?[0-9]+(\.[0-9]+)?", value):
+        return ['Must be a plain decimal number, e.g. "1200.50".']
+    return []  # DRF checks the digits and the bounds, with its own messages
+
+
 class StrictInputMixin:
-    """Reject unknown fields and non-string values for text fields."""
+    # Not a docstring: drf-spectacular would show it as every strict serializer's description.
+    # Rejects unknown fields, non-string values for text fields and decimals not written as
+    # plain decimal strings.
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, dict):
@@ -32,7 +69,22 @@ class StrictInputMixin:
                     and not isinstance(data[name], str)
                 ):
                     errors[name] = ["Must be a string."]
+                if (
+                    name in data
+                    and isinstance(field, serializers.DecimalField)
+                    and not field.read_only
+                    and data[name] is not None
+                ):
+                    problems = _decimal_errors(field, data[name])
+                    if problems:
+                        errors[name] = problems
             if errors:
+                # With what DRF finds in the other fields, so one answer names every bad field.
+                try:
+                    super().to_internal_value(data)  # type: ignore[misc]
+                except serializers.ValidationError as more:
+                    if isinstance(more.detail, dict):
+                        errors = {**more.detail, **errors}  # type: ignore[dict-item]
                 raise serializers.ValidationError(errors)
         return super().to_internal_value(data)  # type: ignore[misc]
 
@@ -61,3 +113,16 @@ class LocalTimeField(serializers.TimeField):
         if isinstance(value, str) and not re.match(LOCAL_TIME_PATTERN, value):
             self.fail("invalid", format="hh:mm[:ss[.uuuuuu]]")
         return super().to_internal_value(value)
+
+
+class StatedCharField(serializers.CharField):
+    """A text field whose request schema states limits its validators enforce and
+    drf-spectacular cannot see (a function validator's pattern, a list of names): ``schema``
+    is merged into the field's request schema (apps/api/schema.py)."""
+
+    def __init__(self, *, schema: dict[str, Any], **kwargs: Any) -> None:
+        self.stated_schema = schema
+        super().__init__(**kwargs)
+
+    def request_schema(self) -> dict[str, Any]:
+        return dict(self.stated_schema)

@@ -41,7 +41,9 @@ def resolve_tenant(request: Request) -> Tenant | None:
 def _resolve(request: Request) -> Tenant | None:
     if isinstance(request.auth, ApiKey):
         # A write key edits domain data like a team lead; it never manages people or keys.
-        role = Role.LEAD if request.auth.scope == ApiKeyScope.WRITE else Role.VIEWER
+        # An ingest key has no role at all (authentication lets it reach ingest only).
+        roles: dict[str, str] = {ApiKeyScope.WRITE: Role.LEAD, ApiKeyScope.READ: Role.VIEWER}
+        role = roles.get(request.auth.scope, "")
         return Tenant(organization=request.auth.organization, role=role, api_key=request.auth)
     memberships = list(memberships_for_user(session_user(request)))
     if not memberships:

@@ -71,3 +71,13 @@ class ClientRateThrottle(AddressRateThrottle):
     def get_cache_key(self, request: Request, view: APIView) -> str:
         ident = client_ident(request, fallback=self.get_ident(request))
         return self.cache_format % {"scope": self.scope, "ident": ident}
+
+
+class IngestRateThrottle(ClientRateThrottle):
+    """``INGEST_RATE_LIMIT`` per ingest key: one key serves a whole fleet of agents (each
+    sends a batch a minute), so its budget is the fleet's, counted apart from the API's."""
+
+    scope = "ingest"
+
+    def get_rate(self) -> str:
+        return settings.INGEST_RATE_LIMIT

@@ -7,9 +7,45 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps.api.serializers import StrictModelSerializer, StrictSerializer
-from apps.cloud.models import CloudAccount, Instance, Project, ProjectTagKey, SyncState
+from apps.api.serializers import StatedCharField, StrictModelSerializer, StrictSerializer
+from apps.cloud.models import (
+    ENDPOINT_PATTERN,
+    CloudAccount,
+    Instance,
+    Project,
+    ProjectTagKey,
+    SyncState,
+    validate_endpoint,
+)
+from apps.cloud.regions import REGIONS
 from apps.cloud.sync.progress import run_progress
+
+# What the services check (apps/cloud/services.py, apps/cloud/models.py), stated for the schema.
+_NO_SPACES = r"^\S+$"  # _validate_secret: "Must not contain spaces."
+
+
+def _secret_field(**kwargs: Any) -> StatedCharField:
+    return StatedCharField(schema={"pattern": _NO_SPACES}, trim_whitespace=False, **kwargs)
+
+
+def _regions_field() -> serializers.ListField:
+    # The model's validator names the unknown ones; the schema lists the known ones.
+    region = StatedCharField(schema={"enum": sorted(REGIONS)})
+    return serializers.ListField(child=region, allow_empty=False)
+
+
+def _endpoint_field(**kwargs: Any) -> StatedCharField:
+    return StatedCharField(
+        schema={"pattern": ENDPOINT_PATTERN},
+        max_length=260,
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,  # "a:1\n" is refused, as the pattern says, not trimmed
+        validators=[validate_endpoint],
+        help_text="host:port that every service is sent to instead of *.tencentcloudapi.com; "
+        "it must not resolve to a loopback, private, link-local or metadata address.",
+        **kwargs,
+    )
 
 
 class SyncRunSerializer(serializers.Serializer):
@@ -46,13 +82,13 @@ class ConnectionTestSerializer(StrictSerializer):
     the form can send what it has)."""
 
     name = serializers.CharField(max_length=100, required=False)
-    secret_id = serializers.CharField(trim_whitespace=False, max_length=128)
-    secret_key = serializers.CharField(trim_whitespace=False, style={"input_type": "password"})
-    regions = serializers.ListField(child=serializers.CharField(), allow_empty=False)
+    secret_id = _secret_field(max_length=128)
+    secret_key = _secret_field(style={"input_type": "password"})
+    regions = _regions_field()
     site = serializers.ChoiceField(
         choices=CloudAccount.Site.choices, default=CloudAccount.Site.CHINA
     )
-    endpoint = serializers.CharField(max_length=260, required=False, allow_blank=True, default="")
+    endpoint = _endpoint_field(default="")
     endpoint_scheme = serializers.ChoiceField(
         choices=CloudAccount.Scheme.choices, default=CloudAccount.Scheme.HTTPS
     )
@@ -68,10 +104,10 @@ class ConnectionTestResultSerializer(serializers.Serializer):
 
 
 class CloudAccountSerializer(StrictModelSerializer):
-    secret_key = serializers.CharField(
-        write_only=True, trim_whitespace=False, style={"input_type": "password"}
-    )
-    regions = serializers.ListField(child=serializers.CharField(), allow_empty=False)
+    secret_id = _secret_field(max_length=128)
+    secret_key = _secret_field(write_only=True, style={"input_type": "password"})
+    regions = _regions_field()
+    endpoint = _endpoint_field()
     sync = SyncStateSerializer(source="sync_states", many=True, read_only=True)
 
     class Meta:

@@ -42,7 +42,7 @@ CREDENTIAL_FIELDS = ("secret_id",)
 def _check_endpoint(endpoint: str) -> None:
     """Refuse an endpoint override that outbound requests may not reach (apps.core.outbound):
     the server would connect there for the tenant. A 400 on ``endpoint``."""
-    if not endpoint or not ENDPOINT_RE.match(endpoint):
+    if not endpoint or not ENDPOINT_RE.fullmatch(endpoint):
         return  # empty: Tencent's own hosts; malformed: the model's validator says so
     host, port = endpoint.rsplit(":", 1)
     try:

@@ -229,3 +229,24 @@ class ProjectDayRollup(OrganizationScopedModel):
 
     def __str__(self) -> str:
         return f"{self.project_id} {self.day}"
+
+
+# The agent's points live in their own module of this app (apps/metrics/agent/).
+from apps.metrics.agent.models import (  # noqa: E402
+    GpuHourRollup,
+    GpuSample,
+    WorkCounterPoint,
+    WorkCounterSource,
+)
+
+__all__ = [
+    "GpuHourRollup",
+    "GpuSample",
+    "InstanceDayRollup",
+    "InstanceHourRollup",
+    "MetricDay",
+    "MetricDayRecent",
+    "ProjectDayRollup",
+    "WorkCounterPoint",
+    "WorkCounterSource",
+]

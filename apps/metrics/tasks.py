@@ -13,6 +13,7 @@ from django.db import OperationalError
 from django.utils import timezone
 
 from apps.metrics import services
+from apps.metrics.agent.services import agent_points_prune
 from workers import queues
 from workers.defaults import NEVER_RETRY, task_options
 
@@ -21,6 +22,14 @@ from workers.defaults import NEVER_RETRY, task_options
 def prune_raw() -> int:
     """Delete raw metric days past retention in short batches; idempotent (a rerun deletes 0)."""
     return services.metrics_raw_prune(as_of=timezone.now())
+
+
+@shared_task(
+    **task_options(name="metrics.prune_agent_points", queue=queues.ANALYSIS, retry_on=NEVER_RETRY)
+)
+def prune_agent_points() -> int:
+    """Delete agent points past raw retention; idempotent (a rerun deletes 0)."""
+    return agent_points_prune(as_of=timezone.now())
 
 
 @shared_task(

@@ -7,15 +7,18 @@ Money is a decimal string with the currency beside it.
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.accounts.models import Currency
-from apps.api.serializers import StrictSerializer
+from apps.api.serializers import StatedCharField, StrictSerializer
 from apps.recommendations.models import Recommendation, RecommendationEvent, Status
-from apps.recommendations.rules import KINDS, THRESHOLD_RULES, THRESHOLD_TYPES
+from apps.recommendations.rules import KINDS, THRESHOLD_RULES, THRESHOLD_TYPES, RuleThresholds
+from apps.recommendations.rules.thresholds import threshold_limit
 from apps.recommendations.selectors import ORDERINGS
 
 ACTIONS = ("accept", "dismiss", "snooze", "reopen")
@@ -325,6 +328,38 @@ class ThresholdValueField(serializers.JSONField):
     """A threshold's value: a number, a list of tags (``spot_tags``), or null."""
 
 
+_SCHEMA_TYPES = {"int": "integer", "nullable_int": "integer", "float": "number"}
+
+
+def _rule_threshold_schema(name: str) -> dict[str, Any]:
+    limit = threshold_limit(name)
+    if limit.type == "tags":
+        return {"type": "array", "items": {"type": "string"}, "nullable": True}
+    schema: dict[str, Any] = {"type": _SCHEMA_TYPES[limit.type], "nullable": True}
+    if limit.low is not None:
+        schema["minimum"] = limit.low
+    if limit.high is not None:
+        schema["maximum"] = limit.high
+    return schema
+
+
+class RuleThresholdsField(serializers.DictField):
+    """Threshold name -> override (null drops it); ``RuleThresholds.with_overrides`` checks
+    them in the service, and the request schema states each name with its type and bounds."""
+
+    def request_schema(self) -> dict[str, Any]:
+        # Requests only: a stored override of a threshold that no longer exists is still
+        # served (and can be dropped), so the answer's schema keeps any name.
+        return {
+            "type": "object",
+            "properties": {
+                field.name: _rule_threshold_schema(field.name)
+                for field in dataclasses.fields(RuleThresholds)
+            },
+            "additionalProperties": False,
+        }
+
+
 class ThresholdFieldSerializer(serializers.Serializer):
     """One field of ``RuleThresholds``, described for a settings form."""
 
@@ -340,13 +375,30 @@ class ThresholdFieldSerializer(serializers.Serializer):
     help = serializers.CharField()
 
 
+# A plain decimal (no sign, exponent, NaN or Infinity, which Decimal() would also read); that
+# it is above zero the schema says with a "not" and parse_reserved_prices checks.
+HOURLY_PATTERN = r"^[0-9]{1,10}(\.[0-9]{1,8})?$"
+
+
+def _validate_hourly(value: str) -> None:
+    if not re.fullmatch(HOURLY_PATTERN, value):
+        raise serializers.ValidationError(
+            'Must be a plain decimal number, e.g. "2.5" (at most 8 digits after the point).'
+        )
+
+
 class ReservedPriceSerializer(StrictSerializer):
     """One reserved-instance price the organization entered (not in the CVM price APIs)."""
 
     region = serializers.CharField(max_length=64)
     instance_type = serializers.CharField(max_length=64)
-    hourly = serializers.CharField(
-        max_length=32, help_text="Effective price per hour, a decimal string."
+    hourly = StatedCharField(
+        schema={"pattern": HOURLY_PATTERN, "not": {"pattern": "^[0.]*$"}},
+        max_length=32,
+        trim_whitespace=False,
+        validators=[_validate_hourly],
+        help_text="Effective price per hour: a positive decimal string, at most 10 digits "
+        "before the point and 8 after it.",
     )
     term_years = serializers.IntegerField(default=1, min_value=1, max_value=3)
     currency = serializers.ChoiceField(
@@ -359,7 +411,7 @@ class SettingsSerializer(StrictSerializer):
     PATCH them (a refused threshold is a 400 on ``thresholds.<name>``). ``fields`` describes
     every threshold so a client renders a form without knowing them."""
 
-    thresholds = serializers.DictField(
+    thresholds = RuleThresholdsField(
         child=ThresholdValueField(allow_null=True),
         required=False,
         help_text="Threshold name -> override; in a PATCH, null drops one.",

@@ -56,7 +56,7 @@ def test_it_forbids_a_viewer_to_change_roles_or_the_organization(
 
 
 @pytest.mark.parametrize(("method", "url", "payload"), WRITES)
-@pytest.mark.parametrize("scope", ["read", "write"])
+@pytest.mark.parametrize("scope", ["read", "write", "ingest"])
 def test_it_forbids_api_keys_to_manage_people_and_keys(
     key_client: Callable, acme: Organization, method: str, url: str, payload: dict, scope: str
 ) -> None:

@@ -269,6 +269,18 @@ PROBES["/api/v1/usage/projects"] = Probe(
     query=GLOBEX_PERIOD,
 )
 
+# Agent ingest takes ingest-scoped API keys only: a person (of any organization) is a 403, and
+# Globex's instance never gets a sample (tests/metrics/agent covers an ingest key of another
+# organization: a 404).
+PROBES["/api/v1/ingest/gpu-samples"] = Probe(
+    "instance",
+    payload=lambda world: {
+        "instance_id": world["instance"].provider_id,
+        "samples": [{"index": 0, "sampled_at": f"{DAY.isoformat()}T00:00:00Z", "util_pct": 1}],
+    },
+    status=403,
+)
+
 NOT_ORGANIZATION_SCOPED: dict[str, str] = {
     "/api/v1/auth/csrf": "hands out a CSRF cookie; no organization's data",
     "/api/v1/auth/login": "signs a person in; answers with that person's own memberships",

@@ -29,7 +29,7 @@ from apps.metrics.selectors import metrics_read
 from tests.cloud.conftest import SIM_NOW, connect
 from tests.leaks import WRONG_SECRET_KEY
 
-pytestmark = [pytest.mark.django_db, pytest.mark.integration]
+pytestmark = [pytest.mark.django_db, pytest.mark.integration, pytest.mark.stack]
 
 DAYS = 1
 # The bad day of the issue: about half of all requests fail, never more than two in a row.

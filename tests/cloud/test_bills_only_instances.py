@@ -37,7 +37,7 @@ from apps.metrics.constants import Metric
 from apps.metrics.ingest import DATA_LAG, MONITOR_METRICS, floor_minute
 from apps.metrics.selectors import metrics_read
 
-pytestmark = [pytest.mark.django_db, pytest.mark.integration]
+pytestmark = [pytest.mark.django_db, pytest.mark.integration, pytest.mark.stack]
 
 # Ten days into a month: the gone instance's whole life and the backfill are in November.
 NOW = datetime(2026, 11, 10, 4, 30, 17, tzinfo=UTC)

@@ -106,6 +106,7 @@ def test_it_changes_nothing_when_synced_twice(account: CloudAccount) -> None:
     assert before["MetricDay"] > 0
 
 
+@pytest.mark.stack
 def test_it_completes_under_throttling_and_server_errors_within_rate_limits(
     make_simulator, acme
 ) -> None:

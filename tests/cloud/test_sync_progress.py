@@ -17,7 +17,7 @@ from apps.cloud.sync.progress import PROGRESS_KEY, ProgressRecorder, run_progres
 from tests.cloud.conftest import BACKFILL_DAYS, SIM_NOW, connect
 from tests.leaks import WRONG_SECRET_KEY
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.stack]
 
 
 class FakeClock:

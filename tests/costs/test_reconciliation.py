@@ -14,7 +14,7 @@ from apps.billing.models import BillLine
 from apps.billing.selectors import cost_total, cost_totals
 from tests.costs.conftest import MONTH
 
-pytestmark = [pytest.mark.django_db, pytest.mark.integration]
+pytestmark = [pytest.mark.django_db, pytest.mark.integration, pytest.mark.stack]
 
 # The bill as invoiced: a line on the day it was charged (the amortized basis spreads purchases).
 BILLED = {"basis": "billed"}

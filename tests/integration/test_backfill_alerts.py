@@ -24,6 +24,7 @@ from tests.integration.conftest import Inbox, start_celery_worker, stop_worker, 
 
 pytestmark = [
     pytest.mark.integration,
+    pytest.mark.stack,
     pytest.mark.django_db(transaction=True),
     pytest.mark.xdist_group("celery-worker"),
 ]

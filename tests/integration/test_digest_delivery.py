@@ -34,7 +34,7 @@ from tests.integration.conftest import (
     wait_for,
 )
 
-pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("celery-worker")]
+pytestmark = [pytest.mark.integration, pytest.mark.stack, pytest.mark.xdist_group("celery-worker")]
 
 SHANGHAI = zoneinfo.ZoneInfo("Asia/Shanghai")
 NEW_YORK = zoneinfo.ZoneInfo("America/New_York")

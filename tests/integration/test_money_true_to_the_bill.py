@@ -47,7 +47,7 @@ from apps.recommendations.rules.thresholds import DEFAULT_RULE_THRESHOLDS
 from apps.recommendations.services import recommendations_run
 from tests.cloud.conftest import connect
 
-pytestmark = [pytest.mark.integration]
+pytestmark = [pytest.mark.integration, pytest.mark.stack]
 
 NOW = dt.datetime(2026, 11, 24, 4, 30, 17, tzinfo=dt.UTC)
 # From Nov 3: every scenario event of the fleet anchored on Nov 24 is in bill month 2026-11.

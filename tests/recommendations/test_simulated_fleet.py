@@ -8,15 +8,22 @@ analysis and the recommendations run as their tasks run them.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
 
 import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.test import override_settings
 
-from apps.accounts.models import Organization
+from apps.accounts import services as accounts_services
+from apps.accounts.models import Organization, User
 from apps.analysis import services as analysis_services
 from apps.billing.models import BillLine
 from apps.cloud.models import CloudAccount, Instance, SyncKind
 from apps.cloud.providers.tencent.simulator import fleet as sim
+from apps.cloud.providers.tencent.simulator.server import SimulatorServer
 from apps.cloud.sync import runner
 from apps.metrics.constants import Metric
 from apps.metrics.ingest import DATA_LAG, floor_minute
@@ -25,7 +32,13 @@ from apps.recommendations import services
 from apps.recommendations.models import Recommendation, Status
 from tests.cloud.conftest import SIM_NOW, connect
 
-pytestmark = [pytest.mark.django_db(transaction=False), pytest.mark.integration]
+pytestmark = [
+    pytest.mark.django_db(transaction=False),
+    pytest.mark.integration,
+    pytest.mark.stack,
+    # The module's fleet is built once per worker: its tests stay together.
+    pytest.mark.xdist_group("recommendations-fleet"),
+]
 
 # Every runtime component (compute, GPU, unknown) of the hours of use: what an hour costs.
 RUNTIME_CLASSES = ["runtime", "unknown"]
@@ -52,31 +65,50 @@ def _store_metrics(account: CloudAccount, simulator, *, with_cpu: bool = True) -
     metrics_write_bulk(series=series)
 
 
-def _setup(make_simulator, organization: Organization, *, with_cpu: bool = True):
-    simulator = make_simulator(rate_limits={})
+def _sync_and_analyse(
+    simulator: SimulatorServer, organization: Organization, *, with_cpu: bool = True
+) -> CloudAccount:
     account = connect(organization, simulator)
     runner.run_kind(account, SyncKind.INVENTORY, now=SIM_NOW)
     runner.run_kind(account, SyncKind.PRICES, now=SIM_NOW)
     runner.run_kind(account, SyncKind.BILLS, now=SIM_NOW, backfill_days=METRIC_DAYS)
     _store_metrics(account, simulator, with_cpu=with_cpu)
     analysis_services.analysis_full_run(as_of=AS_OF)
-    return account, simulator
+    return account
 
 
-@pytest.fixture
-def fleet(make_simulator, acme: Organization):
-    account, simulator = _setup(make_simulator, acme)
-    services.recommendations_run(organization=acme, as_of=AS_OF)
-    return account, simulator
+@pytest.fixture(scope="module")
+def fleet(django_db_setup: None, django_db_blocker: Any) -> Iterator[tuple[CloudAccount, Any]]:
+    """The fleet synced, analysed and advised once, committed, shared by the module's tests
+    (a minute of syncing: each test reads it, none changes it)."""
+    with django_db_blocker.unblock():
+        owner = User.objects.create_user(email="fleet@acme.test", password="pw-123456789")
+        organization = accounts_services.organization_create(
+            name="Fleet", owner=owner, timezone_name="Asia/Shanghai"
+        )
+        simulator = SimulatorServer(port=0, seed=1, now=lambda: SIM_NOW, rate_limits={}).start()
+        # The simulator listens on loopback, which outbound calls refuse unless allowed.
+        allowed = override_settings(
+            OUTBOUND_ALLOWED_HOSTS=[*settings.OUTBOUND_ALLOWED_HOSTS, simulator.endpoint]
+        )
+        allowed.enable()
+        try:
+            account = _sync_and_analyse(simulator, organization)
+            services.recommendations_run(organization=organization, as_of=AS_OF)
+            yield account, simulator
+        finally:
+            allowed.disable()
+            simulator.stop()
+            call_command("flush", interactive=False, verbosity=0)
 
 
-def _instances(simulator, pattern: str, **criteria) -> list[Instance]:
+def _instances(account: CloudAccount, simulator, pattern: str, **criteria) -> list[Instance]:
     ids = [
         i.instance_id
         for i in simulator.cloud.fleet.with_pattern(pattern)
         if i.terminated_at is None and all(getattr(i, k) == v for k, v in criteria.items())
     ]
-    return list(Instance.objects.filter(provider_id__in=ids).order_by("pk"))
+    return list(Instance.objects.filter(account=account, provider_id__in=ids).order_by("pk"))
 
 
 def _kinds(instance: Instance) -> set[str]:
@@ -88,15 +120,15 @@ def _kinds(instance: Instance) -> set[str]:
 
 
 def test_it_gives_each_pattern_of_the_fleet_its_recommendation(fleet) -> None:
-    _account, simulator = fleet
-    idle = _instances(simulator, sim.IDLE)
+    account, simulator = fleet
+    idle = _instances(account, simulator, sim.IDLE)
     assert len(idle) == 4
     for instance in idle:
         kinds = _kinds(instance)
         assert "stop_idle" in kinds, (instance.name, kinds)
         assert "schedule" not in kinds, instance.name
     for pattern in (sim.DAY_ONLY_IDLE, sim.DAY_ONLY_STOPPED):
-        instances = _instances(simulator, pattern)
+        instances = _instances(account, simulator, pattern)
         assert instances
         for instance in instances:
             row = Recommendation.objects.get(instance=instance, kind="schedule")
@@ -111,21 +143,21 @@ def test_it_gives_each_pattern_of_the_fleet_its_recommendation(fleet) -> None:
             assert any(
                 "StopInstances" in line and "STOP_CHARGING" in line for line in row.action["cron"]
             )
-    for instance in _instances(simulator, sim.DAY_ONLY_IDLE):
+    for instance in _instances(account, simulator, sim.DAY_ONLY_IDLE):
         assert Recommendation.objects.get(instance=instance, kind="schedule").monthly_saving > 0
-    for instance in _instances(simulator, sim.MEMORY_PRESSURE):
+    for instance in _instances(account, simulator, sim.MEMORY_PRESSURE):
         assert "upsize" in _kinds(instance), instance.name
-    for instance in _instances(simulator, sim.HOT):
+    for instance in _instances(account, simulator, sim.HOT):
         assert "thermal" in _kinds(instance), instance.name
-    for instance in _instances(simulator, sim.DATA_BOUND):
+    for instance in _instances(account, simulator, sim.DATA_BOUND):
         assert "data_pipeline" in _kinds(instance), instance.name
 
 
 def test_it_switches_steady_pay_as_you_go_instances_to_monthly_at_the_right_break_even(
     fleet,
 ) -> None:
-    _account, simulator = fleet
-    inference = _instances(simulator, sim.INFERENCE, charge_type=sim.POSTPAID)
+    account, simulator = fleet
+    inference = _instances(account, simulator, sim.INFERENCE, charge_type=sim.POSTPAID)
     assert len(inference) == 4
     # The scenario's reserved instance pays part of one of them (its runtime at the RI's rate):
     # a month's subscription is dearer than those hours, so nothing says to switch it.
@@ -148,12 +180,12 @@ def test_it_switches_steady_pay_as_you_go_instances_to_monthly_at_the_right_brea
 
 
 def test_it_gives_well_used_training_instances_nothing(fleet) -> None:
-    _account, simulator = fleet
+    account, simulator = fleet
     # Training instances already on the cheaper charge types (a subscription, spot): there is
     # nothing to change. Pay-as-you-go ones running around the clock get "switch to monthly".
     quiet = [
-        *_instances(simulator, sim.TRAINING, charge_type=sim.PREPAID),
-        *_instances(simulator, sim.TRAINING, charge_type=sim.SPOT),
+        *_instances(account, simulator, sim.TRAINING, charge_type=sim.PREPAID),
+        *_instances(account, simulator, sim.TRAINING, charge_type=sim.SPOT),
     ]
     assert [i.instance_type for i in quiet] == [
         "GN10Xp.20XLARGE320",
@@ -162,13 +194,13 @@ def test_it_gives_well_used_training_instances_nothing(fleet) -> None:
     ]
     for instance in quiet:
         assert _kinds(instance) == set(), instance.name
-    for instance in _instances(simulator, sim.TRAINING, charge_type=sim.POSTPAID):
+    for instance in _instances(account, simulator, sim.TRAINING, charge_type=sim.POSTPAID):
         assert _kinds(instance) <= {"subscription"}, instance.name
 
 
 def test_it_recomputes_each_saving_from_the_bills_and_the_window(fleet) -> None:
-    _account, simulator = fleet
-    (instance,) = _instances(simulator, sim.IDLE, zone="ap-guangzhou-4")
+    account, simulator = fleet
+    (instance,) = _instances(account, simulator, sim.IDLE, zone="ap-guangzhou-4")
     row = Recommendation.objects.get(instance=instance, kind="stop_idle")
     end = dt.datetime(2026, 11, 3, 4, tzinfo=dt.UTC)
     start = end - dt.timedelta(days=14)
@@ -192,7 +224,7 @@ def test_it_recomputes_each_saving_from_the_bills_and_the_window(fleet) -> None:
     assert row.monthly_saving == (hourly * hours).quantize(Decimal("0.01"), ROUND_HALF_UP)
     assert f"= {hourly} CNY/h" in row.saving_formula
     # The schedule: the window's running hours (from the profile) times the same price.
-    (day_only,) = _instances(simulator, sim.DAY_ONLY_IDLE, zone="ap-guangzhou-6")
+    (day_only,) = _instances(account, simulator, sim.DAY_ONLY_IDLE, zone="ap-guangzhou-6")
     schedule = Recommendation.objects.get(instance=day_only, kind="schedule")
     running = Decimal(schedule.evidence["running_hours_per_week_in_window"])
     day_lines = BillLine.objects.filter(
@@ -215,9 +247,10 @@ def test_it_recomputes_each_saving_from_the_bills_and_the_window(fleet) -> None:
     )
 
 
-def test_it_runs_twice_without_duplicates_or_changes(fleet, acme: Organization) -> None:
+def test_it_runs_twice_without_duplicates_or_changes(fleet) -> None:
+    account, _simulator = fleet
     before = list(Recommendation.objects.order_by("pk").values_list("pk", "updated_at"))
-    again = services.recommendations_run(organization=acme, as_of=AS_OF)
+    again = services.recommendations_run(organization=account.organization, as_of=AS_OF)
     assert again.created == again.updated == again.resolved == 0
     assert again.unchanged == len(before)
     assert list(Recommendation.objects.order_by("pk").values_list("pk", "updated_at")) == before
@@ -226,17 +259,18 @@ def test_it_runs_twice_without_duplicates_or_changes(fleet, acme: Organization) 
 def test_it_still_finds_idle_and_schedules_when_the_metrics_lack_cpu(
     make_simulator, acme: Organization
 ) -> None:
-    _account, simulator = _setup(make_simulator, acme, with_cpu=False)
+    simulator = make_simulator(rate_limits={})
+    account = _sync_and_analyse(simulator, acme, with_cpu=False)
     services.recommendations_run(organization=acme, as_of=AS_OF)
-    for instance in _instances(simulator, sim.IDLE):
+    for instance in _instances(account, simulator, sim.IDLE):
         assert "stop_idle" in _kinds(instance), instance.name
     for pattern in (sim.DAY_ONLY_IDLE, sim.DAY_ONLY_STOPPED):
-        for instance in _instances(simulator, pattern):
+        for instance in _instances(account, simulator, pattern):
             assert "schedule" in _kinds(instance), instance.name
     # Without CPU a data-bound GPU looks like one idle holding memory: the pipeline finding
     # may be made, but says the cause is unconfirmed, with low confidence, never "CPU busy".
     pipeline = Recommendation.objects.filter(
-        instance__in=_instances(simulator, sim.DATA_BOUND), kind="data_pipeline"
+        instance__in=_instances(account, simulator, sim.DATA_BOUND), kind="data_pipeline"
     )
     assert pipeline.exists()
     for row in pipeline:

@@ -183,6 +183,34 @@ _POSITIVE_FIELDS = {
 }
 
 
+@dataclasses.dataclass(frozen=True)
+class ThresholdBound:
+    """The values one threshold may take, as ``_validate_field`` checks them (the API's schema
+    states them): ``low``..``high`` (no upper bound when ``high`` is None), ``low`` itself
+    excluded when ``low_excluded``, whole numbers only when ``whole``."""
+
+    whole: bool
+    low: float
+    high: float | None
+    low_excluded: bool = False
+
+
+def threshold_bound(key: str) -> ThresholdBound:
+    if key in _INT_FIELDS:
+        low, high = _INT_FIELDS[key]
+        return ThresholdBound(whole=True, low=low, high=high)
+    if key in _FRACTION_FIELDS:
+        return ThresholdBound(whole=False, low=0.0, high=1.0)
+    if key in _POSITIVE_FIELDS or key == "switch_penalty":
+        return ThresholdBound(whole=False, low=0.0, high=None, low_excluded=True)
+    return ThresholdBound(whole=False, low=0.0, high=100.0)
+
+
+THRESHOLD_NAMES: tuple[str, ...] = tuple(
+    field.name for field in dataclasses.fields(PhaseThresholds)
+)
+
+
 def _coerce(key: str, value: Any, annotation: Any) -> Any:
     """Convert an override to the field's type; booleans and strings are rejected, not guessed."""
     if isinstance(value, bool) or not isinstance(value, int | float):

@@ -37,6 +37,19 @@ class ThresholdError(ValueError):
         self.reason = reason
 
 
+#: Thresholds that are shares of something (0 to 1); every other number is at least 0.
+SHARE_THRESHOLDS: tuple[str, ...] = (
+    "idle_min_share",
+    "schedule_min_coverage",
+    "schedule_stopped_coverage_max",
+    "upsize_min_share",
+    "pipeline_min_share",
+    "thermal_min_share",
+)
+#: Every lookback, the general one and a rule's own, is this many days (inclusive).
+LOOKBACK_DAYS_RANGE = (1, 93)
+
+
 @dataclasses.dataclass(frozen=True)
 class RuleThresholds:
     # How far a rule looks back, unless its own ``<rule>_lookback_days`` says otherwise;
@@ -117,22 +130,16 @@ class RuleThresholds:
             value = getattr(self, field.name)
             if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
                 raise ThresholdError(field.name, "must not be negative")
-        for name in (
-            "idle_min_share",
-            "schedule_min_coverage",
-            "schedule_stopped_coverage_max",
-            "upsize_min_share",
-            "pipeline_min_share",
-            "thermal_min_share",
-        ):
+        for name in SHARE_THRESHOLDS:
             if getattr(self, name) > 1:
                 raise ThresholdError(name, "is a share, at most 1")
-        if not 1 <= self.lookback_days <= 93:
-            raise ThresholdError("lookback_days", "between 1 and 93")
+        low, high = LOOKBACK_DAYS_RANGE
+        if not low <= self.lookback_days <= high:
+            raise ThresholdError("lookback_days", f"between {low} and {high}")
         for rule in LOOKBACK_RULES:
             own = getattr(self, f"{rule}_lookback_days")
-            if own is not None and not 1 <= own <= 93:
-                raise ThresholdError(f"{rule}_lookback_days", "between 1 and 93")
+            if own is not None and not low <= own <= high:
+                raise ThresholdError(f"{rule}_lookback_days", f"between {low} and {high}")
         if self.idle_gpu_util_p95_max_pct >= self.schedule_p95_max_pct:
             raise ThresholdError("idle_gpu_util_p95_max_pct", "must be under schedule_p95_max_pct")
         if self.schedule_stopped_coverage_max >= self.schedule_min_coverage:
@@ -244,6 +251,27 @@ THRESHOLD_RULES: tuple[str, ...] = ("general", *LOOKBACK_RULES)
 #: the API names it.
 _TYPES = {"int": "int", "float": "float", "int | None": "nullable_int", "tuple[str, ...]": "tags"}
 THRESHOLD_TYPES: tuple[str, ...] = tuple(_TYPES.values())
+
+
+@dataclasses.dataclass(frozen=True)
+class ThresholdLimit:
+    """The values one threshold may take on its own, as ``RuleThresholds`` checks them (the
+    API's schema states them): its type (one of THRESHOLD_TYPES) and, for a number, the bounds
+    (inclusive; None: none). How thresholds must agree with each other is not in it."""
+
+    type: str
+    low: float | None
+    high: float | None
+
+
+def threshold_limit(name: str) -> ThresholdLimit:
+    field = next(field for field in dataclasses.fields(RuleThresholds) if field.name == name)
+    kind = _TYPES[str(field.type)]
+    if kind == "tags":
+        return ThresholdLimit(kind, None, None)
+    if name.endswith("lookback_days"):
+        return ThresholdLimit(kind, *LOOKBACK_DAYS_RANGE)
+    return ThresholdLimit(kind, 0, 1 if name in SHARE_THRESHOLDS else None)
 
 
 @dataclasses.dataclass(frozen=True)

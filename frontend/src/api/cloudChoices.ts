@@ -1,6 +1,6 @@
 /** The words and choices the UI shows for cloud accounts and instances, keyed by the API's values. */
 import { i18n, translatedLabels } from '../i18n';
-import type { ChargeType, CloudAccountStatus, CloudSite, SyncKind } from './types';
+import type { ChargeType, CloudAccountStatus, CloudSite, SyncKind, TencentRegion } from './types';
 
 export const SITE_LABELS: Record<CloudSite, string> = translatedLabels(['china', 'intl'] as const, 'cloud.site');
 
@@ -12,7 +12,7 @@ export const SYNC_KIND_LABELS: Record<SyncKind, string> = translatedLabels(['inv
 export const SYNC_KINDS = Object.keys(SYNC_KIND_LABELS) as SyncKind[];
 
 /** Tencent Cloud regions with GPU instances the connect form offers, with their city. */
-const REGIONS: [string, boolean][] = [
+const REGIONS: [TencentRegion, boolean][] = [
   ['ap-guangzhou', true],
   ['ap-shanghai', true],
   ['ap-beijing', true],
@@ -34,7 +34,7 @@ const REGIONS: [string, boolean][] = [
 ];
 
 /** Tencent Cloud regions with GPU instances the connect form offers; `city` is in the UI's language. */
-export const TENCENT_REGIONS: { code: string; readonly city: string; mainland: boolean }[] = REGIONS.map(([code, mainland]) => ({
+export const TENCENT_REGIONS: { code: TencentRegion; readonly city: string; mainland: boolean }[] = REGIONS.map(([code, mainland]) => ({
   code,
   mainland,
   get city() {

@@ -700,6 +700,30 @@ export interface paths {
         patch: operations["v1_holidays_partial_update"];
         trace?: never;
     };
+    "/api/v1/ingest/gpu-samples": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description One agent batch of one instance: its GPU samples and cumulative work counters.
+         *
+         *     Validated whole: a 400 names every bad field (``samples[3].util_pct``) and stores nothing.
+         *     Idempotent: a point already stored (same instance, card or counter, and timestamp) is
+         *     skipped, so a batch resent after a lost answer changes nothing. The instance is the
+         *     key's organization's ``ins-...`` id; any other is a 404.
+         */
+        post: operations["v1_ingest_gpu_samples_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/instances": {
         parameters: {
             query?: never;
@@ -845,7 +869,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** @description Change the signed-in person's own preferences; answers with the updated /me. */
+        /**
+         * @description Change the signed-in person's own preferences; answers with the updated /me. A
+         *     preference left out is kept (an empty body changes nothing).
+         */
         patch: operations["v1_me_partial_update"];
         trace?: never;
     };
@@ -1175,7 +1202,6 @@ export interface components {
          * @enum {string}
          */
         ActionEnum: "accept" | "dismiss" | "snooze" | "reopen";
-        /** @description Reject unknown fields and non-string values for text fields. */
         ActionInputRequest: {
             action: components["schemas"]["ActionEnum"];
             reason?: string;
@@ -1262,8 +1288,11 @@ export interface components {
             email?: string;
             /** @description Empty: alerts of every project. */
             project?: number | null;
-        };
-        /** @description Reject unknown fields and non-string values for text fields. */
+        } & ({
+            role: unknown;
+        } | {
+            role?: unknown;
+        });
         AlertSettings: {
             webhook_url?: string;
             readonly webhook_secret_set: boolean;
@@ -1317,7 +1346,6 @@ export interface components {
             /** @description Only with group_by=project. */
             groups?: components["schemas"]["ProjectWaste"][];
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         ApiKey: {
             readonly id: number;
             name: string;
@@ -1331,7 +1359,6 @@ export interface components {
             /** Format: date-time */
             readonly revoked_at: string | null;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         ApiKeyCreated: {
             readonly id: number;
             name: string;
@@ -1347,7 +1374,6 @@ export interface components {
             /** @description The full key. Shown once; store it now. */
             readonly key: string;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         ApiKeyRequest: {
             name: string;
             /** @default read */
@@ -1592,7 +1618,6 @@ export interface components {
             /** Format: date-time */
             end: string;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         CloudAccount: {
             readonly id: number;
             name: string;
@@ -1600,7 +1625,7 @@ export interface components {
             secret_id: string;
             regions: string[];
             site?: components["schemas"]["SiteEnum"];
-            /** @description host:port that every service is sent to instead of *.tencentcloudapi.com. */
+            /** @description host:port that every service is sent to instead of *.tencentcloudapi.com; it must not resolve to a loopback, private, link-local or metadata address. */
             endpoint?: string;
             endpoint_scheme?: components["schemas"]["EndpointSchemeEnum"];
             readonly currency: string;
@@ -1612,14 +1637,13 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         CloudAccountRequest: {
             name: string;
             secret_id: string;
             secret_key: string;
-            regions: string[];
+            regions: components["schemas"]["RegionsEnum"][];
             site?: components["schemas"]["SiteEnum"];
-            /** @description host:port that every service is sent to instead of *.tencentcloudapi.com. */
+            /** @description host:port that every service is sent to instead of *.tencentcloudapi.com; it must not resolve to a loopback, private, link-local or metadata address. */
             endpoint?: string;
             endpoint_scheme?: components["schemas"]["EndpointSchemeEnum"];
         };
@@ -1670,10 +1694,10 @@ export interface components {
             name?: string;
             secret_id: string;
             secret_key: string;
-            regions: string[];
+            regions: components["schemas"]["RegionsEnum"][];
             /** @default china */
             site?: components["schemas"]["SiteEnum"];
-            /** @default  */
+            /** @description host:port that every service is sent to instead of *.tencentcloudapi.com; it must not resolve to a loopback, private, link-local or metadata address. */
             endpoint?: string;
             /** @default https */
             endpoint_scheme?: components["schemas"]["EndpointSchemeEnum"];
@@ -1832,7 +1856,7 @@ export interface components {
              * @example 09:00:00
              */
             send_time?: string;
-            timezone?: string;
+            timezone?: components["schemas"]["TimezoneEnum"] | components["schemas"]["BlankEnum"];
             projects?: number[];
             workdays_only?: boolean;
             is_active?: boolean;
@@ -2101,6 +2125,31 @@ export interface components {
          * @enum {string}
          */
         FrequencyEnum: "daily" | "weekly" | "monthly";
+        /** @description One card at one moment, as the agent read it from nvidia-smi. */
+        GpuSampleRequest: {
+            index: number;
+            /** Format: date-time */
+            sampled_at: string;
+            uuid?: string | null;
+            name?: string | null;
+            /** Format: double */
+            util_pct?: number | null;
+            /** Format: double */
+            mem_used_mb?: number | null;
+            /** Format: double */
+            mem_total_mb?: number | null;
+            /** Format: double */
+            power_w?: number | null;
+            /** Format: double */
+            power_limit_w?: number | null;
+            /** Format: double */
+            sm_clock_mhz?: number | null;
+            /** Format: int64 */
+            throttle_reasons?: number | null;
+            /** Format: double */
+            temp_c?: number | null;
+            processes?: components["schemas"]["ProcessRequest"][] | null;
+        };
         /**
          * @description * `day` - day
          *     * `week` - week
@@ -2122,14 +2171,12 @@ export interface components {
             /** @description Human name (project or instance name). */
             label: string;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         Holiday: {
             readonly id: number;
             /** Format: date */
             date: string;
             name?: string;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         HolidayRequest: {
             /** Format: date */
             date: string;
@@ -2165,6 +2212,21 @@ export interface components {
              * @description gpu_busy_hours / gpu_hours x 100; null without GPU-hours.
              */
             gpu_util_avg_pct: number | null;
+        };
+        IngestBatchRequest: {
+            /** @description The Tencent CVM id, ins-... */
+            instance_id: string;
+            agent_version?: string;
+            samples?: components["schemas"]["GpuSampleRequest"][];
+            counters?: components["schemas"]["WorkCounterRequest"][];
+        };
+        IngestResult: {
+            instance_id: string;
+            samples_received: number;
+            /** @description New points; a resent one is not stored twice. */
+            samples_stored: number;
+            counters_received: number;
+            counters_stored: number;
         };
         Instance: {
             readonly id: number;
@@ -2312,7 +2374,6 @@ export interface components {
             facets: components["schemas"]["Facets"];
             results: components["schemas"]["InstanceUsage"][];
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         Invitation: {
             readonly id: number;
             /** Format: email */
@@ -2329,7 +2390,6 @@ export interface components {
             /** Format: date-time */
             readonly sent_at: string | null;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         InvitationAcceptRequest: {
             token: string;
             /** @default  */
@@ -2344,7 +2404,6 @@ export interface components {
             language?: components["schemas"]["LanguageEnum"];
             password?: string;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         InvitationRequest: {
             /** Format: email */
             email: string;
@@ -2363,7 +2422,6 @@ export interface components {
          * @enum {string}
          */
         LevelEnum: "high" | "medium" | "low";
-        /** @description Reject unknown fields and non-string values for text fields. */
         LoginRequest: {
             /** Format: email */
             email: string;
@@ -2395,7 +2453,6 @@ export interface components {
             /** @description Where this installation's mail catcher keeps the e-mails it sends (the demo); empty when e-mail really goes out. */
             caught_mail_dir: string;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         Membership: {
             readonly id: number;
             readonly user: components["schemas"]["User"];
@@ -2491,7 +2548,6 @@ export interface components {
             hours: number;
             label: string;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         Organization: {
             readonly id: number;
             readonly slug: string;
@@ -2500,11 +2556,10 @@ export interface components {
             currency?: components["schemas"]["CurrencyEnum"];
             readonly role: string | null;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         OrganizationCreateRequest: {
             name: string;
             /** @default Asia/Shanghai */
-            timezone?: string;
+            timezone?: components["schemas"]["TimezoneEnum"];
             /** @default CNY */
             currency?: components["schemas"]["CurrencyEnum"];
         };
@@ -2748,7 +2803,6 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["ThresholdRule"][];
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         PatchedAlertSettingsRequest: {
             webhook_url?: string;
             /** @description HMAC-SHA256 key for the X-GPU-Ledger-Signature header; write-only. */
@@ -2778,8 +2832,36 @@ export interface components {
         };
         /** @description ``thresholds``: the overrides (PATCH merges; null drops one); the rest is read-only. */
         PatchedAnalysisSettingsRequest: {
+            /** @description Threshold name -> its override; null drops the override (back to the default). The overrides merged with the stored ones must agree with each other. */
             thresholds?: {
-                [key: string]: unknown;
+                idle_gpu_util_max_pct?: number | null;
+                data_gpu_util_max_pct?: number | null;
+                cpu_busy_min_pct?: number | null;
+                gpu_mem_allocated_min_pct?: number | null;
+                eval_gpu_util_min_pct?: number | null;
+                eval_gpu_util_max_pct?: number | null;
+                train_gpu_util_min_pct?: number | null;
+                train_gpu_util_max_pct?: number | null;
+                train_gpu_mem_min_pct?: number | null;
+                steady_gpu_util_sd_max_pct?: number | null;
+                eval_gpu_mem_drop_min_pct?: number | null;
+                train_gpu_mem_drop_max_pct?: number | null;
+                gpu_util_scale_pct?: number | null;
+                gpu_util_sd_scale_pct?: number | null;
+                gpu_mem_scale_pct?: number | null;
+                cpu_scale_pct?: number | null;
+                gpu_mem_drop_scale_pct?: number | null;
+                min_phase_minutes?: number | null;
+                feature_window_minutes?: number | null;
+                block_minutes?: number | null;
+                block_min_observed_minutes?: number | null;
+                memory_context_minutes?: number | null;
+                switch_penalty?: number | null;
+                off_window_p95_max_pct?: number | null;
+                off_window_min_hours?: number | null;
+                off_window_min_weeks?: number | null;
+                low_around_the_clock_min_hours?: number | null;
+                profile_min_coverage?: number | null;
             };
         };
         /** @description Scopes the ``project`` field to the request's organization: another one's is a 400. */
@@ -2801,14 +2883,13 @@ export interface components {
             /** @description Percentages of the amount that alert once a month each (default 50, 80, 100). */
             forecast_thresholds_pct?: number[];
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         PatchedCloudAccountRequest: {
             name?: string;
             secret_id?: string;
             secret_key?: string;
-            regions?: string[];
+            regions?: components["schemas"]["RegionsEnum"][];
             site?: components["schemas"]["SiteEnum"];
-            /** @description host:port that every service is sent to instead of *.tencentcloudapi.com. */
+            /** @description host:port that every service is sent to instead of *.tencentcloudapi.com; it must not resolve to a loopback, private, link-local or metadata address. */
             endpoint?: string;
             endpoint_scheme?: components["schemas"]["EndpointSchemeEnum"];
         };
@@ -2822,12 +2903,11 @@ export interface components {
              * @example 09:00:00
              */
             send_time?: string;
-            timezone?: string;
+            timezone?: components["schemas"]["TimezoneEnum"] | components["schemas"]["BlankEnum"];
             projects?: number[];
             workdays_only?: boolean;
             is_active?: boolean;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         PatchedHolidayRequest: {
             /** Format: date */
             date?: string;
@@ -2837,17 +2917,14 @@ export interface components {
         PatchedMeUpdateRequest: {
             language?: components["schemas"]["LanguageEnum"];
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         PatchedMembershipRequest: {
             role?: components["schemas"]["RoleEnum"];
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         PatchedOrganizationRequest: {
             name?: string;
-            timezone?: string;
+            timezone?: components["schemas"]["TimezoneEnum"];
             currency?: components["schemas"]["CurrencyEnum"];
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         PatchedProjectRequest: {
             name?: string;
             tag_values?: string[];
@@ -2860,7 +2937,46 @@ export interface components {
         PatchedSettingsRequest: {
             /** @description Threshold name -> override; in a PATCH, null drops one. */
             thresholds?: {
-                [key: string]: (number | string[]) | null;
+                lookback_days?: number | null;
+                days_per_month?: number | null;
+                idle_lookback_days?: number | null;
+                schedule_lookback_days?: number | null;
+                downshift_lookback_days?: number | null;
+                subscription_lookback_days?: number | null;
+                spot_lookback_days?: number | null;
+                downsize_lookback_days?: number | null;
+                upsize_lookback_days?: number | null;
+                pipeline_lookback_days?: number | null;
+                thermal_lookback_days?: number | null;
+                idle_gpu_util_p95_max_pct?: number | null;
+                idle_min_share?: number | null;
+                idle_min_evidence_days?: number | null;
+                idle_held_gpu_mem_min_pct?: number | null;
+                schedule_p95_max_pct?: number | null;
+                schedule_min_coverage?: number | null;
+                schedule_stopped_coverage_max?: number | null;
+                schedule_min_run_hours?: number | null;
+                schedule_min_evidence_days?: number | null;
+                downshift_p95_max_pct?: number | null;
+                downshift_min_run_hours?: number | null;
+                downshift_target_load_max_pct?: number | null;
+                subscription_min_evidence_days?: number | null;
+                subscription_uptime_margin?: number | null;
+                spot_tags?: string[] | null;
+                spot_min_evidence_days?: number | null;
+                downsize_gpu_util_p95_max_pct?: number | null;
+                downsize_gpu_mem_peak_max_pct?: number | null;
+                downsize_target_load_max_pct?: number | null;
+                downsize_min_evidence_days?: number | null;
+                upsize_gpu_mem_min_pct?: number | null;
+                upsize_min_share?: number | null;
+                upsize_gpu_util_min_pct?: number | null;
+                upsize_min_evidence_days?: number | null;
+                pipeline_min_share?: number | null;
+                pipeline_min_evidence_days?: number | null;
+                thermal_temp_min_c?: number | null;
+                thermal_min_share?: number | null;
+                thermal_min_evidence_days?: number | null;
             };
             reserved_prices?: components["schemas"]["ReservedPriceRequest"][];
         };
@@ -2917,7 +3033,10 @@ export interface components {
          * @enum {string}
          */
         PricingCategoryEnum: "Standard" | "Dynamic" | "Committed" | "Other";
-        /** @description Reject unknown fields and non-string values for text fields. */
+        ProcessRequest: {
+            pid: number;
+            used_mem_mb?: number | null;
+        };
         Project: {
             readonly id: number;
             name: string;
@@ -2928,14 +3047,12 @@ export interface components {
             slug: string;
             name: string;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         ProjectTagKey: {
             readonly id: number;
             key: string;
             /** Format: int64 */
             position?: number;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         ProjectTagKeyRequest: {
             key: string;
             /** Format: int64 */
@@ -3146,7 +3263,8 @@ export interface components {
          * @enum {string}
          */
         RecommendationStatusEnum: "open" | "accepted" | "dismissed" | "snoozed" | "resolved";
-        /** @description Reject unknown fields and non-string values for text fields. */
+        /** @enum {string} */
+        RegionsEnum: "ap-bangkok" | "ap-beijing" | "ap-beijing-fsi" | "ap-chengdu" | "ap-chongqing" | "ap-guangzhou" | "ap-hongkong" | "ap-jakarta" | "ap-mumbai" | "ap-nanjing" | "ap-seoul" | "ap-shanghai" | "ap-shanghai-fsi" | "ap-shenzhen-fsi" | "ap-singapore" | "ap-taipei" | "ap-tokyo" | "eu-frankfurt" | "na-ashburn" | "na-siliconvalley" | "na-toronto" | "sa-saopaulo";
         ResendVerificationRequest: {
             /** Format: email */
             email: string;
@@ -3155,7 +3273,7 @@ export interface components {
         ReservedPrice: {
             region: string;
             instance_type: string;
-            /** @description Effective price per hour, a decimal string. */
+            /** @description Effective price per hour: a positive decimal string, at most 10 digits before the point and 8 after it. */
             hourly: string;
             /** @default 1 */
             term_years?: number;
@@ -3171,7 +3289,7 @@ export interface components {
         ReservedPriceRequest: {
             region: string;
             instance_type: string;
-            /** @description Effective price per hour, a decimal string. */
+            /** @description Effective price per hour: a positive decimal string, at most 10 digits before the point and 8 after it. */
             hourly: string;
             /** @default 1 */
             term_years?: number;
@@ -3215,9 +3333,10 @@ export interface components {
         /**
          * @description * `read` - Read only
          *     * `write` - Read and write
+         *     * `ingest` - Agent ingest only
          * @enum {string}
          */
-        ScopeEnum: "read" | "write";
+        ScopeEnum: "read" | "write" | "ingest";
         Segment: {
             phase: components["schemas"]["PhaseEnum"];
             /** Format: date-time */
@@ -3245,7 +3364,6 @@ export interface components {
          * @enum {string}
          */
         ServiceSubcategoryEnum: "Virtual Machines";
-        /** @description Reject unknown fields and non-string values for text fields. */
         SetPasswordRequest: {
             uid: string;
             token: string;
@@ -3280,16 +3398,15 @@ export interface components {
             email: string;
             message: string;
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         SignupRequest: {
             /** Format: email */
             email: string;
-            /** @description Checked by Django's password validators (length, common, numeric, similarity). */
+            /** @description Checked by Django's password validators: at least the length stated, not a common password, not all digits, not like the e-mail or name. */
             password: string;
             name: string;
             organization_name: string;
             /** @default Asia/Shanghai */
-            timezone?: string;
+            timezone?: components["schemas"]["TimezoneEnum"];
             /** @default CNY */
             currency?: components["schemas"]["CurrencyEnum"];
             /**
@@ -3307,6 +3424,12 @@ export interface components {
          * @enum {string}
          */
         SiteEnum: "china" | "intl";
+        /**
+         * @description * `report` - gpu_ledger_agent.report() in a training script
+         *     * `vllm` - vLLM Prometheus counters
+         * @enum {string}
+         */
+        SourceEnum: "report" | "vllm";
         /**
          * @description * `running` - running
          *     * `retrying` - retrying
@@ -3333,7 +3456,6 @@ export interface components {
             /** @description The unknown phase ('No data') split by reason, every reason listed; the parts add up to the unknown phase's minutes, GPU-hours and money. */
             no_data: components["schemas"]["NoData"][];
         };
-        /** @description Reject unknown fields and non-string values for text fields. */
         SwitchOrganizationRequest: {
             /** @description The slug of one of your organizations. */
             organization: string;
@@ -3554,6 +3676,8 @@ export interface components {
             /** @description Minutes with a GPU utilization point. */
             observed_minutes: number;
         };
+        /** @enum {string} */
+        TimezoneEnum: "Africa/Abidjan" | "Africa/Accra" | "Africa/Addis_Ababa" | "Africa/Algiers" | "Africa/Asmara" | "Africa/Asmera" | "Africa/Bamako" | "Africa/Bangui" | "Africa/Banjul" | "Africa/Bissau" | "Africa/Blantyre" | "Africa/Brazzaville" | "Africa/Bujumbura" | "Africa/Cairo" | "Africa/Casablanca" | "Africa/Ceuta" | "Africa/Conakry" | "Africa/Dakar" | "Africa/Dar_es_Salaam" | "Africa/Djibouti" | "Africa/Douala" | "Africa/El_Aaiun" | "Africa/Freetown" | "Africa/Gaborone" | "Africa/Harare" | "Africa/Johannesburg" | "Africa/Juba" | "Africa/Kampala" | "Africa/Khartoum" | "Africa/Kigali" | "Africa/Kinshasa" | "Africa/Lagos" | "Africa/Libreville" | "Africa/Lome" | "Africa/Luanda" | "Africa/Lubumbashi" | "Africa/Lusaka" | "Africa/Malabo" | "Africa/Maputo" | "Africa/Maseru" | "Africa/Mbabane" | "Africa/Mogadishu" | "Africa/Monrovia" | "Africa/Nairobi" | "Africa/Ndjamena" | "Africa/Niamey" | "Africa/Nouakchott" | "Africa/Ouagadougou" | "Africa/Porto-Novo" | "Africa/Sao_Tome" | "Africa/Timbuktu" | "Africa/Tripoli" | "Africa/Tunis" | "Africa/Windhoek" | "America/Adak" | "America/Anchorage" | "America/Anguilla" | "America/Antigua" | "America/Araguaina" | "America/Argentina/Buenos_Aires" | "America/Argentina/Catamarca" | "America/Argentina/ComodRivadavia" | "America/Argentina/Cordoba" | "America/Argentina/Jujuy" | "America/Argentina/La_Rioja" | "America/Argentina/Mendoza" | "America/Argentina/Rio_Gallegos" | "America/Argentina/Salta" | "America/Argentina/San_Juan" | "America/Argentina/San_Luis" | "America/Argentina/Tucuman" | "America/Argentina/Ushuaia" | "America/Aruba" | "America/Asuncion" | "America/Atikokan" | "America/Atka" | "America/Bahia" | "America/Bahia_Banderas" | "America/Barbados" | "America/Belem" | "America/Belize" | "America/Blanc-Sablon" | "America/Boa_Vista" | "America/Bogota" | "America/Boise" | "America/Buenos_Aires" | "America/Cambridge_Bay" | "America/Campo_Grande" | "America/Cancun" | "America/Caracas" | "America/Catamarca" | "America/Cayenne" | "America/Cayman" | "America/Chicago" | "America/Chihuahua" | "America/Ciudad_Juarez" | "America/Coral_Harbour" | "America/Cordoba" | "America/Costa_Rica" | "America/Coyhaique" | "America/Creston" | "America/Cuiaba" | "America/Curacao" | "America/Danmarkshavn" | "America/Dawson" | "America/Dawson_Creek" | "America/Denver" | "America/Detroit" | "America/Dominica" | "America/Edmonton" | "America/Eirunepe" | "America/El_Salvador" | "America/Ensenada" | "America/Fort_Nelson" | "America/Fort_Wayne" | "America/Fortaleza" | "America/Glace_Bay" | "America/Godthab" | "America/Goose_Bay" | "America/Grand_Turk" | "America/Grenada" | "America/Guadeloupe" | "America/Guatemala" | "America/Guayaquil" | "America/Guyana" | "America/Halifax" | "America/Havana" | "America/Hermosillo" | "America/Indiana/Indianapolis" | "America/Indiana/Knox" | "America/Indiana/Marengo" | "America/Indiana/Petersburg" | "America/Indiana/Tell_City" | "America/Indiana/Vevay" | "America/Indiana/Vincennes" | "America/Indiana/Winamac" | "America/Indianapolis" | "America/Inuvik" | "America/Iqaluit" | "America/Jamaica" | "America/Jujuy" | "America/Juneau" | "America/Kentucky/Louisville" | "America/Kentucky/Monticello" | "America/Knox_IN" | "America/Kralendijk" | "America/La_Paz" | "America/Lima" | "America/Los_Angeles" | "America/Louisville" | "America/Lower_Princes" | "America/Maceio" | "America/Managua" | "America/Manaus" | "America/Marigot" | "America/Martinique" | "America/Matamoros" | "America/Mazatlan" | "America/Mendoza" | "America/Menominee" | "America/Merida" | "America/Metlakatla" | "America/Mexico_City" | "America/Miquelon" | "America/Moncton" | "America/Monterrey" | "America/Montevideo" | "America/Montreal" | "America/Montserrat" | "America/Nassau" | "America/New_York" | "America/Nipigon" | "America/Nome" | "America/Noronha" | "America/North_Dakota/Beulah" | "America/North_Dakota/Center" | "America/North_Dakota/New_Salem" | "America/Nuuk" | "America/Ojinaga" | "America/Panama" | "America/Pangnirtung" | "America/Paramaribo" | "America/Phoenix" | "America/Port-au-Prince" | "America/Port_of_Spain" | "America/Porto_Acre" | "America/Porto_Velho" | "America/Puerto_Rico" | "America/Punta_Arenas" | "America/Rainy_River" | "America/Rankin_Inlet" | "America/Recife" | "America/Regina" | "America/Resolute" | "America/Rio_Branco" | "America/Rosario" | "America/Santa_Isabel" | "America/Santarem" | "America/Santiago" | "America/Santo_Domingo" | "America/Sao_Paulo" | "America/Scoresbysund" | "America/Shiprock" | "America/Sitka" | "America/St_Barthelemy" | "America/St_Johns" | "America/St_Kitts" | "America/St_Lucia" | "America/St_Thomas" | "America/St_Vincent" | "America/Swift_Current" | "America/Tegucigalpa" | "America/Thule" | "America/Thunder_Bay" | "America/Tijuana" | "America/Toronto" | "America/Tortola" | "America/Vancouver" | "America/Virgin" | "America/Whitehorse" | "America/Winnipeg" | "America/Yakutat" | "America/Yellowknife" | "Antarctica/Casey" | "Antarctica/Davis" | "Antarctica/DumontDUrville" | "Antarctica/Macquarie" | "Antarctica/Mawson" | "Antarctica/McMurdo" | "Antarctica/Palmer" | "Antarctica/Rothera" | "Antarctica/South_Pole" | "Antarctica/Syowa" | "Antarctica/Troll" | "Antarctica/Vostok" | "Arctic/Longyearbyen" | "Asia/Aden" | "Asia/Almaty" | "Asia/Amman" | "Asia/Anadyr" | "Asia/Aqtau" | "Asia/Aqtobe" | "Asia/Ashgabat" | "Asia/Ashkhabad" | "Asia/Atyrau" | "Asia/Baghdad" | "Asia/Bahrain" | "Asia/Baku" | "Asia/Bangkok" | "Asia/Barnaul" | "Asia/Beirut" | "Asia/Bishkek" | "Asia/Brunei" | "Asia/Calcutta" | "Asia/Chita" | "Asia/Choibalsan" | "Asia/Chongqing" | "Asia/Chungking" | "Asia/Colombo" | "Asia/Dacca" | "Asia/Damascus" | "Asia/Dhaka" | "Asia/Dili" | "Asia/Dubai" | "Asia/Dushanbe" | "Asia/Famagusta" | "Asia/Gaza" | "Asia/Harbin" | "Asia/Hebron" | "Asia/Ho_Chi_Minh" | "Asia/Hong_Kong" | "Asia/Hovd" | "Asia/Irkutsk" | "Asia/Istanbul" | "Asia/Jakarta" | "Asia/Jayapura" | "Asia/Jerusalem" | "Asia/Kabul" | "Asia/Kamchatka" | "Asia/Karachi" | "Asia/Kashgar" | "Asia/Kathmandu" | "Asia/Katmandu" | "Asia/Khandyga" | "Asia/Kolkata" | "Asia/Krasnoyarsk" | "Asia/Kuala_Lumpur" | "Asia/Kuching" | "Asia/Kuwait" | "Asia/Macao" | "Asia/Macau" | "Asia/Magadan" | "Asia/Makassar" | "Asia/Manila" | "Asia/Muscat" | "Asia/Nicosia" | "Asia/Novokuznetsk" | "Asia/Novosibirsk" | "Asia/Omsk" | "Asia/Oral" | "Asia/Phnom_Penh" | "Asia/Pontianak" | "Asia/Pyongyang" | "Asia/Qatar" | "Asia/Qostanay" | "Asia/Qyzylorda" | "Asia/Rangoon" | "Asia/Riyadh" | "Asia/Saigon" | "Asia/Sakhalin" | "Asia/Samarkand" | "Asia/Seoul" | "Asia/Shanghai" | "Asia/Singapore" | "Asia/Srednekolymsk" | "Asia/Taipei" | "Asia/Tashkent" | "Asia/Tbilisi" | "Asia/Tehran" | "Asia/Tel_Aviv" | "Asia/Thimbu" | "Asia/Thimphu" | "Asia/Tokyo" | "Asia/Tomsk" | "Asia/Ujung_Pandang" | "Asia/Ulaanbaatar" | "Asia/Ulan_Bator" | "Asia/Urumqi" | "Asia/Ust-Nera" | "Asia/Vientiane" | "Asia/Vladivostok" | "Asia/Yakutsk" | "Asia/Yangon" | "Asia/Yekaterinburg" | "Asia/Yerevan" | "Atlantic/Azores" | "Atlantic/Bermuda" | "Atlantic/Canary" | "Atlantic/Cape_Verde" | "Atlantic/Faeroe" | "Atlantic/Faroe" | "Atlantic/Jan_Mayen" | "Atlantic/Madeira" | "Atlantic/Reykjavik" | "Atlantic/South_Georgia" | "Atlantic/St_Helena" | "Atlantic/Stanley" | "Australia/ACT" | "Australia/Adelaide" | "Australia/Brisbane" | "Australia/Broken_Hill" | "Australia/Canberra" | "Australia/Currie" | "Australia/Darwin" | "Australia/Eucla" | "Australia/Hobart" | "Australia/LHI" | "Australia/Lindeman" | "Australia/Lord_Howe" | "Australia/Melbourne" | "Australia/NSW" | "Australia/North" | "Australia/Perth" | "Australia/Queensland" | "Australia/South" | "Australia/Sydney" | "Australia/Tasmania" | "Australia/Victoria" | "Australia/West" | "Australia/Yancowinna" | "Brazil/Acre" | "Brazil/DeNoronha" | "Brazil/East" | "Brazil/West" | "CET" | "CST6CDT" | "Canada/Atlantic" | "Canada/Central" | "Canada/Eastern" | "Canada/Mountain" | "Canada/Newfoundland" | "Canada/Pacific" | "Canada/Saskatchewan" | "Canada/Yukon" | "Chile/Continental" | "Chile/EasterIsland" | "Cuba" | "EET" | "EST" | "EST5EDT" | "Egypt" | "Eire" | "Etc/GMT" | "Etc/GMT+0" | "Etc/GMT+1" | "Etc/GMT+10" | "Etc/GMT+11" | "Etc/GMT+12" | "Etc/GMT+2" | "Etc/GMT+3" | "Etc/GMT+4" | "Etc/GMT+5" | "Etc/GMT+6" | "Etc/GMT+7" | "Etc/GMT+8" | "Etc/GMT+9" | "Etc/GMT-0" | "Etc/GMT-1" | "Etc/GMT-10" | "Etc/GMT-11" | "Etc/GMT-12" | "Etc/GMT-13" | "Etc/GMT-14" | "Etc/GMT-2" | "Etc/GMT-3" | "Etc/GMT-4" | "Etc/GMT-5" | "Etc/GMT-6" | "Etc/GMT-7" | "Etc/GMT-8" | "Etc/GMT-9" | "Etc/GMT0" | "Etc/Greenwich" | "Etc/UCT" | "Etc/UTC" | "Etc/Universal" | "Etc/Zulu" | "Europe/Amsterdam" | "Europe/Andorra" | "Europe/Astrakhan" | "Europe/Athens" | "Europe/Belfast" | "Europe/Belgrade" | "Europe/Berlin" | "Europe/Bratislava" | "Europe/Brussels" | "Europe/Bucharest" | "Europe/Budapest" | "Europe/Busingen" | "Europe/Chisinau" | "Europe/Copenhagen" | "Europe/Dublin" | "Europe/Gibraltar" | "Europe/Guernsey" | "Europe/Helsinki" | "Europe/Isle_of_Man" | "Europe/Istanbul" | "Europe/Jersey" | "Europe/Kaliningrad" | "Europe/Kiev" | "Europe/Kirov" | "Europe/Kyiv" | "Europe/Lisbon" | "Europe/Ljubljana" | "Europe/London" | "Europe/Luxembourg" | "Europe/Madrid" | "Europe/Malta" | "Europe/Mariehamn" | "Europe/Minsk" | "Europe/Monaco" | "Europe/Moscow" | "Europe/Nicosia" | "Europe/Oslo" | "Europe/Paris" | "Europe/Podgorica" | "Europe/Prague" | "Europe/Riga" | "Europe/Rome" | "Europe/Samara" | "Europe/San_Marino" | "Europe/Sarajevo" | "Europe/Saratov" | "Europe/Simferopol" | "Europe/Skopje" | "Europe/Sofia" | "Europe/Stockholm" | "Europe/Tallinn" | "Europe/Tirane" | "Europe/Tiraspol" | "Europe/Ulyanovsk" | "Europe/Uzhgorod" | "Europe/Vaduz" | "Europe/Vatican" | "Europe/Vienna" | "Europe/Vilnius" | "Europe/Volgograd" | "Europe/Warsaw" | "Europe/Zagreb" | "Europe/Zaporozhye" | "Europe/Zurich" | "Factory" | "GB" | "GB-Eire" | "GMT" | "GMT+0" | "GMT-0" | "GMT0" | "Greenwich" | "HST" | "Hongkong" | "Iceland" | "Indian/Antananarivo" | "Indian/Chagos" | "Indian/Christmas" | "Indian/Cocos" | "Indian/Comoro" | "Indian/Kerguelen" | "Indian/Mahe" | "Indian/Maldives" | "Indian/Mauritius" | "Indian/Mayotte" | "Indian/Reunion" | "Iran" | "Israel" | "Jamaica" | "Japan" | "Kwajalein" | "Libya" | "MET" | "MST" | "MST7MDT" | "Mexico/BajaNorte" | "Mexico/BajaSur" | "Mexico/General" | "NZ" | "NZ-CHAT" | "Navajo" | "PRC" | "PST8PDT" | "Pacific/Apia" | "Pacific/Auckland" | "Pacific/Bougainville" | "Pacific/Chatham" | "Pacific/Chuuk" | "Pacific/Easter" | "Pacific/Efate" | "Pacific/Enderbury" | "Pacific/Fakaofo" | "Pacific/Fiji" | "Pacific/Funafuti" | "Pacific/Galapagos" | "Pacific/Gambier" | "Pacific/Guadalcanal" | "Pacific/Guam" | "Pacific/Honolulu" | "Pacific/Johnston" | "Pacific/Kanton" | "Pacific/Kiritimati" | "Pacific/Kosrae" | "Pacific/Kwajalein" | "Pacific/Majuro" | "Pacific/Marquesas" | "Pacific/Midway" | "Pacific/Nauru" | "Pacific/Niue" | "Pacific/Norfolk" | "Pacific/Noumea" | "Pacific/Pago_Pago" | "Pacific/Palau" | "Pacific/Pitcairn" | "Pacific/Pohnpei" | "Pacific/Ponape" | "Pacific/Port_Moresby" | "Pacific/Rarotonga" | "Pacific/Saipan" | "Pacific/Samoa" | "Pacific/Tahiti" | "Pacific/Tarawa" | "Pacific/Tongatapu" | "Pacific/Truk" | "Pacific/Wake" | "Pacific/Wallis" | "Pacific/Yap" | "Poland" | "Portugal" | "ROC" | "ROK" | "Singapore" | "Turkey" | "UCT" | "US/Alaska" | "US/Aleutian" | "US/Arizona" | "US/Central" | "US/East-Indiana" | "US/Eastern" | "US/Hawaii" | "US/Indiana-Starke" | "US/Michigan" | "US/Mountain" | "US/Pacific" | "US/Samoa" | "UTC" | "Universal" | "W-SU" | "WET" | "Zulu";
         Total: {
             /** @description The kind, or the project id. */
             key: string | null;
@@ -3673,7 +3797,6 @@ export interface components {
          * @enum {string}
          */
         UtilizationScopeEnum: "fleet" | "project" | "instance";
-        /** @description Reject unknown fields and non-string values for text fields. */
         VerifyEmailRequest: {
             token: string;
         };
@@ -3690,6 +3813,15 @@ export interface components {
             end_hour: number;
             hours: number;
             label: string;
+        };
+        /** @description A cumulative counter: never lower than its value at an earlier time. */
+        WorkCounterRequest: {
+            source: components["schemas"]["SourceEnum"];
+            name: string;
+            /** Format: date-time */
+            sampled_at: string;
+            /** Format: double */
+            value: number;
         };
     };
     responses: never;
@@ -7999,6 +8131,92 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key or person: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_ingest_gpu_samples_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IngestBatchRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestResult"];
+                };
+            };
+            /** @description Invalid input: `error.fields` names each bad field or query parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but the role (or the API key's scope) may not do this; or a failed CSRF check of a browser session. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in the request's organization (another organization's objects are not found either), or no such page. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 4,194,304 bytes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {

@@ -41,6 +41,8 @@ export type CreatedApiKey = AsRendered<Schemas['ApiKeyCreated']>;
 export type InvitationAcceptInput = Schemas['InvitationAcceptRequest'];
 /** Self-service sign-up: the person and their organization (they become its owner). */
 export type SignupInput = Schemas['SignupRequest'];
+/** An IANA time zone the API takes (the schema lists them: those of the server's tzdata). */
+export type Timezone = Schemas['TimezoneEnum'];
 /** The answer to a sign-up or a resent link: where the confirmation link went. */
 export type SignupCreated = AsRendered<Schemas['SignupCreated']>;
 /** The one-time set-password link of an owner created with `manage.py create_organization`. */
@@ -81,6 +83,8 @@ export type ConnectionTestResult = AsRendered<Schemas['ConnectionTestResult']>;
 export type CloudAccount = AsRendered<Schemas['CloudAccount']>;
 /** What the connect form sends. The SecretKey is write-only: sent on create (and on replace), never returned. */
 export type CloudAccountInput = Schemas['CloudAccountRequest'];
+/** A region the API takes (apps/cloud/regions.py); the schema lists them. */
+export type TencentRegion = Schemas['RegionsEnum'];
 /** An edit sends only the changed fields; without secret_key the stored SecretKey is kept. */
 export type CloudAccountChanges = Schemas['PatchedCloudAccountRequest'];
 

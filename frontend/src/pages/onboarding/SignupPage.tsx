@@ -4,7 +4,7 @@ import { Link, Navigate } from 'react-router';
 import { useAuth } from '../../auth/AuthContext';
 import { ApiError } from '../../api/client';
 import { authApi } from '../../api/endpoints';
-import type { Currency, SignupCreated } from '../../api/types';
+import type { Currency, SignupCreated, Timezone } from '../../api/types';
 import { AuthCard } from '../../components/AuthCard';
 import { FormField } from '../../components/FormField';
 import { FormErrorBanner } from '../../components/ui';
@@ -93,7 +93,8 @@ export function SignupPage() {
         email: email.trim(),
         password,
         organization_name: organizationName.trim(),
-        timezone: timezone.trim(),
+        // Typed by the person: the server checks it is a zone and names the field when not.
+        timezone: timezone.trim() as Timezone,
         currency,
         // The account starts in the language this page is shown in.
         language: languageToServer(currentLanguage()),

@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { useState, type FormEvent } from 'react';
 import type { ApiError } from '../../api/client';
-import type { DigestFrequency, DigestSubscription, DigestSubscriptionInput, Project } from '../../api/types';
+import type { DigestFrequency, DigestSubscription, DigestSubscriptionInput, Project, Timezone } from '../../api/types';
 import { FormField, FormFieldset } from '../../components/FormField';
 import { FormErrorBanner } from '../../components/ui';
 import { translatedLabels } from '../../i18n';
@@ -55,7 +55,8 @@ export function inputFromForm(v: DigestFormValues): DigestSubscriptionInput {
     weekday: v.weekday,
     day_of_month: v.dayOfMonth,
     send_time: v.sendTime,
-    timezone: v.timezone.trim(),
+    // Typed by the person (blank: the organization's): the server checks it is a zone.
+    timezone: v.timezone.trim() as Timezone | '',
     projects: v.scope === 'projects' ? v.projects : [],
     workdays_only: v.workdaysOnly,
   };

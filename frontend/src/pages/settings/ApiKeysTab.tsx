@@ -14,7 +14,7 @@ import { translatedLabels } from '../../i18n';
 import { canManageOrg } from './permissions';
 import { queryKeys } from '../../data/keys';
 
-const SCOPE_LABELS: Record<Scope, string> = translatedLabels(['read', 'write'] as const, 'apiKeys.scope');
+const SCOPE_LABELS: Record<Scope, string> = translatedLabels(['read', 'write', 'ingest'] as const, 'apiKeys.scope');
 
 export async function copyText(text: string, fallbackInput: HTMLInputElement | null): Promise<boolean> {
   try {
@@ -192,6 +192,7 @@ export function ApiKeysTab() {
               <select {...control} value={scope} onChange={(e) => setScope(e.target.value as Scope)}>
                 <option value="read">{SCOPE_LABELS.read}</option>
                 <option value="write">{SCOPE_LABELS.write}</option>
+                <option value="ingest">{SCOPE_LABELS.ingest}</option>
               </select>
             )}
           </FormField>

@@ -9,6 +9,7 @@ import type {
   CloudSite,
   ConnectionTestResult,
   EndpointScheme,
+  TencentRegion,
 } from '../../api/types';
 import { SITE_LABELS, TENCENT_REGIONS } from '../../api/cloudChoices';
 import { cloudAccountsApi } from '../../api/endpoints';
@@ -45,7 +46,8 @@ export function formFrom(account: CloudAccount): AccountFormValues {
     name: account.name,
     secret_id: account.secret_id,
     secret_key: '',
-    regions: [...account.regions],
+    // The account's regions, which the server took when they were saved.
+    regions: [...account.regions] as TencentRegion[],
     site: account.site,
     endpoint: account.endpoint,
     endpoint_scheme: account.endpoint_scheme,
@@ -85,12 +87,12 @@ function RegionsField({
   error,
 }: {
   idPrefix: string;
-  value: string[];
-  onChange: (regions: string[]) => void;
+  value: TencentRegion[];
+  onChange: (regions: TencentRegion[]) => void;
   error?: string;
 }) {
   const { t } = useTranslation();
-  const toggle = (code: string, checked: boolean) => {
+  const toggle = (code: TencentRegion, checked: boolean) => {
     // Keep the order of the list, whatever order the boxes were ticked in.
     const next = new Set(value);
     if (checked) next.add(code);
