@@ -339,15 +339,30 @@ def _existence_minutes(
         day__gte=epoch_minute_to_date(low),
         day__lte=epoch_minute_to_date(high - 1),
     ).values_list("instance_id", "day", "minutes")
+    # Decoded all at once (one array of every row's hours): row by row, the numpy calls on
+    # 24 x 5 bytes cost ~0.1 s for the ~4,000 rows of 150 prepaid instances' month.
+    ids: list[int] = []
+    days: list[int] = []
+    raws: list[bytes] = []
     for instance_id, day, raw in rows.iterator(chunk_size=2000):
-        a, b = ranges[instance_id]
-        starts = epoch_day_hour_starts(date_to_epoch_day(day))
-        inside = (starts >= a) & (starts < b)
-        counts = np.frombuffer(bytes(raw), dtype=np.uint8).reshape(PHASE_DAY_SHAPE)
-        known = counts[inside, 1:].sum(axis=0).astype(np.int64)
+        ids.append(instance_id)
+        days.append(date_to_epoch_day(day))
+        raws.append(bytes(raw))
+    if not ids:
+        return
+    counts = np.frombuffer(b"".join(raws), dtype=np.uint8).reshape(len(raws), *PHASE_DAY_SHAPE)
+    bounds = np.array([ranges[instance_id] for instance_id in ids], dtype=np.int64)
+    starts = epoch_day_hour_starts(np.array(days, dtype=np.int64))
+    inside = (starts >= bounds[:, :1]) & (starts < bounds[:, 1:])
+    known = (counts[:, :, 1:].astype(np.int64) * inside[:, :, None]).sum(axis=1)
+    order = sorted(set(ids))
+    position = {instance_id: index for index, instance_id in enumerate(order)}
+    summed = np.zeros((len(order), known.shape[1]), dtype=np.int64)
+    np.add.at(summed, np.array([position[i] for i in ids], dtype=np.intp), known)
+    for instance_id, row in zip(order, summed, strict=True):
         # Those minutes were counted unknown above; they are known after all.
-        state[instance_id].minutes[1:] += known
-        state[instance_id].minutes[Phase.UNKNOWN] -= int(known.sum())
+        state[instance_id].minutes[1:] += row
+        state[instance_id].minutes[Phase.UNKNOWN] -= int(row.sum())
 
 
 def _span_minutes(state: dict[int, _Instance], first: int, last: int) -> None:

@@ -26,12 +26,14 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import enum
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
 import numpy as np
 import numpy.typing as npt
-from django.db.models import OuterRef, Subquery
+from django.db import connection
+from django.db.models import Q, Sum
 
 from apps.analysis.engine import Phase
 from apps.analysis.engine.waste import split_cents
@@ -39,7 +41,12 @@ from apps.analysis.fleet_waste import FleetWaste
 from apps.analysis.models import PHASE_DAY_SHAPE, PhaseDay
 from apps.analysis.pricing import SOURCE_BILLS, PhaseFigures
 from apps.cloud.models import Instance
-from apps.core.timegrid import MINUTES_PER_HOUR, datetime_to_epoch_minute, floor_hour
+from apps.core.timegrid import (
+    MINUTES_PER_HOUR,
+    datetime_to_epoch_minute,
+    epoch_minute_to_datetime,
+    floor_hour,
+)
 from apps.metrics.models import InstanceDayRollup, InstanceHourRollup
 
 RUNNING = "RUNNING"
@@ -133,52 +140,168 @@ def _not_analysed_minutes(
         return {}
     first_day = start.astimezone(dt.UTC).date()
     last_day = (end.astimezone(dt.UTC) - dt.timedelta(microseconds=1)).date()
-    # One query: each day rollup with samples, beside its PhaseDay's packed minutes.
-    stored = PhaseDay.objects.filter(instance_id=OuterRef("instance_id"), day=OuterRef("day"))
-    days = (
-        InstanceDayRollup.objects.filter(
-            instance_id__in=list(instance_ids),
-            day__gte=first_day,
-            day__lte=last_day,
-            gpu_util_pct_minutes__gt=0,
-        )
-        .annotate(phase_minutes_packed=Subquery(stored.values("minutes")[:1]))
-        .values_list("instance_id", "day", "gpu_util_pct_minutes", "phase_minutes_packed")
-    )
     labelled: dict[tuple[int, dt.date], npt.NDArray[np.int64]] = {}
-    behind = []
-    for instance_id, day, observed, raw in days:
-        per_hour = np.zeros(PHASE_DAY_SHAPE[0], dtype=np.int64)
-        if raw is not None:
-            counts = np.frombuffer(bytes(raw), dtype=np.uint8).reshape(PHASE_DAY_SHAPE)
-            per_hour = counts[:, 1:].sum(axis=1).astype(np.int64)
-        if observed > int(per_hour.sum()):
-            labelled[(instance_id, day)] = per_hour
-            behind.append((instance_id, day))
+    if connection.vendor == "postgresql":
+        labelled = _behind_days_sql(instance_ids, first_day, last_day)
+    else:
+        labelled = _behind_days(instance_ids, first_day, last_day)
+    behind = list(labelled)
     if not behind:
         return {}
-    # Only the days the analysis is behind on are read hour by hour.
+    # Only the days the analysis is behind on are read hour by hour: one range of hours per
+    # behind day, of the instances behind on it (filtering the period's hours of every behind
+    # instance in Python read the whole fleet's month when only its first and last days were
+    # behind: 4 s for 1,000 instances).
     first_hour, last_minute = floor_hour(start), datetime_to_epoch_minute(end)
-    out: dict[int, int] = {}
-    hours = InstanceHourRollup.objects.filter(
-        instance_id__in=sorted({key[0] for key in behind}),
-        hour_start__gte=first_hour,
-        hour_start__lt=end,
-        gpu_util_pct_minutes__gt=0,
-    ).values_list("instance_id", "hour_start", "gpu_util_pct_minutes")
-    wanted = set(behind)
-    for instance_id, hour_start, count in hours.iterator(chunk_size=5000):
-        day = hour_start.astimezone(dt.UTC).date()
-        if (instance_id, day) not in wanted:
-            continue
-        begin = datetime_to_epoch_minute(hour_start)
-        inside = min(begin + MINUTES_PER_HOUR, last_minute) - max(
-            begin, datetime_to_epoch_minute(start)
+    first_minute = datetime_to_epoch_minute(start)
+    by_day: dict[dt.date, list[int]] = defaultdict(list)
+    for instance_id, day in behind:
+        by_day[day].append(instance_id)
+    in_days = Q()
+    for day, ids in by_day.items():
+        day_start = dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC)
+        in_days |= Q(
+            instance_id__in=sorted(ids),
+            hour_start__gte=max(day_start, first_hour),
+            hour_start__lt=min(day_start + dt.timedelta(days=1), end),
         )
+    hours = InstanceHourRollup.objects.filter(in_days, gpu_util_pct_minutes__gt=0)
+    # Hours entirely inside the period of days without any labelled minute count all their
+    # minutes: summed per instance by the database. The rest (hours cut by the period, days
+    # partly labelled) hour by hour.
+    unlabelled = {key for key in behind if not labelled[key].any()}
+    whole_from = -(-first_minute // MINUTES_PER_HOUR) * MINUTES_PER_HOUR
+    whole_to = (last_minute // MINUTES_PER_HOUR) * MINUTES_PER_HOUR
+    whole = Q(
+        hour_start__gte=epoch_minute_to_datetime(whole_from),
+        hour_start__lt=epoch_minute_to_datetime(whole_to),
+    )
+    out: dict[int, int] = defaultdict(int)
+    if unlabelled:
+        summed = (
+            hours.filter(whole)
+            .filter(_pairs_q(unlabelled))
+            .values("instance_id")
+            .annotate(missing=Sum("gpu_util_pct_minutes"))
+            .order_by()
+            .values_list("instance_id", "missing")
+        )
+        for instance_id, missing in summed:
+            out[instance_id] += int(missing)
+        rest = hours.exclude(whole & _pairs_q(unlabelled))
+    else:
+        rest = hours
+    for instance_id, hour_start, count in rest.values_list(
+        "instance_id", "hour_start", "gpu_util_pct_minutes"
+    ).iterator(chunk_size=5000):
+        day = hour_start.astimezone(dt.UTC).date()
+        begin = datetime_to_epoch_minute(hour_start)
+        inside = min(begin + MINUTES_PER_HOUR, last_minute) - max(begin, first_minute)
         if inside <= 0:
             continue
         known = int(labelled[(instance_id, day)][hour_start.astimezone(dt.UTC).hour])
         missing = max(0, int(count) - known)
         # An hour cut by the period counts its share of the missing minutes.
-        out[instance_id] = out.get(instance_id, 0) + missing * inside // MINUTES_PER_HOUR
-    return out
+        out[instance_id] += missing * inside // MINUTES_PER_HOUR
+    return {instance_id: minutes for instance_id, minutes in out.items() if minutes}
+
+
+def _behind_days(
+    instance_ids: Sequence[int], first_day: dt.date, last_day: dt.date
+) -> dict[tuple[int, dt.date], npt.NDArray[np.int64]]:
+    """(instance, UTC day) -> labelled minutes per hour, of the days whose rollup has more GPU
+    utilization minutes than ``PhaseDay`` labelled: the day rollups, then their PhaseDay rows,
+    joined and decoded here."""
+    observed_of = {
+        (instance_id, day): observed
+        for instance_id, day, observed in InstanceDayRollup.objects.filter(
+            instance_id__in=list(instance_ids),
+            day__gte=first_day,
+            day__lte=last_day,
+            gpu_util_pct_minutes__gt=0,
+        ).values_list("instance_id", "day", "gpu_util_pct_minutes")
+    }
+    if not observed_of:
+        return {}
+    keys: list[tuple[int, dt.date]] = []
+    raws: list[bytes] = []
+    for instance_id, day, raw in PhaseDay.objects.filter(
+        instance_id__in=sorted({key[0] for key in observed_of}),
+        day__gte=first_day,
+        day__lte=last_day,
+    ).values_list("instance_id", "day", "minutes"):
+        if (instance_id, day) in observed_of:
+            keys.append((instance_id, day))
+            raws.append(bytes(raw))
+    stored: dict[tuple[int, dt.date], int] = {}
+    per_hour = np.zeros((0, PHASE_DAY_SHAPE[0]), dtype=np.int64)
+    if raws:
+        counts = np.frombuffer(b"".join(raws), dtype=np.uint8).reshape(len(raws), *PHASE_DAY_SHAPE)
+        # Labelled minutes of each hour: every phase but unknown (column 0).
+        per_hour = counts[:, :, 1:].sum(axis=2, dtype=np.int64)
+        stored = {key: row for row, key in enumerate(keys)}
+    totals = per_hour.sum(axis=1).tolist()
+    empty = np.zeros(PHASE_DAY_SHAPE[0], dtype=np.int64)
+    labelled: dict[tuple[int, dt.date], npt.NDArray[np.int64]] = {}
+    for key, observed in observed_of.items():
+        row = stored.get(key)
+        if observed > (0 if row is None else totals[row]):
+            labelled[key] = empty if row is None else per_hour[row]
+    return labelled
+
+
+# A day's labelled minutes (every phase but unknown, of every hour), summed from the packed
+# PhaseDay bytes (byte 5 x hour + phase) by PostgreSQL: only the days the analysis is behind on
+# come back. Reading every day's bytes to decode them in Python cost ~0.2 s for a fleet's month
+# (28,000 rows), mostly to find that none is behind.
+_LABELLED_SUM = " + ".join(
+    f"get_byte(p.minutes, {hour * PHASE_DAY_SHAPE[1] + phase})"
+    for hour in range(PHASE_DAY_SHAPE[0])
+    for phase in range(1, PHASE_DAY_SHAPE[1])
+)
+_BEHIND_SQL = f"""
+    SELECT r.instance_id, r.day, p.minutes
+    FROM {InstanceDayRollup._meta.db_table} r
+    LEFT JOIN {PhaseDay._meta.db_table} p
+      ON p.instance_id = r.instance_id AND p.day = r.day
+     AND p.day >= %(first_day)s AND p.day <= %(last_day)s
+    WHERE r.instance_id = ANY(%(ids)s) AND r.day >= %(first_day)s AND r.day <= %(last_day)s
+      AND r.gpu_util_pct_minutes > 0
+      AND r.gpu_util_pct_minutes > COALESCE({_LABELLED_SUM}, 0)
+"""
+
+
+def _behind_days_sql(
+    instance_ids: Sequence[int], first_day: dt.date, last_day: dt.date
+) -> dict[tuple[int, dt.date], npt.NDArray[np.int64]]:
+    """``_behind_days``, the comparison made by PostgreSQL (``_BEHIND_SQL``)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _BEHIND_SQL,
+            {"ids": list(instance_ids), "first_day": first_day, "last_day": last_day},
+        )
+        rows = cursor.fetchall()
+    labelled: dict[tuple[int, dt.date], npt.NDArray[np.int64]] = {}
+    for instance_id, day, raw in rows:
+        per_hour = np.zeros(PHASE_DAY_SHAPE[0], dtype=np.int64)
+        if raw is not None:
+            counts = np.frombuffer(bytes(raw), dtype=np.uint8).reshape(PHASE_DAY_SHAPE)
+            per_hour = counts[:, 1:].sum(axis=1, dtype=np.int64)
+        labelled[(instance_id, day)] = per_hour
+    return labelled
+
+
+def _pairs_q(pairs: set[tuple[int, dt.date]]) -> Q:
+    """The hours of these (instance, UTC day) pairs: one range per day."""
+    by_day: dict[dt.date, list[int]] = defaultdict(list)
+    for instance_id, day in pairs:
+        by_day[day].append(instance_id)
+    q = Q()
+    for day, ids in by_day.items():
+        day_start = dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC)
+        q |= Q(
+            instance_id__in=sorted(ids),
+            hour_start__gte=day_start,
+            hour_start__lt=day_start + dt.timedelta(days=1),
+        )
+    return q

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from django.db import connection
 from django.db.models import Count, Sum
-from django.db.models.functions import Coalesce, ExtractHour, ExtractIsoWeekDay
+from django.db.models.functions import Coalesce
 
 from apps.accounts.models import Organization
 from apps.analysis import fleet_pricing
@@ -37,6 +37,7 @@ from apps.analysis.no_data import NoDataReason, no_data
 from apps.analysis.pricing import InstanceWaste, PhaseFigures
 from apps.analysis.selectors import gpu_instances_in_period
 from apps.cloud.models import Instance
+from apps.core.nojit import jit_off
 from apps.core.timegrid import (
     MINUTES_PER_HOUR,
     SECONDS_PER_DAY,
@@ -57,6 +58,7 @@ SERIES_METRICS = (
 )
 
 GroupKey = int | None
+Stats = tuple[float, float, float | None]
 
 
 @dataclasses.dataclass
@@ -93,31 +95,48 @@ def _rollup_stats(
     scope: str,
     start: dt.datetime,
     end: dt.datetime,
-) -> dict[GroupKey, tuple[float, float, float | None]]:
-    """Group key -> (GPU-hours, busy GPU-hours, p95 of hourly mean util) over the hours."""
+) -> tuple[dict[GroupKey, Stats], Stats | None]:
+    """Group key -> (GPU-hours, busy GPU-hours, p95 of hourly mean util) over the hours, and
+    the same of the whole selection (None without hours)."""
     key_of = {instance.pk: _key(instance, scope) for instance in instances}
     if not key_of:
-        return {}
+        return {}, None
     if connection.vendor == "postgresql":
-        # One grouped query: the percentile per group is computed by PostgreSQL.
+        # One pass over the hours for the groups and the whole selection (GROUPING SETS): the
+        # percentiles are computed by PostgreSQL. Querying the selection again cost a second
+        # scan and sort of every hour row of the period (~0.5 s for 1,000 instances a month).
         column = {"fleet": "NULL::int", "project": "i.project_id", "instance": "r.instance_id"}[
             scope
         ]
+        join = (
+            f"JOIN {Instance._meta.db_table} i ON i.id = r.instance_id"
+            if scope == "project"
+            else ""
+        )
+        whole = "1" if scope == "fleet" else f"GROUPING({column})"
+        groups = "" if scope == "fleet" else f"GROUP BY GROUPING SETS (({column}), ())"
         sql = f"""
-            SELECT {column} AS group_key, SUM(r.gpu_hours), SUM(r.gpu_busy_hours),
+            SELECT {column} AS group_key, {whole} AS whole, SUM(r.gpu_hours),
+                   SUM(r.gpu_busy_hours),
                    percentile_cont(0.95) WITHIN GROUP (ORDER BY r.gpu_util_pct_avg)
             FROM {InstanceHourRollup._meta.db_table} r
-            JOIN {Instance._meta.db_table} i ON i.id = r.instance_id
+            {join}
             WHERE r.organization_id = %s AND r.hour_start >= %s AND r.hour_start < %s
               AND r.instance_id = ANY(%s) AND r.gpu_util_pct_minutes > 0
-            GROUP BY 1
+            {groups}
+            HAVING COUNT(*) > 0
         """
-        with connection.cursor() as cursor:
+        per_group: dict[GroupKey, Stats] = {}
+        overall: Stats | None = None
+        with jit_off(), connection.cursor() as cursor:
             cursor.execute(sql, [organization.pk, start, end, list(key_of)])
-            return {
-                key: (float(hours or 0), float(busy or 0), None if p95 is None else float(p95))
-                for key, hours, busy, p95 in cursor.fetchall()
-            }
+            for key, is_whole, hours, busy, p95 in cursor.fetchall():
+                stats = (float(hours or 0), float(busy or 0), None if p95 is None else float(p95))
+                if is_whole or scope == "fleet":
+                    overall = stats
+                if not is_whole:
+                    per_group[key] = stats
+        return per_group, overall
     values: dict[GroupKey, list[tuple[float, float, float]]] = defaultdict(list)
     rows = InstanceHourRollup.objects.filter(
         organization=organization,
@@ -126,16 +145,21 @@ def _rollup_stats(
         instance_id__in=list(key_of),
         gpu_util_pct_minutes__gt=0,
     ).values_list("instance_id", "gpu_hours", "gpu_busy_hours", "gpu_util_pct_avg")
+    every: list[tuple[float, float, float]] = []  # in the rows' order, as the groups' sums
     for instance_id, hours, busy, avg in rows.iterator(chunk_size=5000):
-        values[key_of[instance_id]].append((hours or 0.0, busy or 0.0, float(avg or 0.0)))
-    return {
-        key: (
-            sum(v[0] for v in items),
-            sum(v[1] for v in items),
-            float(np.percentile([v[2] for v in items], 95)),
-        )
-        for key, items in values.items()
-    }
+        item = (hours or 0.0, busy or 0.0, float(avg or 0.0))
+        values[key_of[instance_id]].append(item)
+        every.append(item)
+    per_group = {key: _stats(items) for key, items in values.items()}
+    return per_group, _stats(every) if every else None
+
+
+def _stats(items: Sequence[tuple[float, float, float]]) -> Stats:
+    return (
+        sum(v[0] for v in items),
+        sum(v[1] for v in items),
+        float(np.percentile([v[2] for v in items], 95)),
+    )
 
 
 def usage(
@@ -162,8 +186,7 @@ def usage(
         end=end,
         states={instance.pk: instance.state for instance in instances},
     )
-    per_group = _rollup_stats(organization, instances, scope, start, end)
-    overall = _rollup_stats(organization, instances, "fleet", start, end).get(None)
+    per_group, overall = _rollup_stats(organization, instances, scope, start, end)
     total = _summed(None, instances, figures, overall, organization.currency)
     total.no_data = reasons.sums()
     if scope == "fleet":
@@ -336,9 +359,9 @@ def hour_of_week(
 ) -> list[HourOfWeekCell]:
     """The fleet's hourly rollups over ``[start, end)`` summed per local weekday and hour.
 
-    One grouped query: the rollups' UTC hours are shifted to the organization's timezone by the
-    database (so a daylight-saving change lands each hour on its own local hour). An hour of a
-    timezone with a half-hour offset counts in the local hour it starts in. Only cells with a
+    One grouped query per UTC hour, each hour then shifted to the organization's timezone (so a
+    daylight-saving change lands each hour on its own local hour). An hour of a timezone with a
+    half-hour offset counts in the local hour it starts in. Only cells with a
     rollup are returned, Monday 00:00 first.
     """
     tz = zoneinfo.ZoneInfo(organization.timezone)
@@ -347,26 +370,36 @@ def hour_of_week(
     )
     if project_id is not None:
         rows = rows.filter(instance__project_id=project_id)
-    grouped = (
-        rows.annotate(
-            weekday=ExtractIsoWeekDay("hour_start", tzinfo=tz),
-            hour=ExtractHour("hour_start", tzinfo=tz),
-        )
-        .values("weekday", "hour")
+    # Summed per UTC hour by the database and folded into local cells here: shifting every
+    # row to the local time in SQL (two EXTRACTs ... AT TIME ZONE per row) cost ~40 % of the
+    # query, and a month has only ~720 distinct hours. ``astimezone`` keeps each hour on its
+    # own local hour across a daylight-saving change.
+    per_hour = (
+        rows.values("hour_start")
         .annotate(
             instance_hours=Count("id"),
             gpu_hours=Coalesce(Sum("gpu_hours"), 0.0),
             gpu_busy_hours=Coalesce(Sum("gpu_busy_hours"), 0.0),
         )
-        .order_by("weekday", "hour")
+        .order_by()
+        .values_list("hour_start", "instance_hours", "gpu_hours", "gpu_busy_hours")
     )
+    cells: dict[tuple[int, int], list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
+    with jit_off():
+        hourly = list(per_hour)
+    for hour_start, count, hours, busy in hourly:
+        local = hour_start.astimezone(tz)
+        cell = cells[(local.weekday(), local.hour)]
+        cell[0] += count
+        cell[1] += hours
+        cell[2] += busy
     return [
         HourOfWeekCell(
-            weekday=row["weekday"] - 1,
-            hour=row["hour"],
-            instance_hours=row["instance_hours"],
-            gpu_hours=round(float(row["gpu_hours"]), 4),
-            gpu_busy_hours=round(float(row["gpu_busy_hours"]), 4),
+            weekday=weekday,
+            hour=hour,
+            instance_hours=int(cell[0]),
+            gpu_hours=round(float(cell[1]), 4),
+            gpu_busy_hours=round(float(cell[2]), 4),
         )
-        for row in grouped
+        for (weekday, hour), cell in sorted(cells.items())
     ]
