@@ -23,6 +23,8 @@ from apps.recommendations.rules.thresholds import threshold_limit
 from apps.recommendations.selectors import ORDERINGS
 
 ACTIONS = ("accept", "dismiss", "snooze", "reopen")
+# What a project-level finding does to each of its instances.
+MEMBER_ROLES = ("stop", "keep")
 
 # The cloud's instance id (Tencent's ``ins-`` and 8 characters; any length it may grow to).
 CLOUD_INSTANCE_ID_PATTERN = r"^ins-[A-Za-z0-9]{1,60}$"
@@ -191,14 +193,14 @@ def _flatten(prefix: str, value: Any, out: list[dict[str, str]]) -> None:
         out.append({"name": prefix, "value": str(value)})
 
 
-class MemberSerializer(serializers.Serializer):
+class RecommendationMemberSerializer(serializers.Serializer):
     """One instance a project-level finding is about (fewer instances at night)."""
 
     instance = serializers.IntegerField(help_text="The instance's id in GPU Ledger.")
     cloud_instance_id = serializers.CharField(help_text="The cloud's instance id (ins-...).")
     name = serializers.CharField(allow_blank=True)
     role = serializers.ChoiceField(
-        choices=["stop", "keep"], help_text="stop: the finding stops it; keep: it keeps serving."
+        choices=MEMBER_ROLES, help_text="stop: the finding stops it; keep: it keeps serving."
     )
     monthly_share = serializers.DecimalField(
         max_digits=16,
@@ -279,9 +281,9 @@ class RecommendationSerializer(serializers.ModelSerializer):
     def get_cloud_instance_id(self, row: Recommendation) -> str | None:
         return row.instance.provider_id if row.instance is not None else None
 
-    @extend_schema_field(MemberSerializer(many=True))
+    @extend_schema_field(RecommendationMemberSerializer(many=True))
     def get_members(self, row: Recommendation) -> Any:
-        return MemberSerializer(_members(row), many=True).data
+        return RecommendationMemberSerializer(_members(row), many=True).data
 
     def get_instance_name(self, row: Recommendation) -> str | None:
         if row.instance is None:

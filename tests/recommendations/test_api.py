@@ -250,8 +250,10 @@ def test_it_describes_every_field_in_the_schema(alice_client) -> None:
         properties = schema["components"]["schemas"][name]["properties"]
         assert properties["cloud_instance_id"]["type"] == "string"
         assert properties["cloud_instance_id"]["nullable"] is True
-        assert properties["members"]["items"] == {"$ref": "#/components/schemas/Member"}
-    member = schema["components"]["schemas"]["Member"]
+        assert properties["members"]["items"] == {
+            "$ref": "#/components/schemas/RecommendationMember"
+        }
+    member = schema["components"]["schemas"]["RecommendationMember"]
     assert set(member["properties"]) == {
         "instance",
         "cloud_instance_id",
