@@ -376,6 +376,9 @@ SPECTACULAR_SETTINGS = {
         # The audit log's actions, beside the recommendations' (which keep "ActionEnum").
         "AuditActionEnum": "apps.accounts.audit.actions.ACTION_CODES",
         "ActionEnum": "apps.recommendations.serializers.ACTIONS",
+        # What a project-level finding does to a member, beside a membership's "RoleEnum".
+        "MemberRoleEnum": "apps.recommendations.serializers.MEMBER_ROLES",
+        "RoleEnum": "apps.accounts.roles.Role",
         # The cost basis (billed / amortized), beside a budget threshold's (actual / forecast).
         "CostBasisEnum": "apps.costs.bases.BASES",
         "BasisEnum": ["actual", "forecast"],

@@ -187,6 +187,9 @@ class Instance(OrganizationScopedModel):
         max_length=20, choices=ChargeType.choices, default=ChargeType.POSTPAID_BY_HOUR
     )
     state = models.CharField(max_length=20, default="RUNNING")
+    # DescribeInstances' StopChargingMode: STOP_CHARGING or KEEP_CHARGING while stopped,
+    # NOT_APPLICABLE otherwise; blank where the cloud did not say (learned from bills).
+    stop_charging_mode = models.CharField(max_length=20, blank=True, default="")
     source = models.CharField(
         max_length=10, choices=InstanceSource.choices, default=InstanceSource.INVENTORY
     )

@@ -23,6 +23,7 @@ from rest_framework.response import Response
 
 from apps.accounts.models import User
 from apps.accounts.roles import MANAGER_ROLES
+from apps.api.parameters import INT64_MAX
 from apps.api.views import OrganizationAPIView
 from apps.api.viewsets import OrganizationScopedViewSet
 from apps.recommendations import selectors, services
@@ -30,6 +31,7 @@ from apps.recommendations.models import Recommendation, Status
 from apps.recommendations.rules import KINDS, describe_thresholds
 from apps.recommendations.selectors import ORDERINGS
 from apps.recommendations.serializers import (
+    CLOUD_INSTANCE_ID_PATTERN,
     ActionInputSerializer,
     ListQuerySerializer,
     RecommendationDetailSerializer,
@@ -50,7 +52,16 @@ _FILTERS = [
         description="Repeatable; default: not resolved.",
     ),
     OpenApiParameter("project", {"type": "integer", "minimum": 1}),
-    OpenApiParameter("instance", {"type": "integer", "minimum": 1}),
+    OpenApiParameter(
+        "instance",
+        {
+            "oneOf": [
+                {"type": "integer", "minimum": 1, "maximum": INT64_MAX},
+                {"type": "string", "pattern": CLOUD_INSTANCE_ID_PATTERN},
+            ]
+        },
+        description="The instance's id in GPU Ledger, or the cloud's (ins-...).",
+    ),
     OpenApiParameter(
         "min_saving",
         str,

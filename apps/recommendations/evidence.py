@@ -167,6 +167,8 @@ def organization_evidence(
                 reserved_prices=tuple(reserved or ()),
                 profile=profiles.get(instance.pk),
                 tags={str(k): str(v) for k, v in (instance.tags or {}).items()},
+                state=instance.state,
+                stop_charging_mode=instance.stop_charging_mode,
             )
         )
     return out

@@ -38,11 +38,14 @@ def recommendations_list(
     kinds: list[str] | None = None,
     statuses: list[str] | None = None,
     project_id: int | None = None,
-    instance_id: int | None = None,
+    instance_id: int | str | None = None,
     min_saving: Decimal | None = None,
     ordering: str = "-saving",
 ) -> QuerySet[Recommendation]:
-    """The organization's recommendations, filtered (default: not resolved) and ordered."""
+    """The organization's recommendations, filtered (default: not resolved) and ordered.
+
+    ``instance_id`` is the internal id (``int``) or the cloud's (``str``, ``ins-...``): the
+    rows already belong to the organization, so another one's id matches nothing."""
     rows = Recommendation.objects.for_organization(organization).select_related(
         "instance", "project"
     )
@@ -51,7 +54,9 @@ def recommendations_list(
         rows = rows.filter(kind__in=kinds)
     if project_id is not None:
         rows = rows.filter(project_id=project_id)
-    if instance_id is not None:
+    if isinstance(instance_id, str):
+        rows = rows.filter(instance__provider_id=instance_id)
+    elif instance_id is not None:
         rows = rows.filter(instance_id=instance_id)
     if min_saving is not None:
         rows = rows.filter(monthly_saving__gte=min_saving)

@@ -15,6 +15,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.accounts.models import Currency
+from apps.api.parameters import INT64_MAX
 from apps.api.serializers import StatedCharField, StrictSerializer
 from apps.recommendations.models import Recommendation, RecommendationEvent, Status
 from apps.recommendations.rules import KINDS, THRESHOLD_RULES, THRESHOLD_TYPES, RuleThresholds
@@ -22,6 +23,31 @@ from apps.recommendations.rules.thresholds import threshold_limit
 from apps.recommendations.selectors import ORDERINGS
 
 ACTIONS = ("accept", "dismiss", "snooze", "reopen")
+# What a project-level finding does to each of its instances.
+MEMBER_ROLES = ("stop", "keep")
+
+# The cloud's instance id (Tencent's ``ins-`` and 8 characters; any length it may grow to).
+CLOUD_INSTANCE_ID_PATTERN = r"^ins-[A-Za-z0-9]{1,60}$"
+_INTERNAL_ID_PATTERN = r"^[0-9]{1,19}$"
+
+
+class InstanceRefField(serializers.CharField):
+    """``?instance=``: the internal id (an integer) or the cloud's ``ins-`` id.
+
+    An integer comes back as an ``int`` (bounded like any id, so never an overflow), a cloud id
+    as the ``str``; either matches only the request's organization's instances, so another
+    organization's id matches nothing, as an unknown one does.
+    """
+
+    def to_internal_value(self, data: Any) -> int | str:  # type: ignore[override]
+        text = super().to_internal_value(data)
+        if re.fullmatch(CLOUD_INSTANCE_ID_PATTERN, text):
+            return text
+        if re.fullmatch(_INTERNAL_ID_PATTERN, text) and 1 <= int(text) <= INT64_MAX:
+            return int(text)
+        raise serializers.ValidationError(
+            f"An instance id from 1 to {INT64_MAX}, or a cloud instance id (ins-...)."
+        )
 
 
 class ListQuerySerializer(StrictSerializer):
@@ -32,7 +58,7 @@ class ListQuerySerializer(StrictSerializer):
         child=serializers.ChoiceField(choices=Status.choices), required=False
     )
     project = serializers.IntegerField(required=False, min_value=1)
-    instance = serializers.IntegerField(required=False, min_value=1)
+    instance = InstanceRefField(required=False)
     min_saving = serializers.DecimalField(max_digits=16, decimal_places=2, required=False)
     ordering = serializers.ChoiceField(choices=sorted(ORDERINGS), required=False)
     page = serializers.IntegerField(required=False, min_value=1)
@@ -167,12 +193,52 @@ def _flatten(prefix: str, value: Any, out: list[dict[str, str]]) -> None:
         out.append({"name": prefix, "value": str(value)})
 
 
+class RecommendationMemberSerializer(serializers.Serializer):
+    """One instance a project-level finding is about (fewer instances at night)."""
+
+    instance = serializers.IntegerField(help_text="The instance's id in GPU Ledger.")
+    cloud_instance_id = serializers.CharField(help_text="The cloud's instance id (ins-...).")
+    name = serializers.CharField(allow_blank=True)
+    role = serializers.ChoiceField(
+        choices=MEMBER_ROLES, help_text="stop: the finding stops it; keep: it keeps serving."
+    )
+    monthly_share = serializers.DecimalField(
+        max_digits=16,
+        decimal_places=2,
+        help_text="Its part of the monthly saving, in the saving's currency; the members' "
+        "shares sum to the saving exactly (0.00 for the ones kept).",
+    )
+
+
+def _members(row: Recommendation) -> list[dict[str, Any]]:
+    # Written by the rule at each run; a project-level row stored before the rule wrote them
+    # has none until the next run rewrites it.
+    members = row.action.get("members") if isinstance(row.action, dict) else None
+    return [
+        {
+            "instance": member["instance_id"],
+            "cloud_instance_id": member["provider_id"],
+            "name": member.get("name", ""),
+            "role": member["role"],
+            "monthly_share": member["monthly_share"],
+        }
+        for member in members or []
+    ]
+
+
 class RecommendationSerializer(serializers.ModelSerializer):
     """One recommendation as lists show it."""
 
     kind_label = serializers.SerializerMethodField()
     target = serializers.SerializerMethodField()
+    cloud_instance_id = serializers.SerializerMethodField(
+        help_text="The cloud's id (ins-...) of the instance; null for a project-level finding."
+    )
     instance_name = serializers.SerializerMethodField()
+    members = serializers.SerializerMethodField(
+        help_text="The instances a project-level finding stops or keeps, with each one's "
+        "share of the saving; empty for an instance's own finding."
+    )
     project_name = serializers.SerializerMethodField()
     saving = serializers.SerializerMethodField()
     confidence = serializers.SerializerMethodField()
@@ -189,7 +255,9 @@ class RecommendationSerializer(serializers.ModelSerializer):
             "snoozed_until",
             "target",
             "instance",
+            "cloud_instance_id",
             "instance_name",
+            "members",
             "project",
             "project_name",
             "title",
@@ -209,6 +277,13 @@ class RecommendationSerializer(serializers.ModelSerializer):
 
     def get_target(self, row: Recommendation) -> str:
         return "instance" if row.instance_id else "project"
+
+    def get_cloud_instance_id(self, row: Recommendation) -> str | None:
+        return row.instance.provider_id if row.instance is not None else None
+
+    @extend_schema_field(RecommendationMemberSerializer(many=True))
+    def get_members(self, row: Recommendation) -> Any:
+        return RecommendationMemberSerializer(_members(row), many=True).data
 
     def get_instance_name(self, row: Recommendation) -> str | None:
         if row.instance is None:

@@ -148,7 +148,8 @@ def recommendations_run(*, organization: Organization, as_of: dt.datetime) -> Ru
         if downshift_days == thresholds.lookback_days
         else list(others[downshift_days].values())
     )
-    for finding in rules.evaluate_groups(fleet, per_instance, thresholds):
+    grouped = rules.evaluate_groups(fleet, per_instance, thresholds)
+    for finding in rules.billable_only(base, grouped):
         findings[fingerprint(finding)] = finding
     result = RunResult(findings=len(findings))
     with transaction.atomic():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from io import StringIO
 
 import pytest
@@ -13,7 +14,7 @@ from apps.cloud.providers.tencent.simulator import DEFAULT_SECRET_KEY
 from apps.cloud.services import cloud_account_client
 from apps.cloud.sync import runner
 from apps.core.crypto import decrypt_str
-from tests.cloud.conftest import SIM_NOW
+from tests.cloud.conftest import SIM_NOW, connect
 
 pytestmark = pytest.mark.django_db
 
@@ -48,3 +49,24 @@ def test_it_rotates_the_encryption_key_of_stored_secrets(account: CloudAccount, 
     account.refresh_from_db()
     assert decrypt_str(account.secret_key_encrypted) == DEFAULT_SECRET_KEY
     assert cloud_account_client(account).config.secret_key == DEFAULT_SECRET_KEY
+
+
+@pytest.mark.integration
+def test_it_records_how_a_stopped_instance_is_charged(acme, make_simulator) -> None:
+    """At 23:30 in Shanghai the day-only instances are stopped with STOP_CHARGING, the one
+    stopped for good keeps charging, the rest run (StopChargingMode of DescribeInstances)."""
+    night = SIM_NOW + timedelta(hours=11)
+    simulator = make_simulator(now=lambda: night)
+    account = connect(acme, simulator)
+    runner.run_kind(account, SyncKind.INVENTORY, now=night)
+    fleet = simulator.cloud.fleet
+    moment = int(night.timestamp())
+    live = [i for i in fleet.all_instances if i.exists_at(moment) and i.region in account.regions]
+    stored = {
+        i.provider_id: (i.state, i.stop_charging_mode)
+        for i in Instance.objects.filter(account=account)
+    }
+    expected = {i.instance_id: (i.state_at(moment), i.stop_charging_mode_at(moment)) for i in live}
+    assert {pid: stored[pid] for pid in expected} == expected
+    modes = {mode for _, mode in expected.values()}
+    assert {"STOP_CHARGING", "KEEP_CHARGING", "NOT_APPLICABLE"} <= modes

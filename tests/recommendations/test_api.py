@@ -82,6 +82,9 @@ def test_it_lists_unresolved_recommendations_by_saving_with_pinned_queries(
     assert first["confidence"]["level"] == "high"
     assert first["risk"] == {"level": 1, "reason": "Low."}
     assert first["instance_name"] == "alpha"
+    # The cloud's id beside the internal one, for tooling that knows only the cloud's.
+    assert (first["instance"], first["cloud_instance_id"]) == (recs[0].instance_id, "ins-alpha")
+    assert first["members"] == []
 
 
 def test_it_filters_by_kind_status_project_instance_and_minimum_saving(
@@ -101,6 +104,36 @@ def test_it_filters_by_kind_status_project_instance_and_minimum_saving(
     bad = alice_client.get(URL, {"kind": "nonsense"})
     assert bad.status_code == 400
     assert "kind" in str(bad.json())
+
+
+def test_it_filters_by_the_internal_or_the_cloud_instance_id(
+    alice_client: APIClient, bob_client: APIClient, recs, globex: Organization
+) -> None:
+    def kinds(client: APIClient, instance: str) -> list[str]:
+        response = client.get(URL, {"instance": instance})
+        assert response.status_code == 200, response.json()
+        return [item["kind"] for item in response.json()["results"]]
+
+    assert kinds(alice_client, "ins-alpha") == ["stop_idle", "thermal"]
+    assert kinds(alice_client, str(recs[0].instance_id)) == ["stop_idle", "thermal"]
+    assert kinds(alice_client, "ins-beta") == ["subscription"]
+    detail = alice_client.get(f"{URL}/{recs[2].pk}").json()
+    assert (detail["instance"], detail["cloud_instance_id"]) == (recs[2].instance_id, "ins-beta")
+    # Unknown ids match nothing, like an unknown integer.
+    assert kinds(alice_client, "ins-nothere") == []
+    assert kinds(alice_client, "999999999") == []
+    # Another organization's instance, by either id, matches nothing either; nor does an
+    # instance of Globex's that shares a cloud id with Acme's show Acme's rows to Bob.
+    make_instance(globex, "alpha")
+    assert kinds(bob_client, "ins-alpha") == []
+    assert kinds(bob_client, str(recs[0].instance_id)) == []
+    globex_own = make_instance(globex, "gamma")
+    assert kinds(alice_client, "ins-gamma") == []
+    assert kinds(alice_client, str(globex_own.pk)) == []
+    for bad in ("ins-", "abc", "0", "-3", "ins-a/b", str(2**63)):
+        response = alice_client.get(URL, {"instance": bad})
+        assert response.status_code == 400, bad
+        assert "instance" in str(response.json()), bad
 
 
 def test_it_shows_evidence_action_and_history_in_the_detail(alice_client, recs) -> None:
@@ -213,6 +246,31 @@ def test_it_describes_every_field_in_the_schema(alice_client) -> None:
         assert name in detail, name
     evidence = schema["components"]["schemas"]["Evidence"]["properties"]
     assert set(evidence) == {"chart", "chart_range", "figures"}
+    for name in ("Recommendation", "RecommendationDetail"):
+        properties = schema["components"]["schemas"][name]["properties"]
+        assert properties["cloud_instance_id"]["type"] == "string"
+        assert properties["cloud_instance_id"]["nullable"] is True
+        assert properties["members"]["items"] == {
+            "$ref": "#/components/schemas/RecommendationMember"
+        }
+    member = schema["components"]["schemas"]["RecommendationMember"]
+    assert set(member["properties"]) == {
+        "instance",
+        "cloud_instance_id",
+        "name",
+        "role",
+        "monthly_share",
+    }
+    assert set(member["required"]) == set(member["properties"])
+    assert member["properties"]["instance"]["type"] == "integer"
+    assert member["properties"]["monthly_share"]["type"] == "string"
+    assert member["properties"]["monthly_share"]["format"] == "decimal"
+    (instance,) = [
+        p
+        for p in schema["paths"]["/api/v1/recommendations"]["get"]["parameters"]
+        if p["name"] == "instance"
+    ]
+    assert [option["type"] for option in instance["schema"]["oneOf"]] == ["integer", "string"]
 
 
 def test_a_recommendation_recorded_without_a_chart_range_says_null_instead_of_failing(

@@ -343,3 +343,51 @@ def test_an_accepted_fewer_at_night_is_measured_on_the_bills_of_the_instances_it
         (weekly_before - weekly_after) * 30 / Decimal(7)
     ).quantize(CENT)
     assert realised.monthly_saving_promised == row.monthly_saving
+
+
+def test_it_lists_its_members_with_shares_that_sum_to_the_saving_exactly() -> None:
+    """Three stopped at different prices (1680.00, 1681.01 and 1700.03 billed over 336 h):
+    each one's share is its own cents, and the shares add up to the saving to the cent."""
+    costs = {0: "1680.00", 2: "1681.01", 3: "1700.03"}
+    group = [
+        member(i, night, billed_runtime_cost=Decimal(costs.get(i, "1680.00")))
+        for i, night in enumerate([16.0, 18.0, 17.0, 16.0])
+    ]
+    (finding,) = fewer_at_night(group, TH)
+    members = finding.action["members"]
+    assert [(m["instance_id"], m["provider_id"], m["name"], m["role"]) for m in members] == [
+        (100, "ins-web0", "web-0", "stop"),
+        (101, "ins-web1", "web-1", "keep"),
+        (102, "ins-web2", "web-2", "stop"),
+        (103, "ins-web3", "web-3", "stop"),
+    ]
+    shares = {m["provider_id"]: Decimal(m["monthly_share"]) for m in members}
+    assert shares["ins-web1"] == Decimal("0.00")
+    assert len({shares["ins-web0"], shares["ins-web2"], shares["ins-web3"]}) == 3
+    # Each share recomputed from the evidence: its price x its hours in the window.
+    prices = finding.evidence["hourly_price"]
+    weekly = finding.evidence["running_hours_per_week_in_window"]
+    for pid in finding.action["stop_instances"]:
+        expected = (Decimal(prices[pid]) * month_hours(Decimal(weekly[pid]))).quantize(CENT)
+        assert shares[pid] == expected, pid
+    assert sum(shares.values()) == finding.saving.monthly_amount
+
+
+@pytest.mark.django_db
+def test_the_api_lists_the_members_by_both_ids_and_filters_by_either(acme, alice_client) -> None:
+    instances = _web_fleet(acme, [16.0, 18.0, 17.0, 16.0])
+    services.recommendations_run(organization=acme, as_of=AS_OF)
+    row = Recommendation.objects.get(kind="night_downshift")
+    for url in ("/api/v1/recommendations", f"/api/v1/recommendations/{row.pk}"):
+        body = alice_client.get(url).json()
+        item = body["results"][0] if "results" in body else body
+        assert (item["instance"], item["cloud_instance_id"]) == (None, None)
+        by_pid = {i.provider_id: i for i in instances}
+        assert [
+            (m["instance"], m["cloud_instance_id"], m["name"], m["role"]) for m in item["members"]
+        ] == [
+            (by_pid[pid].pk, pid, by_pid[pid].name, "keep" if pid == "ins-web-1" else "stop")
+            for pid in sorted(by_pid)
+        ]
+        assert sum(Decimal(m["monthly_share"]) for m in item["members"]) == row.monthly_saving
+        assert item["saving"]["monthly_amount"] == str(row.monthly_saving)

@@ -6,16 +6,19 @@ import dataclasses
 import datetime as dt
 from decimal import Decimal
 
+import numpy as np
 import pytest
 from django.core.exceptions import ValidationError
 
 from apps.accounts.models import Organization, User
+from apps.analysis.models import InstanceProfile
 from apps.billing.models import BillLine
 from apps.billing.rollups import bill_days_refresh
 from apps.recommendations import services
 from apps.recommendations.models import Recommendation, RecommendationEvent, Status
 from apps.recommendations.selectors import CENT, Realised, realised_saving, recommendations_list
 from apps.recommendations.serializers import RealisedSerializer
+from tests.recommendations.builders import working_hours_matrix
 from tests.recommendations.factories import AS_OF, END, bill_hours, make_instance, set_usage
 
 pytestmark = pytest.mark.django_db
@@ -91,6 +94,66 @@ def test_it_resolves_a_finding_that_disappears_and_reopens_it_when_it_returns(
         ("open", "resolved"),
         ("resolved", "open"),
     ]
+
+
+def test_a_stop_saving_is_resolved_once_the_instance_is_stopped_without_charges(
+    acme, idle_box
+) -> None:
+    """Stopped with STOP_CHARGING (as the inventory reads it), a pay-as-you-go instance bills no
+    runtime: its open stop_idle is no longer found, and the run resolves it."""
+    _run(acme)
+    row = _only(acme)
+    assert (row.kind, row.status) == ("stop_idle", Status.OPEN)
+    idle_box.state, idle_box.stop_charging_mode = "STOPPED", "KEEP_CHARGING"
+    idle_box.save()
+    assert _run(acme).resolved == 0  # still billed: still worth stopping
+    idle_box.stop_charging_mode = "STOP_CHARGING"
+    idle_box.save()
+    result = _run(acme)
+    assert (result.findings, result.resolved) == (0, 1)
+    row.refresh_from_db()
+    assert row.status == Status.RESOLVED
+    # Started again, it bills again: the finding comes back (the same row, reopened).
+    idle_box.state, idle_box.stop_charging_mode = "RUNNING", "NOT_APPLICABLE"
+    idle_box.save()
+    assert _run(acme).reopened == 1
+    assert _only(acme).status == Status.OPEN
+
+
+def test_a_day_only_instance_stopped_without_charges_gets_no_schedule(acme) -> None:
+    """Busy 09-19 on weekdays, low otherwise: a schedule while it runs (the control), none
+    once the inventory says it is stopped with STOP_CHARGING."""
+    box = make_instance(acme, "dayonly")
+    set_usage(box, gpu_util_p95=40.0)
+    bill_hours(box, start=END - dt.timedelta(days=14), hours=14 * 24)
+    p95 = working_hours_matrix(busy=85.0, off=3.0)
+    InstanceProfile.objects.create(
+        organization=acme,
+        instance=box,
+        tz="Asia/Shanghai",
+        start_at=END - dt.timedelta(days=14),
+        end_at=END,
+        computed_at=END,
+        median_pct=p95.tolist(),
+        p95_pct=p95.tolist(),
+        coverage=np.ones((7, 24)).tolist(),
+    )
+    _run(acme)
+    row = Recommendation.objects.get(instance=box, kind="schedule")
+    assert row.monthly_saving > 0
+    others = {
+        r.kind: (r.monthly_saving, r.saving_formula)
+        for r in Recommendation.objects.for_organization(acme).exclude(kind="schedule")
+    }
+    box.state, box.stop_charging_mode = "STOPPED", "STOP_CHARGING"
+    box.save()
+    _run(acme)
+    row.refresh_from_db()
+    assert row.status == Status.RESOLVED
+    unresolved = Recommendation.objects.for_organization(acme).exclude(status=Status.RESOLVED)
+    assert "schedule" not in {r.kind for r in unresolved}
+    # Whatever else it was found, with the same figures (nothing new appears either).
+    assert {r.kind: (r.monthly_saving, r.saving_formula) for r in unresolved} == others
 
 
 def test_it_keeps_a_dismissed_recommendation_dismissed_while_the_finding_persists(

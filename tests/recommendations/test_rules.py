@@ -16,6 +16,7 @@ from apps.recommendations.rules import (
     ReservedPrice,
     RuleThresholds,
     ThresholdError,
+    billable_only,
     evaluate,
     samples_per_second,
 )
@@ -126,6 +127,48 @@ def test_it_gives_an_instance_already_stopped_at_night_a_schedule_worth_nothing_
     finding = by_kind(evaluate(ev), "schedule")
     assert finding.saving.monthly_amount == 0
     assert finding.title.startswith("Automate")
+
+
+def _day_only(**changes):
+    return evidence(
+        profile=profile(working_hours_matrix(busy=85.0, off=3.0), np.ones((7, 24))),
+        gpu_util_p95=hourly(40.0),
+        **changes,
+    )
+
+
+def test_nothing_is_saved_by_stopping_a_pay_as_you_go_instance_stopped_without_charges() -> None:
+    """Stopped with STOP_CHARGING it bills no runtime: no stop, no schedule; every other finding
+    (and the same instance stopped with KEEP_CHARGING, or running) keeps its figures."""
+    stopped = {"state": "STOPPED", "stop_charging_mode": "STOP_CHARGING"}
+    for ev, kind in ((idle_evidence(), "stop_idle"), (_day_only(), "schedule")):
+        assert kind in kinds(evaluate(ev))
+        for other in (
+            {},
+            {"state": "STOPPED", "stop_charging_mode": "KEEP_CHARGING"},
+            {"state": "RUNNING", "stop_charging_mode": "NOT_APPLICABLE"},
+        ):
+            same = dataclasses.replace(ev, **other)
+            assert billable_only([same], evaluate(same)) == evaluate(ev), (kind, other)
+        quiet = dataclasses.replace(ev, **stopped)
+        found = evaluate(quiet)
+        assert kind in kinds(found)
+        assert billable_only([quiet], found) == [f for f in found if f.kind != kind]
+    # Held GPU memory too (the same rule's other kind), and another instance's stay.
+    held = dataclasses.replace(idle_evidence(gpu_mem_avg=hourly(40.0)), **stopped)
+    other = dataclasses.replace(idle_evidence(), instance_id=2, provider_id="ins-other")
+    findings = evaluate(held) + evaluate(other)
+    assert kinds(findings) == ["idle_held", "stop_idle"]
+    assert [f.instance_id for f in billable_only([held, other], findings)] == [2]
+
+
+def test_a_stopped_subscription_still_bills_and_keeps_its_release_saving() -> None:
+    ev = dataclasses.replace(
+        idle_evidence(charge_type="PREPAID"), state="STOPPED", stop_charging_mode="STOP_CHARGING"
+    )
+    findings = evaluate(ev)
+    assert kinds(findings) == ["stop_idle"]
+    assert billable_only([ev], findings) == findings
 
 
 def test_it_offers_no_schedule_for_a_monthly_subscription() -> None:

@@ -47,6 +47,7 @@ def _instance_fields(
         "memory_gb": raw.get("Memory") or 0,
         "charge_type": raw.get("InstanceChargeType") or "POSTPAID_BY_HOUR",
         "state": raw.get("InstanceState") or "",
+        "stop_charging_mode": raw.get("StopChargingMode") or "",
         "tags": tags,
         "launched_at": _parse_time(raw.get("CreatedTime")),
         "expires_at": _parse_time(raw.get("ExpiredTime")),

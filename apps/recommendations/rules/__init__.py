@@ -6,6 +6,8 @@ every threshold is in :class:`RuleThresholds`. :func:`evaluate` applies them all
 that keeps findings from contradicting each other: an instance idle around the clock gets
 "stop idle" and nothing about schedules, sizes or commitments. :func:`evaluate_groups` then weighs
 a project's alike instances together (fewer of them at night), over the whole fleet's findings.
+:func:`billable_only` last drops what the bill cannot show (stopping an instance that is
+already stopped without charges).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
 from .commitment import RESERVED_INSTANCE, SUBSCRIPTION, commitment
+from .common import stopped_unbilled
 from .downshift import DOWNSHIFT, night_downshift
 from .fewer import FEWER_INSTANCES, fewer_at_night, group_key
 from .idle import IDLE_HELD, STOP_IDLE, stop_idle
@@ -143,6 +146,23 @@ def evaluate_groups(
     return kept + added
 
 
+#: Kinds whose saving is stopping the instance's runtime billing (all of it, or in a window).
+_STOPPING = frozenset({STOP_IDLE, IDLE_HELD, SCHEDULE})
+
+
+def billable_only(fleet: Sequence[InstanceEvidence], findings: Sequence[Finding]) -> list[Finding]:
+    """``findings`` less the stop and schedule findings of instances the bill cannot change:
+    pay-as-you-go ones stopped with STOP_CHARGING (they bill no runtime now, so there is no
+    stop saving to promise; a row already stored for one is resolved by the run, as any
+    finding that is no longer found).
+
+    Applied after :func:`evaluate` and :func:`evaluate_groups`, not inside them: the other
+    findings, and which instances a schedule keeps out of a group, stay as they were.
+    """
+    unbilled = {ev.instance_id for ev in fleet if stopped_unbilled(ev)}
+    return [f for f in findings if not (f.kind in _STOPPING and f.instance_id in unbilled)]
+
+
 __all__ = [
     "BERT_BASE_SAMPLES_PER_S",
     "DEFAULT_RULE_THRESHOLDS",
@@ -165,6 +185,7 @@ __all__ = [
     "ThresholdDescription",
     "ThresholdError",
     "TypeOffer",
+    "billable_only",
     "describe_thresholds",
     "evaluate",
     "evaluate_groups",

@@ -17,6 +17,8 @@ from .types import (
     PRICE_FROM_BILLS,
     PRICE_FROM_CATALOG,
     SPOT,
+    STOP_CHARGING,
+    STOPPED,
     UNKNOWN,
     BilledComponent,
     Confidence,
@@ -282,3 +284,9 @@ def label(ev: InstanceEvidence) -> str:
 
 def is_payg(ev: InstanceEvidence) -> bool:
     return ev.charge_type == POSTPAID
+
+
+def stopped_unbilled(ev: InstanceEvidence) -> bool:
+    """A pay-as-you-go instance stopped with STOP_CHARGING: its runtime bills nothing now, so
+    stopping it (idle, or on a schedule) saves nothing the bill can show."""
+    return is_payg(ev) and ev.state == STOPPED and ev.stop_charging_mode == STOP_CHARGING

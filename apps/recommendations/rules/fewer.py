@@ -131,12 +131,14 @@ def fewer_at_night(group: Sequence[InstanceEvidence], th: RuleThresholds) -> lis
     lines: list[str] = []
     amount = Decimal(0)
     running_weekly: dict[str, str] = {}
+    shares: dict[int, Decimal] = {}
     for i in stopped:
         ev, price = members[i], prices[i]
         weekly = Decimal(str(round(float(coverage[i][mask].sum()), 1)))
         hours = (weekly * th.days_per_month / 7).quantize(TENTH, rounding=ROUND_HALF_UP)
         part = cents(price.hourly * hours)
         amount += part
+        shares[i] = part
         running_weekly[ev.provider_id] = str(weekly)
         lines.append(
             f"{ev.provider_id}: {weekly} h/week running in the window x {th.days_per_month}/7 "
@@ -221,6 +223,19 @@ def fewer_at_night(group: Sequence[InstanceEvidence], th: RuleThresholds) -> lis
                 },
                 "stop_instances": stop_ids,
                 "keep_instances": keep_ids,
+                # For tooling: who the finding is about, as fields. Each stopped instance's
+                # share is its own line of the saving (in cents), so the shares sum to it
+                # exactly; the kept ones save nothing.
+                "members": [
+                    {
+                        "instance_id": members[i].instance_id,
+                        "provider_id": members[i].provider_id,
+                        "name": members[i].name,
+                        "role": "stop" if i in shares else "keep",
+                        "monthly_share": str(shares.get(i, Decimal("0.00"))),
+                    }
+                    for i in sorted(stopped + kept, key=lambda i: members[i].provider_id)
+                ],
                 "stopped_mode": "STOP_CHARGING",
                 "still_billed_when_stopped": ["system and data disks", "bandwidth"],
                 "commands": [stop, start],

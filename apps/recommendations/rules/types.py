@@ -19,6 +19,11 @@ POSTPAID = "POSTPAID_BY_HOUR"
 PREPAID = "PREPAID"
 SPOT = "SPOTPAID"
 
+#: DescribeInstances' InstanceState of a stopped instance, and the StopChargingMode under
+#: which a pay-as-you-go one bills no runtime while stopped.
+STOPPED = "STOPPED"
+STOP_CHARGING = "STOP_CHARGING"
+
 PRICE_FROM_BILLS = "bills"
 PRICE_FROM_CATALOG = "catalog"
 
@@ -102,7 +107,9 @@ class InstanceEvidence:
     runtime cost billed (every runtime component of the hours of use: compute, GPU, unknown
     components) and the hours it covers, each hour once (pay-as-you-go and spot lines only),
     and every usage component of the lookback (runtime and persistent: disks, IPs);
-    ``existed_hours`` is how long the instance existed within the lookback.
+    ``existed_hours`` is how long the instance existed within the lookback. ``state`` and
+    ``stop_charging_mode`` are what the last inventory sync read (DescribeInstances), not
+    the state as of the lookback's end: whether it is stopped, and billed, now.
     """
 
     instance_id: int
@@ -136,6 +143,8 @@ class InstanceEvidence:
     reserved_prices: Sequence[ReservedPrice] = ()
     profile: Profile | None = None
     tags: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    state: str = ""
+    stop_charging_mode: str = ""
 
     @property
     def observed_hours(self) -> int:

@@ -2453,6 +2453,12 @@ export interface components {
             /** @description Where this installation's mail catcher keeps the e-mails it sends (the demo); empty when e-mail really goes out. */
             caught_mail_dir: string;
         };
+        /**
+         * @description * `stop` - stop
+         *     * `keep` - keep
+         * @enum {string}
+         */
+        MemberRoleEnum: "stop" | "keep";
         Membership: {
             readonly id: number;
             readonly user: components["schemas"]["User"];
@@ -3183,7 +3189,11 @@ export interface components {
             readonly snoozed_until: string | null;
             readonly target: string;
             readonly instance: number | null;
+            /** @description The cloud's id (ins-...) of the instance; null for a project-level finding. */
+            readonly cloud_instance_id: string | null;
             readonly instance_name: string | null;
+            /** @description The instances a project-level finding stops or keeps, with each one's share of the saving; empty for an instance's own finding. */
+            readonly members: components["schemas"]["RecommendationMember"][];
             readonly project: number | null;
             readonly project_name: string | null;
             readonly title: string;
@@ -3214,7 +3224,11 @@ export interface components {
             readonly snoozed_until: string | null;
             readonly target: string;
             readonly instance: number | null;
+            /** @description The cloud's id (ins-...) of the instance; null for a project-level finding. */
+            readonly cloud_instance_id: string | null;
             readonly instance_name: string | null;
+            /** @description The instances a project-level finding stops or keeps, with each one's share of the saving; empty for an instance's own finding. */
+            readonly members: components["schemas"]["RecommendationMember"][];
             readonly project: number | null;
             readonly project_name: string | null;
             readonly title: string;
@@ -3254,6 +3268,26 @@ export interface components {
          * @enum {string}
          */
         RecommendationKindEnum: "stop_idle" | "idle_held" | "schedule" | "night_downshift" | "subscription" | "reserved_instance" | "spot" | "downsize" | "upsize" | "data_pipeline" | "thermal";
+        /** @description One instance a project-level finding is about (fewer instances at night). */
+        RecommendationMember: {
+            /** @description The instance's id in GPU Ledger. */
+            instance: number;
+            /** @description The cloud's instance id (ins-...). */
+            cloud_instance_id: string;
+            name: string;
+            /**
+             * @description stop: the finding stops it; keep: it keeps serving.
+             *
+             *     * `stop` - stop
+             *     * `keep` - keep
+             */
+            role: components["schemas"]["MemberRoleEnum"];
+            /**
+             * Format: decimal
+             * @description Its part of the monthly saving, in the saving's currency; the members' shares sum to the saving exactly (0.00 for the ones kept).
+             */
+            monthly_share: string;
+        };
         /**
          * @description * `open` - Open
          *     * `accepted` - Accepted
@@ -10251,7 +10285,8 @@ export interface operations {
     v1_recommendations_list: {
         parameters: {
             query?: {
-                instance?: number;
+                /** @description The instance's id in GPU Ledger, or the cloud's (ins-...). */
+                instance?: number | string;
                 /** @description Repeatable. */
                 kind?: ([
                     "data_pipeline",
@@ -10661,7 +10696,8 @@ export interface operations {
     v1_recommendations_totals_retrieve: {
         parameters: {
             query?: {
-                instance?: number;
+                /** @description The instance's id in GPU Ledger, or the cloud's (ins-...). */
+                instance?: number | string;
                 /** @description Repeatable. */
                 kind?: ([
                     "data_pipeline",
