@@ -150,10 +150,19 @@ def test_nothing_is_saved_by_stopping_a_pay_as_you_go_instance_stopped_without_c
         ):
             same = dataclasses.replace(ev, **other)
             assert billable_only([same], evaluate(same)) == evaluate(ev), (kind, other)
-        quiet = dataclasses.replace(ev, **stopped)
+        # A schedule goes only once the instance is stopped for good (no metric minute for 72
+        # hours): a day-only instance whose inventory is read during its night off keeps it.
+        metrics = ev.observed_minutes.copy()
+        metrics[-72:] = 0.0
+        quiet = dataclasses.replace(ev, observed_minutes=metrics, **stopped)
         found = evaluate(quiet)
         assert kind in kinds(found)
         assert billable_only([quiet], found) == [f for f in found if f.kind != kind]
+        tonight = dataclasses.replace(ev, **stopped)
+        if kind == "schedule":
+            assert billable_only([tonight], evaluate(tonight)) == evaluate(tonight)
+        else:
+            assert kind not in kinds(billable_only([tonight], evaluate(tonight)))
     # Held GPU memory too (the same rule's other kind), and another instance's stay.
     held = dataclasses.replace(idle_evidence(gpu_mem_avg=hourly(40.0)), **stopped)
     other = dataclasses.replace(idle_evidence(), instance_id=2, provider_id="ins-other")

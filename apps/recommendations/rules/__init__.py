@@ -16,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
 from .commitment import RESERVED_INSTANCE, SUBSCRIPTION, commitment
-from .common import stopped_unbilled
+from .common import stopped_for_good, stopped_unbilled
 from .downshift import DOWNSHIFT, night_downshift
 from .fewer import FEWER_INSTANCES, fewer_at_night, group_key
 from .idle import IDLE_HELD, STOP_IDLE, stop_idle
@@ -146,21 +146,28 @@ def evaluate_groups(
     return kept + added
 
 
-#: Kinds whose saving is stopping the instance's runtime billing (all of it, or in a window).
-_STOPPING = frozenset({STOP_IDLE, IDLE_HELD, SCHEDULE})
+#: Kinds whose saving is stopping the instance's runtime billing now.
+_STOPPING = frozenset({STOP_IDLE, IDLE_HELD})
 
 
 def billable_only(fleet: Sequence[InstanceEvidence], findings: Sequence[Finding]) -> list[Finding]:
     """``findings`` less the stop and schedule findings of instances the bill cannot change:
     pay-as-you-go ones stopped with STOP_CHARGING (they bill no runtime now, so there is no
     stop saving to promise; a row already stored for one is resolved by the run, as any
-    finding that is no longer found).
+    finding that is no longer found), and their schedules once they are stopped for good
+    (``stopped_for_good``: not a day-only instance read during its night off).
 
     Applied after :func:`evaluate` and :func:`evaluate_groups`, not inside them: the other
     findings, and which instances a schedule keeps out of a group, stay as they were.
     """
     unbilled = {ev.instance_id for ev in fleet if stopped_unbilled(ev)}
-    return [f for f in findings if not (f.kind in _STOPPING and f.instance_id in unbilled)]
+    for_good = {ev.instance_id for ev in fleet if stopped_for_good(ev)}
+    return [
+        f
+        for f in findings
+        if not (f.kind in _STOPPING and f.instance_id in unbilled)
+        and not (f.kind == SCHEDULE and f.instance_id in for_good)
+    ]
 
 
 __all__ = [

@@ -286,7 +286,21 @@ def is_payg(ev: InstanceEvidence) -> bool:
     return ev.charge_type == POSTPAID
 
 
+#: Hours without a single metric minute after which a stopped instance counts as stopped for
+#: good, not for the night: longer than a weekend off (Friday 19:00 to Monday 09:00 is 62 h).
+STOPPED_QUIET_HOURS = 72
+
+
 def stopped_unbilled(ev: InstanceEvidence) -> bool:
     """A pay-as-you-go instance stopped with STOP_CHARGING: its runtime bills nothing now, so
-    stopping it (idle, or on a schedule) saves nothing the bill can show."""
+    stopping it when idle saves nothing the bill can show."""
     return is_payg(ev) and ev.state == STOPPED and ev.stop_charging_mode == STOP_CHARGING
+
+
+def stopped_for_good(ev: InstanceEvidence) -> bool:
+    """``stopped_unbilled`` and quiet (no metric minute) for the last ``STOPPED_QUIET_HOURS``
+    of the lookback: a schedule has nothing left to stop. A day-only instance stopped each
+    night is not (the inventory may be read at night): its schedule stays, rather than being
+    resolved at night and reopened by day."""
+    recent = ev.observed_minutes[-STOPPED_QUIET_HOURS:]
+    return stopped_unbilled(ev) and not float(np.nansum(recent)) > 0
