@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from django.conf import LazySettings
+from django.conf import LazySettings, settings
+from django.core.management import call_command
+from django.test import override_settings
 
-from apps.accounts.models import Organization
+from apps.accounts import services as accounts_services
+from apps.accounts.models import Organization, User
 from apps.cloud.models import CloudAccount
 from apps.cloud.providers.tencent.simulator import (
     DEFAULT_SECRET_ID,
@@ -63,3 +67,28 @@ def connect(
 @pytest.fixture
 def account(acme: Organization, simulator: SimulatorServer) -> CloudAccount:
     return connect(acme, simulator)
+
+
+@contextlib.contextmanager
+def committed_simulated_organization(
+    *, email: str, name: str, now: datetime
+) -> Iterator[tuple[User, Organization, SimulatorServer]]:
+    """An owner, their organization (Asia/Shanghai) and a simulator frozen at ``now``, for a
+    module's tests to share: committed (call it inside ``django_db_blocker.unblock()``), every
+    table flushed afterwards. Outbound calls reach the simulator only because the block allows
+    its host (apps.core.outbound refuses loopback), as `make demo` does."""
+    user = User.objects.create_user(email=email, password="pw-123456789", name=name)
+    organization = accounts_services.organization_create(
+        name=name, owner=user, timezone_name="Asia/Shanghai"
+    )
+    simulator = SimulatorServer(port=0, seed=1, now=lambda: now, rate_limits={}).start()
+    allowed = override_settings(
+        OUTBOUND_ALLOWED_HOSTS=[*settings.OUTBOUND_ALLOWED_HOSTS, simulator.endpoint]
+    )
+    allowed.enable()
+    try:
+        yield user, organization, simulator
+    finally:
+        allowed.disable()
+        simulator.stop()
+        call_command("flush", interactive=False, verbosity=0)

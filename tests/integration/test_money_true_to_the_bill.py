@@ -23,13 +23,9 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from django.conf import settings
-from django.core.management import call_command
 from django.db.models import Sum
-from django.test import override_settings
 from rest_framework.test import APIClient
 
-from apps.accounts import services as accounts_services
 from apps.accounts.models import Organization, User
 from apps.analysis import services as analysis_services
 from apps.billing.models import BillLine
@@ -45,7 +41,7 @@ from apps.recommendations.evidence import organization_evidence, organization_ru
 from apps.recommendations.rules.common import paid_price
 from apps.recommendations.rules.thresholds import DEFAULT_RULE_THRESHOLDS
 from apps.recommendations.services import recommendations_run
-from tests.cloud.conftest import connect
+from tests.cloud.conftest import committed_simulated_organization, connect
 
 pytestmark = [pytest.mark.integration, pytest.mark.stack]
 
@@ -72,28 +68,19 @@ class Synced:
 @pytest.fixture(scope="module")
 def synced(django_db_setup: None, django_db_blocker: Any) -> Iterator[Synced]:
     """One organization synced from the simulator, committed, shared by the module's tests."""
-    with django_db_blocker.unblock():
-        user = User.objects.create_user(email="ledger@acme.test", password="pw-123456789", name="L")
-        organization = accounts_services.organization_create(
-            name="Acme", owner=user, timezone_name="Asia/Shanghai"
-        )
-        simulator = SimulatorServer(port=0, seed=1, now=lambda: NOW, rate_limits={}).start()
-        # Outbound calls a tenant can aim go only to hosts the operator allows (apps.core.outbound):
-        # as `make demo` does, only this simulator.
-        allowed = override_settings(
-            OUTBOUND_ALLOWED_HOSTS=[*settings.OUTBOUND_ALLOWED_HOSTS, simulator.endpoint]
-        )
-        allowed.enable()
-        try:
-            account = connect(organization, simulator)
-            runner.run_kind(account, SyncKind.INVENTORY, now=NOW)
-            runner.run_kind(account, SyncKind.PRICES, now=NOW)
-            runner.run_kind(account, SyncKind.BILLS, now=NOW, backfill_days=BACKFILL_DAYS)
-            yield Synced(organization, user, account, simulator)
-        finally:
-            allowed.disable()
-            simulator.stop()
-            call_command("flush", interactive=False, verbosity=0)
+    with (
+        django_db_blocker.unblock(),
+        committed_simulated_organization(email="ledger@acme.test", name="Acme", now=NOW) as (
+            user,
+            organization,
+            simulator,
+        ),
+    ):
+        account = connect(organization, simulator)
+        runner.run_kind(account, SyncKind.INVENTORY, now=NOW)
+        runner.run_kind(account, SyncKind.PRICES, now=NOW)
+        runner.run_kind(account, SyncKind.BILLS, now=NOW, backfill_days=BACKFILL_DAYS)
+        yield Synced(organization, user, account, simulator)
 
 
 @pytest.fixture

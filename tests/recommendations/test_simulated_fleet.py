@@ -13,12 +13,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 import pytest
-from django.conf import settings
-from django.core.management import call_command
-from django.test import override_settings
 
-from apps.accounts import services as accounts_services
-from apps.accounts.models import Organization, User
+from apps.accounts.models import Organization
 from apps.analysis import services as analysis_services
 from apps.billing.models import BillLine
 from apps.cloud.models import CloudAccount, Instance, SyncKind
@@ -30,7 +26,7 @@ from apps.metrics.ingest import DATA_LAG, floor_minute
 from apps.metrics.services import MetricSeries, metrics_write_bulk
 from apps.recommendations import services
 from apps.recommendations.models import Recommendation, Status
-from tests.cloud.conftest import SIM_NOW, connect
+from tests.cloud.conftest import SIM_NOW, committed_simulated_organization, connect
 
 pytestmark = [
     pytest.mark.django_db(transaction=False),
@@ -81,25 +77,17 @@ def _sync_and_analyse(
 def fleet(django_db_setup: None, django_db_blocker: Any) -> Iterator[tuple[CloudAccount, Any]]:
     """The fleet synced, analysed and advised once, committed, shared by the module's tests
     (a minute of syncing: each test reads it, none changes it)."""
-    with django_db_blocker.unblock():
-        owner = User.objects.create_user(email="fleet@acme.test", password="pw-123456789")
-        organization = accounts_services.organization_create(
-            name="Fleet", owner=owner, timezone_name="Asia/Shanghai"
-        )
-        simulator = SimulatorServer(port=0, seed=1, now=lambda: SIM_NOW, rate_limits={}).start()
-        # The simulator listens on loopback, which outbound calls refuse unless allowed.
-        allowed = override_settings(
-            OUTBOUND_ALLOWED_HOSTS=[*settings.OUTBOUND_ALLOWED_HOSTS, simulator.endpoint]
-        )
-        allowed.enable()
-        try:
-            account = _sync_and_analyse(simulator, organization)
-            services.recommendations_run(organization=organization, as_of=AS_OF)
-            yield account, simulator
-        finally:
-            allowed.disable()
-            simulator.stop()
-            call_command("flush", interactive=False, verbosity=0)
+    with (
+        django_db_blocker.unblock(),
+        committed_simulated_organization(email="fleet@acme.test", name="Fleet", now=SIM_NOW) as (
+            _owner,
+            organization,
+            simulator,
+        ),
+    ):
+        account = _sync_and_analyse(simulator, organization)
+        services.recommendations_run(organization=organization, as_of=AS_OF)
+        yield account, simulator
 
 
 def _instances(account: CloudAccount, simulator, pattern: str, **criteria) -> list[Instance]:
