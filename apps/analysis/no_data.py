@@ -154,17 +154,7 @@ def _not_analysed_minutes(
     # behind: 4 s for 1,000 instances).
     first_hour, last_minute = floor_hour(start), datetime_to_epoch_minute(end)
     first_minute = datetime_to_epoch_minute(start)
-    by_day: dict[dt.date, list[int]] = defaultdict(list)
-    for instance_id, day in behind:
-        by_day[day].append(instance_id)
-    in_days = Q()
-    for day, ids in by_day.items():
-        day_start = dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC)
-        in_days |= Q(
-            instance_id__in=sorted(ids),
-            hour_start__gte=max(day_start, first_hour),
-            hour_start__lt=min(day_start + dt.timedelta(days=1), end),
-        )
+    in_days = _pairs_q(set(behind), since=first_hour, until=end)
     hours = InstanceHourRollup.objects.filter(in_days, gpu_util_pct_minutes__gt=0)
     # Hours entirely inside the period of days without any labelled minute count all their
     # minutes: summed per instance by the database. The rest (hours cut by the period, days
@@ -291,17 +281,24 @@ def _behind_days_sql(
     return labelled
 
 
-def _pairs_q(pairs: set[tuple[int, dt.date]]) -> Q:
-    """The hours of these (instance, UTC day) pairs: one range per day."""
+def _pairs_q(
+    pairs: set[tuple[int, dt.date]],
+    *,
+    since: dt.datetime | None = None,
+    until: dt.datetime | None = None,
+) -> Q:
+    """The hours of these (instance, UTC day) pairs: one range per day, clipped to
+    [since, until) where given."""
     by_day: dict[dt.date, list[int]] = defaultdict(list)
     for instance_id, day in pairs:
         by_day[day].append(instance_id)
     q = Q()
     for day, ids in by_day.items():
         day_start = dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC)
+        day_end = day_start + dt.timedelta(days=1)
         q |= Q(
             instance_id__in=sorted(ids),
-            hour_start__gte=day_start,
-            hour_start__lt=day_start + dt.timedelta(days=1),
+            hour_start__gte=day_start if since is None else max(day_start, since),
+            hour_start__lt=day_end if until is None else min(day_end, until),
         )
     return q
