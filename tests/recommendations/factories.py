@@ -5,7 +5,10 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
+import numpy as np
+
 from apps.accounts.models import Organization
+from apps.analysis.models import InstanceProfile
 from apps.billing.models import BillLine
 from apps.billing.rollups import bill_days_refresh
 from apps.cloud.models import CloudAccount, Instance, Project
@@ -95,3 +98,21 @@ def bill_hours(instance: Instance, *, start: dt.datetime, hours: int) -> None:
     # As the bills sync does after writing a month's lines.
     assert instance.account is not None
     bill_days_refresh(account=instance.account, months=["2026-11"])
+
+
+def set_profile(
+    instance: Instance, p95: np.ndarray, *, start: dt.datetime | None = None
+) -> InstanceProfile:
+    """The instance's weekly profile (Asia/Shanghai): ``p95`` (7 x 24) as its median and p95,
+    every cell covered, over ``start`` (default two weeks before END) to END."""
+    return InstanceProfile.objects.create(
+        organization=instance.organization,
+        instance=instance,
+        tz="Asia/Shanghai",
+        start_at=END - dt.timedelta(days=14) if start is None else start,
+        end_at=END,
+        computed_at=END,
+        median_pct=p95.tolist(),
+        p95_pct=p95.tolist(),
+        coverage=np.ones((7, 24)).tolist(),
+    )

@@ -13,7 +13,6 @@ from decimal import ROUND_HALF_UP, Decimal
 import numpy as np
 import pytest
 
-from apps.analysis.models import InstanceProfile
 from apps.billing.models import BillLine
 from apps.recommendations import services
 from apps.recommendations.models import Recommendation, Status
@@ -28,7 +27,7 @@ from apps.recommendations.rules import (
 )
 from apps.recommendations.selectors import realised_saving
 from tests.recommendations.builders import END, evidence, profile, working_hours_matrix
-from tests.recommendations.factories import AS_OF, bill_hours, make_instance, set_usage
+from tests.recommendations.factories import AS_OF, bill_hours, make_instance, set_profile, set_usage
 
 CENT = Decimal("0.01")
 TH = DEFAULT_RULE_THRESHOLDS
@@ -221,17 +220,7 @@ def _web_fleet(organization, nights: list[float]):
         set_usage(instance, gpu_util_p95=80.0)
         bill_hours(instance, start=END - dt.timedelta(days=14), hours=14 * 24)
         p95 = working_hours_matrix(busy=80.0, off=night)
-        InstanceProfile.objects.create(
-            organization=organization,
-            instance=instance,
-            tz="Asia/Shanghai",
-            start_at=END - dt.timedelta(days=14),
-            end_at=END,
-            computed_at=END,
-            median_pct=p95.tolist(),
-            p95_pct=p95.tolist(),
-            coverage=np.ones((7, 24)).tolist(),
-        )
+        set_profile(instance, p95)
     return instances
 
 

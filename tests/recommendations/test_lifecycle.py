@@ -6,12 +6,10 @@ import dataclasses
 import datetime as dt
 from decimal import Decimal
 
-import numpy as np
 import pytest
 from django.core.exceptions import ValidationError
 
 from apps.accounts.models import Organization, User
-from apps.analysis.models import InstanceProfile
 from apps.billing.models import BillLine
 from apps.billing.rollups import bill_days_refresh
 from apps.recommendations import services
@@ -19,7 +17,14 @@ from apps.recommendations.models import Recommendation, RecommendationEvent, Sta
 from apps.recommendations.selectors import CENT, Realised, realised_saving, recommendations_list
 from apps.recommendations.serializers import RealisedSerializer
 from tests.recommendations.builders import working_hours_matrix
-from tests.recommendations.factories import AS_OF, END, bill_hours, make_instance, set_usage
+from tests.recommendations.factories import (
+    AS_OF,
+    END,
+    bill_hours,
+    make_instance,
+    set_profile,
+    set_usage,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -129,17 +134,7 @@ def test_a_day_only_instance_read_stopped_at_night_keeps_its_schedule(acme) -> N
     set_usage(box, gpu_util_p95=40.0)
     bill_hours(box, start=END - dt.timedelta(days=14), hours=14 * 24)
     p95 = working_hours_matrix(busy=85.0, off=3.0)
-    InstanceProfile.objects.create(
-        organization=acme,
-        instance=box,
-        tz="Asia/Shanghai",
-        start_at=END - dt.timedelta(days=14),
-        end_at=END,
-        computed_at=END,
-        median_pct=p95.tolist(),
-        p95_pct=p95.tolist(),
-        coverage=np.ones((7, 24)).tolist(),
-    )
+    set_profile(box, p95)
     _run(acme)
     row = Recommendation.objects.get(instance=box, kind="schedule")
     assert row.monthly_saving > 0

@@ -16,10 +16,8 @@ from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-import numpy as np
 import pytest
 
-from apps.analysis.models import InstanceProfile
 from apps.cloud.models import ChargeType, CloudAccount, Instance, InstancePrice, InstanceType
 from apps.recommendations import services
 from apps.recommendations.models import Recommendation
@@ -32,7 +30,7 @@ from tests.billing.tencent_bills import (
     subscription_line,
 )
 from tests.recommendations.builders import working_hours_matrix
-from tests.recommendations.factories import AS_OF, END, make_instance, set_usage
+from tests.recommendations.factories import AS_OF, END, make_instance, set_profile, set_usage
 
 pytestmark = pytest.mark.django_db
 
@@ -81,17 +79,7 @@ def fleet(acme) -> dict[str, tuple[Instance, list[dict]]]:
     for busy in (nightly, steady):
         set_usage(busy, gpu_util_p95=80.0)
     p95 = working_hours_matrix(busy=80.0, off=5.0)
-    InstanceProfile.objects.create(
-        organization=acme,
-        instance=nightly,
-        tz="Asia/Shanghai",
-        start_at=START,
-        end_at=END,
-        computed_at=END,
-        median_pct=p95.tolist(),
-        p95_pct=p95.tolist(),
-        coverage=np.ones((7, 24)).tolist(),
-    )
+    set_profile(nightly, p95, start=START)
     InstanceType.objects.get_or_create(
         instance_type="GN7.2XLARGE32",
         defaults={"family": "GN7", "gpu_count": 1, "gpu_model": "NVIDIA T4", "gpu_memory_gb": 16},
