@@ -155,6 +155,11 @@ class PhaseDay(models.Model):
     unknown), and a day of all zeros has no row. A trailing partial hour counts only the
     minutes analysed so far. Days (in the organization's timezone) are summed from the hours
     by ``selectors.phase_minutes_daily``.
+
+    On PostgreSQL the table also has ``labelled_minutes``, a stored generated column (migration
+    0008) that the database sums from ``minutes`` on every write: the day's minutes of every
+    phase but unknown, read by ``no_data`` to find the days the analysis is behind on. The model
+    does not declare it; nothing here writes it.
     """
 
     # No database FK constraints (see RESULT_FK): Django still cascades deletes.
