@@ -10,6 +10,7 @@ one-second window per (SecretId, action), as Tencent's documented "N requests pe
 
 from __future__ import annotations
 
+import bisect
 import threading
 import time
 from collections import defaultdict, deque
@@ -122,7 +123,8 @@ class RateLimiter:
                 accepted.popleft()
             if len(accepted) >= limit:
                 return False
-            accepted.append(moment)
+            # Threads reach this point in any order; the log stays sorted by arrival.
+            bisect.insort(accepted, moment)
             return True
 
 

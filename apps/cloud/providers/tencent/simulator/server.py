@@ -156,6 +156,11 @@ class SimulatorServer:
         self, method: str, path: str, query: str, headers: Mapping[str, str], body: bytes
     ) -> tuple[int, str, bytes]:
         """Answer one request: (HTTP status, Content-Type, body). ``headers`` are lower-case."""
+        # The moment the request arrived, before any work on it: the cloud counts requests
+        # against its rate limits as they arrive, and a moment taken after the handler ran
+        # (a GetMonitorData answer takes longer than a DescribeInstances one) would bunch
+        # evenly spaced requests up in the log.
+        arrived = time.monotonic(), time.time()
         request_id = str(uuid.uuid4())
         action = headers.get("x-tc-action", "")
         service = secret_id = ""
@@ -166,10 +171,10 @@ class SimulatorServer:
         if delay:
             time.sleep(delay)
         if fault == HTTP_500:
-            self._log(service, action, secret_id, HTTP_500)
+            self._log(arrived, service, action, secret_id, HTTP_500)
             return 500, "text/html", b"<html><body><h1>500 Internal Server Error</h1></body></html>"
         try:
-            response = self._dispatch(method, path, query, headers, body, fault)
+            response = self._dispatch(method, path, query, headers, body, fault, arrived[0])
             outcome = OK
         except ApiError as error:
             response = {"Error": {"Code": error.code, "Message": error.message}}
@@ -181,14 +186,14 @@ class SimulatorServer:
             }
             outcome = "InternalError"
         response["RequestId"] = request_id
-        self._log(service, action, secret_id, outcome)
+        self._log(arrived, service, action, secret_id, outcome)
         payload = json.dumps({"Response": response}, ensure_ascii=False).encode()
         return 200, CONTENT_TYPE, payload
 
-    def _log(self, service: str, action: str, secret_id: str, outcome: str) -> None:
-        self.request_log.append(
-            RequestRecord(time.monotonic(), time.time(), service, action, secret_id, outcome)
-        )
+    def _log(
+        self, arrived: tuple[float, float], service: str, action: str, secret_id: str, outcome: str
+    ) -> None:
+        self.request_log.append(RequestRecord(*arrived, service, action, secret_id, outcome))
         logger.debug("simulator %s.%s -> %s", service, action, outcome)
 
     def _dispatch(
@@ -199,6 +204,7 @@ class SimulatorServer:
         headers: Mapping[str, str],
         body: bytes,
         fault: str | None,
+        arrived: float,
     ) -> dict[str, Any]:
         if method != "POST":
             raise ApiError("InvalidParameter", "The simulator accepts only POST requests.")
@@ -247,7 +253,7 @@ class SimulatorServer:
                 "UnauthorizedOperation.CamNoAuth",
                 f"The current user is not authorized to call `{action}` (CAM).",
             )
-        if not self.rate_limiter.allow(scope.secret_id, action):
+        if not self.rate_limiter.allow(scope.secret_id, action, at=arrived):
             limit = self.rate_limiter.limits[action]
             raise ApiError(
                 THROTTLE,
