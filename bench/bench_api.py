@@ -331,7 +331,7 @@ def overview_urls(today: dt.date) -> dict[str, str]:
             ),
             "budgets": "/api/v1/budgets?page_size=200",
             "recommendations, top 5 open": (
-                "/api/v1/recommendations?status=open&ordering=-saving&page_size=5"
+                "/api/v1/recommendations?status=open&role=plan&ordering=-saving&page_size=5"
             ),
             "cloud-accounts (sync health)": "/api/v1/cloud-accounts?page_size=100",
             "project-tag-keys": "/api/v1/project-tag-keys?page_size=100",

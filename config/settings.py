@@ -379,6 +379,8 @@ SPECTACULAR_SETTINGS = {
         # What a project-level finding does to a member, beside a membership's "RoleEnum".
         "MemberRoleEnum": "apps.recommendations.serializers.MEMBER_ROLES",
         "RoleEnum": "apps.accounts.roles.Role",
+        # A recommendation's place in its instance's plan, beside those two.
+        "RecommendationRoleEnum": "apps.recommendations.rules.ROLES",
         # The cost basis (billed / amortized), beside a budget threshold's (actual / forecast).
         "CostBasisEnum": "apps.costs.bases.BASES",
         "BasisEnum": ["actual", "forecast"],

@@ -32,6 +32,7 @@ from apps.digests.cachekeys import figures_key
 from apps.digests.models import DigestDelivery, DigestSubscription, Holiday
 from apps.metrics.models import InstanceHourRollup
 from apps.recommendations.models import Status
+from apps.recommendations.rules import PLAN
 from apps.recommendations.selectors import recommendations_list
 
 TOP_MOVERS = 5
@@ -291,7 +292,8 @@ def top_recommendations(
     *, organization: Organization, project_ids: Sequence[int] | None
 ) -> list[RecommendationLine]:
     """The open recommendations worth the most per month (the scope's, if it has projects)."""
-    rows = recommendations_list(organization=organization, statuses=[Status.OPEN])
+    # Plan rows: an alternative overlaps its instance's plan (its money is counted there).
+    rows = recommendations_list(organization=organization, statuses=[Status.OPEN], role=PLAN)
     if project_ids is not None:
         rows = rows.filter(project_id__in=list(project_ids))
     return [

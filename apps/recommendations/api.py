@@ -28,7 +28,7 @@ from apps.api.views import OrganizationAPIView
 from apps.api.viewsets import OrganizationScopedViewSet
 from apps.recommendations import selectors, services
 from apps.recommendations.models import Recommendation, Status
-from apps.recommendations.rules import KINDS, describe_thresholds
+from apps.recommendations.rules import KINDS, ROLES, describe_thresholds
 from apps.recommendations.selectors import ORDERINGS
 from apps.recommendations.serializers import (
     CLOUD_INSTANCE_ID_PATTERN,
@@ -52,6 +52,13 @@ _FILTERS = [
         description="Repeatable; default: not resolved.",
     ),
     OpenApiParameter("project", {"type": "integer", "minimum": 1}),
+    OpenApiParameter(
+        "role",
+        str,
+        enum=[role for role, _label in ROLES],
+        description="plan: the rows an instance's plan is made of (what totals add up); "
+        "alternative: the ones that exclude or overlap it. Default: both.",
+    ),
     OpenApiParameter(
         "instance",
         {
@@ -97,6 +104,7 @@ class RecommendationViewSet(
             kinds=filters.get("kind"),
             statuses=filters.get("status"),
             project_id=filters.get("project"),
+            role=filters.get("role"),
             instance_id=filters.get("instance"),
             min_saving=filters.get("min_saving"),
             ordering=filters.get("ordering", "-saving"),

@@ -13,7 +13,7 @@ from django.db import models
 from django.db.models import Q
 
 from apps.core.models import OrganizationScopedModel, TimestampedModel
-from apps.recommendations.rules import KINDS
+from apps.recommendations.rules import KINDS, PLAN, ROLES
 
 
 class RecommendationSettings(TimestampedModel):
@@ -72,6 +72,13 @@ class Recommendation(OrganizationScopedModel):
     risk_reason = models.TextField()
     evidence = models.JSONField(default=dict)
     action = models.JSONField(default=dict)
+    role = models.CharField(
+        max_length=11,
+        choices=ROLES,
+        default=PLAN,
+        help_text="plan: part of its instance's plan (totals add these up); alternative: "
+        "excludes or overlaps the plan, shown with its own figure.",
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     status_reason = models.TextField(blank=True)
     snoozed_until = models.DateTimeField(null=True, blank=True)

@@ -7,14 +7,14 @@ import datetime as dt
 from collections import defaultdict
 from decimal import Decimal
 
-from django.db.models import Count, Max, Min, QuerySet, Sum
+from django.db.models import Count, Max, Min, Q, QuerySet, Sum
 
 from apps.accounts.models import Organization
 from apps.billing.models import BillLine
 from apps.billing.selectors import cost_total
 from apps.cloud.models import Instance
 from apps.recommendations.models import Recommendation, RecommendationSettings, Status
-from apps.recommendations.rules import KINDS
+from apps.recommendations.rules import KINDS, PLAN
 
 WEEK = dt.timedelta(days=7)
 CENT = Decimal("0.01")
@@ -38,6 +38,7 @@ def recommendations_list(
     kinds: list[str] | None = None,
     statuses: list[str] | None = None,
     project_id: int | None = None,
+    role: str | None = None,
     instance_id: int | str | None = None,
     min_saving: Decimal | None = None,
     ordering: str = "-saving",
@@ -54,6 +55,8 @@ def recommendations_list(
         rows = rows.filter(kind__in=kinds)
     if project_id is not None:
         rows = rows.filter(project_id=project_id)
+    if role is not None:
+        rows = rows.filter(role=role)
     if isinstance(instance_id, str):
         rows = rows.filter(instance__provider_id=instance_id)
     elif instance_id is not None:
@@ -70,16 +73,26 @@ class Total:
     count: int
     monthly_saving: Decimal
     currency: str
+    alternatives: int = 0
+    """Of ``count``, the alternatives: counted, their money not (``recommendations_totals``)."""
 
 
 def recommendations_totals(*, rows: QuerySet[Recommendation]) -> tuple[list[Total], list[Total]]:
-    """Monthly savings summed by kind and by project (per currency, largest first); one query."""
-    by_kind: dict[tuple[str, str], list] = defaultdict(lambda: [0, Decimal(0), ""])
-    by_project: dict[tuple[int | None, str], list] = defaultdict(lambda: [0, Decimal(0), ""])
+    """Monthly savings summed by kind and by project (per currency, largest first); one query.
+
+    Every row is counted; the money is the plan rows' only: an alternative excludes or
+    overlaps its instance's plan, and adding it up would count the same money twice
+    (``rules.plans``)."""
+    by_kind: dict[tuple[str, str], list] = defaultdict(lambda: [0, Decimal(0), "", 0])
+    by_project: dict[tuple[int | None, str], list] = defaultdict(lambda: [0, Decimal(0), "", 0])
     grouped = (
         rows.order_by()
         .values("kind", "project_id", "project__name", "currency")
-        .annotate(total=Sum("monthly_saving"), n=Count("id"))
+        .annotate(
+            total=Sum("monthly_saving", filter=Q(role=PLAN)),
+            n=Count("id"),
+            alternatives=Count("id", filter=~Q(role=PLAN)),
+        )
     )
     labels = dict(KINDS)
     for item in grouped:
@@ -88,21 +101,23 @@ def recommendations_totals(*, rows: QuerySet[Recommendation]) -> tuple[list[Tota
         kind[0] += item["n"]
         kind[1] += total
         kind[2] = labels.get(item["kind"], item["kind"])
+        kind[3] += item["alternatives"]
         project = by_project[(item["project_id"], item["currency"])]
         project[0] += item["n"]
         project[1] += total
         project[2] = item["project__name"] or "Unallocated"
+        project[3] += item["alternatives"]
 
     def order(total: Total) -> tuple[Decimal, str]:
         return (-total.monthly_saving, str(total.key))
 
     kinds = [
-        Total(key, label, n, total.quantize(Decimal("0.01")), currency)
-        for (key, currency), (n, total, label) in by_kind.items()
+        Total(key, label, n, total.quantize(Decimal("0.01")), currency, alternatives)
+        for (key, currency), (n, total, label, alternatives) in by_kind.items()
     ]
     projects = [
-        Total(key, label, n, total.quantize(Decimal("0.01")), currency)
-        for (key, currency), (n, total, label) in by_project.items()
+        Total(key, label, n, total.quantize(Decimal("0.01")), currency, alternatives)
+        for (key, currency), (n, total, label, alternatives) in by_project.items()
     ]
     return sorted(kinds, key=order), sorted(projects, key=order)
 

@@ -18,7 +18,13 @@ from apps.accounts.models import Currency
 from apps.api.parameters import INT64_MAX
 from apps.api.serializers import StatedCharField, StrictSerializer
 from apps.recommendations.models import Recommendation, RecommendationEvent, Status
-from apps.recommendations.rules import KINDS, THRESHOLD_RULES, THRESHOLD_TYPES, RuleThresholds
+from apps.recommendations.rules import (
+    KINDS,
+    ROLES,
+    THRESHOLD_RULES,
+    THRESHOLD_TYPES,
+    RuleThresholds,
+)
 from apps.recommendations.rules.thresholds import threshold_limit
 from apps.recommendations.selectors import ORDERINGS
 
@@ -58,6 +64,7 @@ class ListQuerySerializer(StrictSerializer):
         child=serializers.ChoiceField(choices=Status.choices), required=False
     )
     project = serializers.IntegerField(required=False, min_value=1)
+    role = serializers.ChoiceField(choices=ROLES, required=False)
     instance = InstanceRefField(required=False)
     min_saving = serializers.DecimalField(max_digits=16, decimal_places=2, required=False)
     ordering = serializers.ChoiceField(choices=sorted(ORDERINGS), required=False)
@@ -187,6 +194,10 @@ def _flatten(prefix: str, value: Any, out: list[dict[str, str]]) -> None:
     if isinstance(value, dict):
         for key, item in value.items():
             _flatten(f"{prefix}.{key}" if prefix else str(key), item, out)
+    elif isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+        # Rows of figures (a plan's steps): each under its position, from 1.
+        for index, item in enumerate(value, start=1):
+            _flatten(f"{prefix}.{index}", item, out)
     elif isinstance(value, list):
         out.append({"name": prefix, "value": ", ".join(str(item) for item in value)})
     else:
@@ -230,6 +241,12 @@ class RecommendationSerializer(serializers.ModelSerializer):
     """One recommendation as lists show it."""
 
     kind_label = serializers.SerializerMethodField()
+    role = serializers.ChoiceField(
+        choices=ROLES,
+        read_only=True,
+        help_text="plan: part of its instance's plan (priced after the plan's earlier steps; "
+        "totals add these up); alternative: excludes or overlaps the plan, its own figure.",
+    )
     target = serializers.SerializerMethodField()
     cloud_instance_id = serializers.SerializerMethodField(
         help_text="The cloud's id (ins-...) of the instance; null for a project-level finding."
@@ -250,6 +267,7 @@ class RecommendationSerializer(serializers.ModelSerializer):
             "id",
             "kind",
             "kind_label",
+            "role",
             "status",
             "status_reason",
             "snoozed_until",
@@ -383,9 +401,14 @@ class RecommendationDetailSerializer(RecommendationSerializer):
 class TotalSerializer(serializers.Serializer):
     key = serializers.CharField(allow_null=True, help_text="The kind, or the project id.")
     label = serializers.CharField()  # type: ignore[assignment]
-    count = serializers.IntegerField()
-    monthly_saving = serializers.DecimalField(max_digits=16, decimal_places=2)
+    count = serializers.IntegerField(help_text="Every row, alternatives included.")
+    monthly_saving = serializers.DecimalField(
+        max_digits=16,
+        decimal_places=2,
+        help_text="The plan rows' savings: an alternative's money is not added up.",
+    )
     currency = serializers.CharField()
+    alternatives = serializers.IntegerField(help_text="Of count, the alternatives.")
 
 
 class TotalsSerializer(serializers.Serializer):

@@ -59,6 +59,7 @@ _FIGURE_FIELDS = (
     "evidence",
     "action",
     "project_id",
+    "role",
 )
 _STORED_FIELDS = (
     *_FIGURE_FIELDS,
@@ -108,6 +109,7 @@ def _figures(finding: rules.Finding) -> dict[str, Any]:
         "evidence": json.loads(json.dumps(finding.evidence, default=str)),
         "action": json.loads(json.dumps(finding.action, default=str)),
         "project_id": finding.project_id,
+        "role": finding.role,
     }
 
 
@@ -149,7 +151,10 @@ def recommendations_run(*, organization: Organization, as_of: dt.datetime) -> Ru
         else list(others[downshift_days].values())
     )
     grouped = rules.evaluate_groups(fleet, per_instance, thresholds)
-    for finding in rules.billable_only(base, grouped):
+    # Last, each instance's plan: the findings that can all be done, priced in sequence; the
+    # others are its alternatives (totals add up plans only).
+    planned = rules.plan_instances(base, rules.billable_only(base, grouped), thresholds)
+    for finding in planned:
         findings[fingerprint(finding)] = finding
     result = RunResult(findings=len(findings))
     with transaction.atomic():

@@ -222,6 +222,24 @@ def test_it_totals_savings_by_kind_and_by_project(alice_client, recs) -> None:
     ]
 
 
+def test_alternatives_are_listed_and_counted_but_their_money_is_not_added_up(
+    alice_client, recs, acme
+) -> None:
+    beta = recs[2].instance
+    alternative = make_rec(acme, beta, "spot", "1000.00", role="alternative")
+    body = alice_client.get(f"{URL}/totals").json()
+    by_kind = {t["key"]: t for t in body["by_kind"]}
+    assert (by_kind["spot"]["count"], by_kind["spot"]["alternatives"]) == (1, 1)
+    assert by_kind["spot"]["monthly_saving"] == "0.00"
+    assert {t["label"]: t["monthly_saving"] for t in body["by_project"]}["p-beta"] == "1409.76"
+    listed = alice_client.get(URL, {"role": "alternative"}).json()["results"]
+    assert [(r["id"], r["role"]) for r in listed] == [(alternative.pk, "alternative")]
+    plan = alice_client.get(URL, {"role": "plan"}).json()["results"]
+    assert plan
+    assert alternative.pk not in {r["id"] for r in plan}
+    assert alice_client.get(URL, {"role": "neither"}).status_code == 400
+
+
 def test_it_validates_and_stores_settings_overrides(alice_client, charlie_client) -> None:
     url = f"{URL}/settings"
     response = alice_client.patch(url, {"thresholds": {"nonsense": 1}}, format="json")

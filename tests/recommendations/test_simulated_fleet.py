@@ -186,12 +186,11 @@ def test_it_gives_well_used_training_instances_nothing(fleet) -> None:
         assert _kinds(instance) <= {"subscription"}, instance.name
 
 
-def test_it_recomputes_each_saving_from_the_bills_and_the_window(fleet) -> None:
-    account, simulator = fleet
-    (instance,) = _instances(account, simulator, sim.IDLE, zone="ap-guangzhou-4")
-    row = Recommendation.objects.get(instance=instance, kind="stop_idle")
-    end = dt.datetime(2026, 11, 3, 4, tzinfo=dt.UTC)
-    start = end - dt.timedelta(days=14)
+def _paid_hourly(
+    instance: Instance, start: dt.datetime, end: dt.datetime
+) -> tuple[Decimal, Decimal]:
+    """From the instance's raw runtime lines of ``[start, end)``: the runtime price paid per
+    hour (to 4 places, as the evidence shows it) and the billed hours (to the thousandth)."""
     lines = BillLine.objects.filter(
         instance=instance,
         component_class__in=RUNTIME_CLASSES,
@@ -204,9 +203,18 @@ def test_it_recomputes_each_saving_from_the_bills_and_the_window(fleet) -> None:
         (e + dt.timedelta(seconds=1) - b).total_seconds()
         for b, e in set(lines.values_list("fee_begin_at", "fee_end_at"))
     )
-    # The evidence shows the billed hours to the thousandth and the price to 4 places.
     billed = (Decimal(int(seconds)) / 3600).quantize(Decimal("0.001"))
-    hourly = (cost / billed).quantize(Decimal("0.0001"), ROUND_HALF_UP)
+    return (cost / billed).quantize(Decimal("0.0001"), ROUND_HALF_UP), billed
+
+
+def test_it_recomputes_each_saving_from_the_bills_and_the_window(fleet) -> None:
+    account, simulator = fleet
+    (instance,) = _instances(account, simulator, sim.IDLE, zone="ap-guangzhou-4")
+    row = Recommendation.objects.get(instance=instance, kind="stop_idle")
+    end = dt.datetime(2026, 11, 3, 4, tzinfo=dt.UTC)
+    start = end - dt.timedelta(days=14)
+    # The evidence shows the billed hours to the thousandth and the price to 4 places.
+    hourly, billed = _paid_hourly(instance, start, end)
     hours = billed.quantize(Decimal("0.1"), ROUND_HALF_UP) * 30 / Decimal("14.0")
     hours = min(hours.quantize(Decimal("0.1"), ROUND_HALF_UP), Decimal(720))
     assert row.monthly_saving == (hourly * hours).quantize(Decimal("0.01"), ROUND_HALF_UP)
@@ -215,23 +223,61 @@ def test_it_recomputes_each_saving_from_the_bills_and_the_window(fleet) -> None:
     (day_only,) = _instances(account, simulator, sim.DAY_ONLY_IDLE, zone="ap-guangzhou-6")
     schedule = Recommendation.objects.get(instance=day_only, kind="schedule")
     running = Decimal(schedule.evidence["running_hours_per_week_in_window"])
-    day_lines = BillLine.objects.filter(
-        instance=day_only,
-        component_class__in=RUNTIME_CLASSES,
-        charge_category="usage",
-        fee_begin_at__gte=start,
-        fee_begin_at__lt=end,
-    )
-    day_cost = sum(day_lines.values_list("cost", flat=True), Decimal(0))
-    day_seconds = sum(
-        (e + dt.timedelta(seconds=1) - b).total_seconds()
-        for b, e in set(day_lines.values_list("fee_begin_at", "fee_end_at"))
-    )
-    day_hours = (Decimal(int(day_seconds)) / 3600).quantize(Decimal("0.001"))
-    day_hourly = (day_cost / day_hours).quantize(Decimal("0.0001"), ROUND_HALF_UP)
+    day_hourly, _billed = _paid_hourly(day_only, start, end)
     month_hours = (running * 30 / 7).quantize(Decimal("0.1"), ROUND_HALF_UP)
     assert schedule.monthly_saving == (day_hourly * month_hours).quantize(
         Decimal("0.01"), ROUND_HALF_UP
+    )
+
+
+def _monthly_runtime_cost_from_lines(instance: Instance, start, end) -> Decimal:
+    """A pay-as-you-go instance's monthly runtime cost from its raw lines: price paid per hour
+    (runtime cost / billed hours) x its billed hours scaled to a month (at most 720)."""
+    hourly, billed = _paid_hourly(instance, start, end)
+    days = Decimal(str(round((end - start).total_seconds() / 86400, 2)))
+    hours = (billed.quantize(Decimal("0.1"), ROUND_HALF_UP) * 30 / days).quantize(
+        Decimal("0.1"), ROUND_HALF_UP
+    )
+    return (hourly * min(hours, Decimal(720))).quantize(Decimal("0.01"), ROUND_HALF_UP)
+
+
+def test_no_instance_plan_saves_more_than_the_instance_costs(fleet) -> None:
+    from tests.recommendations.test_plans import recomputed
+
+    account, _simulator = fleet
+    end = dt.datetime(2026, 11, 3, 4, tzinfo=dt.UTC)
+    start = end - dt.timedelta(days=14)
+    open_rows = Recommendation.objects.filter(
+        instance__account=account, status=Status.OPEN
+    ).select_related("instance")
+    plans: dict[int, list[Recommendation]] = {}
+    for row in open_rows:
+        if row.role == "plan" and row.instance_id is not None:
+            plans.setdefault(row.instance_id, []).append(row)
+    assert plans
+    checked = 0
+    for rows in plans.values():
+        priced = [r for r in rows if "plan" in r.evidence]
+        if not priced:
+            continue
+        cost = Decimal(priced[0].evidence["plan"]["monthly_cost"])
+        assert sum(r.monthly_saving for r in rows) <= cost, [r.kind for r in rows]
+        instance = priced[0].instance
+        assert instance is not None
+        assert instance.launched_at is not None
+        if instance.charge_type == "POSTPAID_BY_HOUR" and instance.launched_at <= start:
+            assert cost == _monthly_runtime_cost_from_lines(instance, start, end), instance.name
+            checked += 1
+        for row in priced:
+            # The stored evidence recomputes the stored saving.
+            assert recomputed(row.evidence) == row.monthly_saving, row.kind
+    assert checked
+    # An alternative is never added up: the totals count only plan rows' money.
+    from apps.recommendations.selectors import recommendations_totals
+
+    by_kind, _by_project = recommendations_totals(rows=open_rows)
+    assert sum(t.monthly_saving for t in by_kind) == sum(
+        r.monthly_saving for r in open_rows if r.role == "plan"
     )
 
 

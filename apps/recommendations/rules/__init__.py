@@ -6,8 +6,9 @@ every threshold is in :class:`RuleThresholds`. :func:`evaluate` applies them all
 that keeps findings from contradicting each other: an instance idle around the clock gets
 "stop idle" and nothing about schedules, sizes or commitments. :func:`evaluate_groups` then weighs
 a project's alike instances together (fewer of them at night), over the whole fleet's findings.
-:func:`billable_only` last drops what the bill cannot show (stopping an instance that is
-already stopped without charges).
+:func:`billable_only` then drops what the bill cannot show (stopping an instance that is
+already stopped without charges), and :func:`plan_instances` last splits each instance's
+findings into its plan (priced in sequence, never more than it costs) and alternatives.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from .downshift import DOWNSHIFT, night_downshift
 from .fewer import FEWER_INSTANCES, fewer_at_night, group_key
 from .idle import IDLE_HELD, STOP_IDLE, stop_idle
 from .operations import PIPELINE, SPOT, THERMAL, data_pipeline, spot, thermal
+from .plans import ALTERNATIVE, PLAN, ROLES, plan_instances
 from .schedule import SCHEDULE, schedule
 from .sizing import DOWNSIZE, UPSIZE, downsize, upsize
 from .thresholds import (
@@ -171,13 +173,16 @@ def billable_only(fleet: Sequence[InstanceEvidence], findings: Sequence[Finding]
 
 
 __all__ = [
+    "ALTERNATIVE",
     "BERT_BASE_SAMPLES_PER_S",
     "DEFAULT_RULE_THRESHOLDS",
     "FEWER_INSTANCES",
     "KINDS",
     "LOOKBACK_RULES",
+    "PLAN",
     "PRICE_FROM_BILLS",
     "PRICE_FROM_CATALOG",
+    "ROLES",
     "THRESHOLD_RULES",
     "THRESHOLD_TYPES",
     "BilledComponent",
@@ -197,5 +202,6 @@ __all__ = [
     "evaluate",
     "evaluate_groups",
     "fewer_at_night",
+    "plan_instances",
     "samples_per_second",
 ]

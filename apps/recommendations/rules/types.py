@@ -201,6 +201,9 @@ class Finding:
     risk: Risk
     evidence: Mapping[str, Any]
     action: Mapping[str, Any]
+    role: str = "plan"
+    """``plans.PLAN`` (part of the instance's plan: headline totals add these up) or
+    ``plans.ALTERNATIVE`` (excludes or overlaps the plan: shown with its own figure)."""
 
     @property
     def target(self) -> str:

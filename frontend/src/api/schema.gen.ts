@@ -3183,6 +3183,13 @@ export interface components {
             readonly id: number;
             readonly kind: components["schemas"]["RecommendationKindEnum"];
             readonly kind_label: string;
+            /**
+             * @description plan: part of its instance's plan (priced after the plan's earlier steps; totals add these up); alternative: excludes or overlaps the plan, its own figure.
+             *
+             *     * `plan` - Plan
+             *     * `alternative` - Alternative
+             */
+            readonly role: components["schemas"]["RecommendationRoleEnum"];
             readonly status: components["schemas"]["RecommendationStatusEnum"];
             readonly status_reason: string;
             /** Format: date-time */
@@ -3218,6 +3225,13 @@ export interface components {
             readonly id: number;
             readonly kind: components["schemas"]["RecommendationKindEnum"];
             readonly kind_label: string;
+            /**
+             * @description plan: part of its instance's plan (priced after the plan's earlier steps; totals add these up); alternative: excludes or overlaps the plan, its own figure.
+             *
+             *     * `plan` - Plan
+             *     * `alternative` - Alternative
+             */
+            readonly role: components["schemas"]["RecommendationRoleEnum"];
             readonly status: components["schemas"]["RecommendationStatusEnum"];
             readonly status_reason: string;
             /** Format: date-time */
@@ -3288,6 +3302,12 @@ export interface components {
              */
             monthly_share: string;
         };
+        /**
+         * @description * `plan` - Plan
+         *     * `alternative` - Alternative
+         * @enum {string}
+         */
+        RecommendationRoleEnum: "plan" | "alternative";
         /**
          * @description * `open` - Open
          *     * `accepted` - Accepted
@@ -3716,10 +3736,16 @@ export interface components {
             /** @description The kind, or the project id. */
             key: string | null;
             label: string;
+            /** @description Every row, alternatives included. */
             count: number;
-            /** Format: decimal */
+            /**
+             * Format: decimal
+             * @description The plan rows' savings: an alternative's money is not added up.
+             */
             monthly_saving: string;
             currency: string;
+            /** @description Of count, the alternatives. */
+            alternatives: number;
         };
         Totals: {
             by_kind: components["schemas"]["Total"][];
@@ -10331,6 +10357,8 @@ export interface operations {
                 /** @description Number of results to return per page. */
                 page_size?: number;
                 project?: number;
+                /** @description plan: the rows an instance's plan is made of (what totals add up); alternative: the ones that exclude or overlap it. Default: both. */
+                role?: "alternative" | "plan";
                 /** @description Repeatable; default: not resolved. */
                 status?: ("accepted" | "dismissed" | "open" | "resolved" | "snoozed")[];
             };
@@ -10738,6 +10766,8 @@ export interface operations {
                 /** @description Default: -saving. */
                 ordering?: "-first_seen" | "-risk" | "-saving" | "first_seen" | "kind" | "risk" | "saving";
                 project?: number;
+                /** @description plan: the rows an instance's plan is made of (what totals add up); alternative: the ones that exclude or overlap it. Default: both. */
+                role?: "alternative" | "plan";
                 /** @description Repeatable; default: not resolved. */
                 status?: ("accepted" | "dismissed" | "open" | "resolved" | "snoozed")[];
             };

@@ -29,6 +29,7 @@ function rec(overrides: Partial<RecommendationDetail>): RecommendationDetail {
     id: 0,
     kind: 'stop_idle',
     kind_label: 'Stop idle',
+    role: 'plan',
     status: 'open',
     status_reason: '',
     snoozed_until: null,
@@ -201,9 +202,18 @@ function fakeServer(
       }
       const byKind = new Map<string, RecommendationTotal>();
       for (const r of visible(call)) {
-        const total = byKind.get(r.kind) ?? { key: r.kind, label: r.kind_label, count: 0, monthly_saving: '0.00', currency: 'CNY' };
+        const total = byKind.get(r.kind) ?? {
+          key: r.kind,
+          label: r.kind_label,
+          count: 0,
+          monthly_saving: '0.00',
+          currency: 'CNY',
+          alternatives: 0,
+        };
         total.count += 1;
-        total.monthly_saving = sumDecimals([total.monthly_saving, r.saving.monthly_amount]);
+        // As the API: every row counted, the plan rows' money only.
+        if (r.role === 'alternative') total.alternatives += 1;
+        else total.monthly_saving = sumDecimals([total.monthly_saving, r.saving.monthly_amount]);
         byKind.set(r.kind, total);
       }
       const by_kind = [...byKind.values()].sort((a, b) => Number(b.monthly_saving) - Number(a.monthly_saving));
@@ -292,6 +302,29 @@ describe('the recommendations page', () => {
     expect(within(row).getByText('13.5 days of evidence, 96.4% of minutes observed')).toBeTruthy();
     expect(within(row).getByText('2/4 · moderate')).toBeTruthy();
     expect(within(row).getByText(SCHEDULE.risk.reason)).toBeTruthy();
+  });
+
+  it('marks an alternative and leaves its money out of the totals', async () => {
+    const alternative = rec({
+      id: 14,
+      kind: 'schedule',
+      kind_label: 'Day/night schedule',
+      role: 'alternative',
+      title: 'Schedule idle-a10-02',
+      saving: { ...SCHEDULE.saving, monthly_amount: '300.00' },
+    });
+    fakeServer([SCHEDULE, alternative]);
+    renderAppAt('/recommendations');
+
+    const total = await screen.findByTestId('rec-group-total-schedule');
+    // Both rows counted, only the plan row's money added up.
+    expect(total.textContent).toContain(`2 recommendations · ${money('1234.56')} / month`);
+    expect(screen.getByTestId('rec-group-alternatives-schedule').textContent).toBe(
+      "1 alternative, not added up (its instance's plan counts that money)",
+    );
+    const row = await screen.findByTestId('rec-row-14');
+    expect(within(row).getByTestId('rec-alternative').textContent).toBe('Alternative');
+    expect(within(screen.getByTestId('rec-row-11')).queryByTestId('rec-alternative')).toBeNull();
   });
 
   it('keeps the status filter in the URL', async () => {

@@ -68,9 +68,16 @@ export function useBudgets() {
   );
 }
 
-/** The open recommendations with the largest monthly saving first. */
+/** The open recommendations with the largest monthly saving first: plan rows only (an
+ * alternative overlaps its instance's plan, whose rows already count that money). */
 export function useTopRecommendations(scope: OverviewScope, count: number) {
-  const query = { status: 'open', ordering: '-saving', page_size: count, project: scope.project?.id };
+  const query = {
+    status: 'open',
+    role: 'plan',
+    ordering: '-saving',
+    page_size: count,
+    project: scope.project?.id,
+  };
   return useApiData<Page<Recommendation>>([...queryKeys.recommendations, 'top', query], (signal) =>
     api.get<Page<Recommendation>>('/api/v1/recommendations', query, signal),
   );

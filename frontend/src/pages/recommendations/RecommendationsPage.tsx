@@ -215,6 +215,11 @@ function KindGroup({
             count: group.count,
             money: formatMoney(group.monthly_saving, group.currency),
           })}
+          {group.alternatives > 0 && (
+            <div className="cell-sub muted small" data-testid={`rec-group-alternatives-${kind}`}>
+              {t('recommendations.alternativesNotCounted', { count: group.alternatives })}
+            </div>
+          )}
         </div>
       </div>
       <ErrorBanner error={list.error} onRetry={list.reload} />
@@ -236,6 +241,15 @@ function KindGroup({
                 <td>
                   <div className="cell-title">
                     <Link to={`/recommendations/${rec.id}`}>{rec.title}</Link>
+                    {rec.role === 'alternative' && (
+                      <span
+                        className="badge badge--muted"
+                        title={t('recommendations.alternativeHelp')}
+                        data-testid="rec-alternative"
+                      >
+                        {t('recommendations.alternative')}
+                      </span>
+                    )}
                   </div>
                   <div className="cell-sub">
                     <TargetText rec={rec} />

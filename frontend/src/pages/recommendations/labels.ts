@@ -89,6 +89,7 @@ export const FIGURE_NAMES = [
   'observed_hours',
   'p95_max_pct',
   'payg_monthly',
+  'plan',
   'postpaid_hourly',
   'price',
   'region',
