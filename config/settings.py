@@ -70,6 +70,8 @@ MIDDLEWARE = [
     "apps.api.parameters.ParameterContractMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # /api/ in the reader's language (their chosen one, else Accept-Language): apps.api.language.
+    "apps.api.language.ApiLanguageMiddleware",
     # Keeps the request being served, so the audit log records its actor and address.
     "apps.accounts.audit.context.AuditContextMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -302,6 +304,9 @@ SIGNUP_RATE_LIMIT = env_str("SIGNUP_RATE_LIMIT", "10/hour")
 
 # --- I18N / time ----------------------------------------------------------------------------
 LANGUAGE_CODE = "en-us"
+# The languages the product speaks (apps.accounts.models.Language): Accept-Language picks
+# among these only (zh-CN is zh-hans).
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

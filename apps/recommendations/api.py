@@ -39,6 +39,7 @@ from apps.recommendations.serializers import (
     SettingsSerializer,
     TotalsSerializer,
 )
+from apps.recommendations.wording import threshold_help, threshold_label
 
 # The schema states what ListQuerySerializer accepts, so a client (or schemathesis) knows the
 # valid kinds, statuses, orderings and number formats before it is told so by a 400.
@@ -182,7 +183,14 @@ class RecommendationSettingsView(OrganizationAPIView):
         body = {
             "thresholds": row.thresholds,
             "reserved_prices": row.reserved_prices,
-            "fields": [dataclasses.asdict(f) for f in describe_thresholds(row.thresholds or {})],
+            "fields": [
+                {
+                    **dataclasses.asdict(f),
+                    "label": threshold_label(f.name),
+                    "help": threshold_help(f.name),
+                }
+                for f in describe_thresholds(row.thresholds or {})
+            ],
         }
         return SettingsSerializer(body).data
 

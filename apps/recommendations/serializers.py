@@ -470,7 +470,8 @@ class ThresholdFieldSerializer(serializers.Serializer):
     )
     default = ThresholdValueField()
     value = ThresholdValueField(help_text="The organization's override; null: the default.")
-    help = serializers.CharField()
+    label = serializers.CharField(help_text="Its name in words, in the reader's language.")
+    help = serializers.CharField(help_text="What it means, in the reader's language.")
 
 
 # A plain decimal (no sign, exponent, NaN or Infinity, which Decimal() would also read); that

@@ -191,14 +191,16 @@ def test_an_owner_overrides_a_recommendation_threshold_and_resets_it(
     settings_url = f"{demo_server.url}/api/v1/recommendations/settings"
     page.goto(f"{demo_server.url}/settings/recommendations")
     form = page.get_by_role("form", name="Recommendation thresholds")
-    share = form.get_by_role("textbox", name="idle_min_share", exact=True)
+    share = form.get_by_role(
+        "textbox", name="Idle share of observed hours (0-1) idle_min_share", exact=True
+    )
     share.fill("0.9")
     form.get_by_role("button", name="Save 1 change").click()
     page.get_by_role("status").filter(has_text="Saved 1 threshold").wait_for(timeout=WAIT_MS)
     assert page.request.get(settings_url).json()["thresholds"]["idle_min_share"] == 0.9
     shoot(page, "settings-recommendations-saved")
 
-    form.get_by_role("button", name="Reset idle_min_share to default").click()
+    form.get_by_role("button", name="Reset Idle share of observed hours (0-1) to default").click()
     form.get_by_role("button", name="Save 1 change").click()
     page.get_by_role("status").filter(has_text="Saved 1 threshold").wait_for(timeout=WAIT_MS)
     assert "idle_min_share" not in page.request.get(settings_url).json()["thresholds"]

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 from rest_framework.test import APIClient
 
 from apps.recommendations.rules import DEFAULT_RULE_THRESHOLDS, LOOKBACK_RULES, RuleThresholds
-from apps.recommendations.rules.thresholds import THRESHOLD_HELP
+from apps.recommendations.wording import THRESHOLD_WORDS
 
 pytestmark = pytest.mark.django_db
 URL = "/api/v1/recommendations/settings"
@@ -30,6 +31,7 @@ def test_it_describes_every_threshold_of_the_dataclass_in_order(alice_client: AP
         "type": "int",
         "default": 14,
         "value": None,
+        "label": "Lookback (days)",
         "help": "Days of evidence every rule looks back over, unless it has its own.",
     }
     assert (fields["idle_min_share"]["rule"], fields["idle_min_share"]["type"]) == ("idle", "float")
@@ -149,6 +151,7 @@ def test_it_states_every_field_of_the_settings_in_the_schema(alice_client: APICl
         "type",
         "default",
         "value",
+        "label",
         "help",
     }
     assert set(schemas["ReservedPrice"]["properties"]) == {
@@ -160,5 +163,45 @@ def test_it_states_every_field_of_the_settings_in_the_schema(alice_client: APICl
     }
 
 
-def test_it_has_one_sentence_of_help_for_each_threshold_and_no_other() -> None:
-    assert set(THRESHOLD_HELP) == {f.name for f in dataclasses.fields(RuleThresholds)}
+def test_it_has_a_label_and_a_sentence_of_help_for_each_threshold_and_no_other() -> None:
+    assert set(THRESHOLD_WORDS) == {f.name for f in dataclasses.fields(RuleThresholds)}
+
+
+# A run of Latin letters as long as an English word of four or more letters: the Chinese labels
+# keep units and names (GPU, p95, key=value) but no English words.
+ENGLISH_WORD = re.compile(r"\b(?!GPU\b|key\b|value\b|Notebook\b)[A-Za-z]{4,}\b")
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def test_a_chinese_reader_gets_every_label_and_help_in_chinese(
+    alice_client: APIClient, alice
+) -> None:
+    english = {f["name"]: (f["label"], f["help"]) for f in alice_client.get(URL).json()["fields"]}
+    alice.language = "zh-hans"
+    alice.save(update_fields=["language"])
+    response = alice_client.get(URL)
+    assert response.headers["Content-Language"] == "zh-hans"
+    for field in response.json()["fields"]:
+        for text, other in zip(
+            (field["label"], field["help"]), english[field["name"]], strict=True
+        ):
+            assert CJK.search(text), (field["name"], text)
+            assert not ENGLISH_WORD.search(text), (field["name"], text)
+            assert text != other
+
+
+def test_the_chosen_language_wins_over_the_browser_s_and_an_api_key_reads_accept_language(
+    alice_client: APIClient, acme, key_client
+) -> None:
+    # A person who chose English reads English whatever their browser asks for.
+    response = alice_client.get(URL, HTTP_ACCEPT_LANGUAGE="zh-CN,zh;q=0.9")
+    assert by_name(response.json())["lookback_days"]["label"] == "Lookback (days)"
+    # Finance tooling with an API key names its language in Accept-Language.
+    tooling, _key = key_client(acme)
+    response = tooling.get(URL, HTTP_ACCEPT_LANGUAGE="zh-CN,zh;q=0.9")
+    assert response.status_code == 200, response.json()
+    assert by_name(response.json())["lookback_days"]["label"] == "回看天数"
+    assert response.headers["Content-Language"] == "zh-hans"
+    assert "Accept-Language" in response.headers["Vary"]
+    response = tooling.get(URL)
+    assert by_name(response.json())["lookback_days"]["label"] == "Lookback (days)"

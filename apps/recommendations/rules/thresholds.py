@@ -2,8 +2,9 @@
 
 An organization overrides single keys (stored as JSON in ``RecommendationSettings``);
 ``with_overrides`` refuses unknown keys, wrong types and contradictions, naming the key.
-``describe_thresholds`` lists every threshold with its rule, type, default, override and help sentence
-(``THRESHOLD_HELP``), so a settings page renders them without knowing them.
+``describe_thresholds`` lists every threshold with its rule, type, default and override, so a
+settings page renders them without knowing them; their labels and help sentences are words,
+rendered per language at the edge (``apps.recommendations.wording``).
 """
 
 from __future__ import annotations
@@ -194,56 +195,6 @@ DEFAULT_RULE_THRESHOLDS = RuleThresholds()
 
 #: One plain sentence per threshold: what it means, in the words of the comments above. The
 #: settings page and the API show it beside the field; a test keeps it in step with the fields.
-THRESHOLD_HELP: dict[str, str] = {
-    "lookback_days": "Days of evidence every rule looks back over, unless it has its own.",
-    "days_per_month": "Days in a month when an hourly saving is turned into a monthly one.",
-    **{
-        f"{rule}_lookback_days": f"Days the {rule} rule looks back over; empty: the general one."
-        for rule in LOOKBACK_RULES
-    },
-    "idle_gpu_util_p95_max_pct": "An hour is idle when its p95 GPU utilization is at most this.",
-    "idle_min_share": "Share of observed hours that must be idle for 'idle around the clock'.",
-    "idle_min_evidence_days": "Observed days needed before an idle card is reported.",
-    "idle_held_gpu_mem_min_pct": "An idle hour holding at least this much GPU memory is "
-    "'idle, memory held' (a notebook or a hung job).",
-    "schedule_p95_max_pct": "An hour of the week is off-hours when its p95 GPU utilization is "
-    "under this.",
-    "schedule_min_coverage": "Share of the weeks an hour of the week must be observed to judge it.",
-    "schedule_stopped_coverage_max": "An hour of the week observed at most this share of the "
-    "weeks counts as already stopped.",
-    "schedule_min_run_hours": "Shortest off-hours window worth a schedule, in hours.",
-    "schedule_min_evidence_days": "Days the instance must have existed before a schedule or a "
-    "night downshift is suggested.",
-    "downshift_p95_max_pct": "Night p95 GPU utilization, above the schedule level, up to which a "
-    "multi-card instance could run on a smaller type.",
-    "downshift_min_run_hours": "Shortest night window worth a downshift, in hours.",
-    "downshift_target_load_max_pct": "The smaller type must run the night load at most this hot.",
-    "subscription_min_evidence_days": "Days the instance must have existed before a commitment "
-    "is suggested.",
-    "subscription_uptime_margin": "How far uptime must exceed the break-even uptime (a share) "
-    "before a commitment is suggested.",
-    "spot_tags": "Tags (key=value, case-insensitive) that mark work as interruption-tolerant; "
-    "only such instances are offered spot.",
-    "spot_min_evidence_days": "Observed days needed before spot is suggested.",
-    "downsize_gpu_util_p95_max_pct": "Downsize only when p95 GPU utilization over the lookback "
-    "is under this.",
-    "downsize_gpu_mem_peak_max_pct": "Downsize only when peak GPU memory over the lookback is "
-    "under this.",
-    "downsize_target_load_max_pct": "The smaller type must run the same peak at most this hot.",
-    "downsize_min_evidence_days": "Observed days needed before downsizing is suggested.",
-    "upsize_gpu_mem_min_pct": "An hour is under memory pressure when its p95 GPU memory is at "
-    "least this.",
-    "upsize_min_share": "Share of observed hours under memory pressure needed to suggest upsizing.",
-    "upsize_gpu_util_min_pct": "Average GPU utilization at least this, so the card is busy too.",
-    "upsize_min_evidence_days": "Observed days needed before upsizing is suggested.",
-    "pipeline_min_share": "Share of the running minutes spent waiting for data above which the "
-    "data pipeline is flagged.",
-    "pipeline_min_evidence_days": "Observed days needed before the data pipeline is flagged.",
-    "thermal_temp_min_c": "An hour is hot when its p95 GPU temperature is above this, in °C.",
-    "thermal_min_share": "Share of observed hours that must be hot to raise a thermal alert.",
-    "thermal_min_evidence_days": "Observed days needed before a thermal alert.",
-}
-
 #: The groups of the settings page: each rule, and "general" for what all of them share.
 THRESHOLD_RULES: tuple[str, ...] = ("general", *LOOKBACK_RULES)
 
@@ -283,7 +234,6 @@ class ThresholdDescription:
     type: str
     default: Any
     value: Any
-    help: str
 
 
 def describe_thresholds(overrides: Mapping[str, Any]) -> list[ThresholdDescription]:
@@ -306,7 +256,6 @@ def describe_thresholds(overrides: Mapping[str, Any]) -> list[ThresholdDescripti
                 type=_TYPES[str(field.type)],
                 default=plain(getattr(DEFAULT_RULE_THRESHOLDS, field.name)),
                 value=plain(overrides.get(field.name)),
-                help=THRESHOLD_HELP[field.name],
             )
         )
     return out

@@ -3598,6 +3598,9 @@ export interface components {
             default: (number | string[]) | null;
             /** @description The organization's override; null: the default. */
             value: (number | string[]) | null;
+            /** @description Its name in words, in the reader's language. */
+            label: string;
+            /** @description What it means, in the reader's language. */
             help: string;
         };
         /** @description One field of ``RuleThresholds``, described for a settings form. */
@@ -3630,6 +3633,9 @@ export interface components {
             default: (number | string[]) | null;
             /** @description The organization's override; null: the default. */
             value: (number | string[]) | null;
+            /** @description Its name in words, in the reader's language. */
+            label: string;
+            /** @description What it means, in the reader's language. */
             help: string;
         };
         /** @description Scopes the ``project`` field to the request's organization: another one's is a 400. */

@@ -8,6 +8,7 @@ import type { Org, RecommendationSettings, ThresholdField } from '../api/types';
 const FIELDS: ThresholdField[] = [
   {
     name: 'lookback_days',
+    label: 'Lookback (days)',
     rule: 'general',
     type: 'int',
     default: 14,
@@ -16,6 +17,7 @@ const FIELDS: ThresholdField[] = [
   },
   {
     name: 'idle_lookback_days',
+    label: 'Stop idle: lookback (days)',
     rule: 'idle',
     type: 'nullable_int',
     default: null,
@@ -24,6 +26,7 @@ const FIELDS: ThresholdField[] = [
   },
   {
     name: 'idle_min_share',
+    label: 'Idle share of observed hours (0-1)',
     rule: 'idle',
     type: 'float',
     default: 0.95,
@@ -32,6 +35,7 @@ const FIELDS: ThresholdField[] = [
   },
   {
     name: 'spot_tags',
+    label: 'Spot: interruption-tolerant tags',
     rule: 'spot',
     type: 'tags',
     default: ['interruptible=true', 'workload=hpo'],
@@ -80,14 +84,14 @@ describe('settings: recommendation thresholds', () => {
     ]);
 
     // The override is the input's value; a threshold without one is empty, its default shown as the placeholder.
-    const share = screen.getByRole('textbox', { name: 'idle_min_share', description: /must be idle.*Default: 0\.95\./ });
+    const share = screen.getByRole('textbox', { name: 'Idle share of observed hours (0-1) idle_min_share', description: /must be idle.*Default: 0\.95\./ });
     expect((share as HTMLInputElement).value).toBe('0.9');
-    const lookback = screen.getByRole('textbox', { name: 'lookback_days', description: /Default: 14\./ });
+    const lookback = screen.getByRole('textbox', { name: 'Lookback (days) lookback_days', description: /Default: 14\./ });
     expect((lookback as HTMLInputElement).value).toBe('');
     expect(lookback.getAttribute('placeholder')).toBe('14');
     // A rule's own lookback defaults to the general one; tags show as a comma-separated list.
-    expect(screen.getByRole('textbox', { name: 'idle_lookback_days', description: /Default: the general lookback\./ })).toBeTruthy();
-    expect(screen.getByRole('textbox', { name: 'spot_tags' }).getAttribute('placeholder')).toBe('interruptible=true, workload=hpo');
+    expect(screen.getByRole('textbox', { name: 'Stop idle: lookback (days) idle_lookback_days', description: /Default: the general lookback\./ })).toBeTruthy();
+    expect(screen.getByRole('textbox', { name: 'Spot: interruption-tolerant tags spot_tags' }).getAttribute('placeholder')).toBe('interruptible=true, workload=hpo');
     // The reserved-instance prices are listed, and said to be set through the API.
     const prices = screen.getByRole('region', { name: 'Reserved-instance prices' });
     expect(within(prices).getByRole('row', { name: /GN7\.2XLARGE32/ }).textContent).toContain('2.5 CNY/h');
@@ -131,8 +135,8 @@ describe('settings: recommendation thresholds', () => {
     const user = userEvent.setup();
     renderAppAt('/settings/recommendations');
 
-    await user.click(await screen.findByRole('button', { name: 'Reset idle_min_share to default' }));
-    const share = screen.getByRole('textbox', { name: 'idle_min_share' });
+    await user.click(await screen.findByRole('button', { name: 'Reset Idle share of observed hours (0-1) to default' }));
+    const share = screen.getByRole('textbox', { name: 'Idle share of observed hours (0-1) idle_min_share' });
     expect((share as HTMLInputElement).value).toBe('');
     expect(within(screen.getByTestId('threshold-idle_min_share')).getByText('Changed')).toBeTruthy();
     await user.click(screen.getByRole('button', { name: 'Save 1 change' }));
@@ -157,14 +161,14 @@ describe('settings: recommendation thresholds', () => {
     const user = userEvent.setup();
     renderAppAt('/settings/recommendations');
 
-    const share = await screen.findByRole('textbox', { name: 'idle_min_share' });
+    const share = await screen.findByRole('textbox', { name: 'Idle share of observed hours (0-1) idle_min_share' });
     await user.clear(share);
     await user.type(share, '1.5');
     await user.click(screen.getByRole('button', { name: 'Save 1 change' }));
 
-    const invalid = await screen.findByRole('textbox', { name: 'idle_min_share', description: /is a share, at most 1/ });
+    const invalid = await screen.findByRole('textbox', { name: 'Idle share of observed hours (0-1) idle_min_share', description: /is a share, at most 1/ });
     expect(invalid.getAttribute('aria-invalid')).toBe('true');
-    expect(screen.getByRole('textbox', { name: 'lookback_days' }).getAttribute('aria-invalid')).toBeNull();
+    expect(screen.getByRole('textbox', { name: 'Lookback (days) lookback_days' }).getAttribute('aria-invalid')).toBeNull();
     expect(server.find('PATCH', URL)[0]!.body).toEqual({ thresholds: { idle_min_share: 1.5 } });
     // What is not a number goes out as typed, for the API to name (JSON would turn Infinity into a reset).
     await user.clear(invalid);
@@ -185,7 +189,7 @@ describe('settings: recommendation thresholds', () => {
     expect(await screen.findByText('Try again later.')).toBeTruthy();
     fail = false;
     await user.click(screen.getByRole('button', { name: 'Retry' }));
-    expect(await screen.findByRole('textbox', { name: 'idle_min_share' })).toBeTruthy();
+    expect(await screen.findByRole('textbox', { name: 'Idle share of observed hours (0-1) idle_min_share' })).toBeTruthy();
   });
 
   for (const role of ['lead', 'viewer', 'finance'] as const) {

@@ -108,7 +108,11 @@ function ThresholdsForm({ settings, onSaved }: { settings: RecommendationSetting
               <FormField
                 key={field.name}
                 id={`threshold-${field.name}`}
-                label={<code>{field.name}</code>}
+                label={
+                  <>
+                    {field.label} <code className="muted small">{field.name}</code>
+                  </>
+                }
                 hint={
                   <>
                     {field.help} {t('recommendationSettings.default', { value: defaultText(field) })}
@@ -134,7 +138,7 @@ function ThresholdsForm({ settings, onSaved }: { settings: RecommendationSetting
                       <button
                         type="button"
                         className="btn btn--small btn--ghost"
-                        aria-label={t('recommendationSettings.resetField', { name: field.name })}
+                        aria-label={t('recommendationSettings.resetField', { name: field.label })}
                         onClick={() => set(field.name, '')}
                       >
                         {t('recommendationSettings.reset')}
