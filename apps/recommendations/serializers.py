@@ -470,7 +470,7 @@ class ThresholdFieldSerializer(serializers.Serializer):
     )
     default = ThresholdValueField()
     value = ThresholdValueField(help_text="The organization's override; null: the default.")
-    label = serializers.CharField(help_text="Its name in words, in the reader's language.")
+    label = serializers.CharField(help_text="Its name in words, in the reader's language.")  # type: ignore[assignment]
     help = serializers.CharField(help_text="What it means, in the reader's language.")
 
 
