@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 from apps.core.models import OrganizationScopedModel, TimestampedModel
 from apps.recommendations.rules import KINDS
@@ -61,9 +61,22 @@ class Recommendation(OrganizationScopedModel):
     parameters = models.JSONField(default=dict, blank=True)
     title = models.CharField(max_length=300)
     explanation = models.TextField()
-    monthly_saving = models.DecimalField(max_digits=16, decimal_places=2)
+    # Null where the finding saves nothing the bill shows (thermal, the data pipeline): not a
+    # zero saving, so it adds nothing to a total and sorts after every real one.
+    monthly_saving = models.DecimalField(max_digits=16, decimal_places=2, null=True, blank=True)
+    # "Paid while waiting" (the data pipeline): money and GPU-hours a month the GPU waits for
+    # data. Its own figure, never added to savings; null for every other kind.
+    monthly_paid_while_waiting = models.DecimalField(
+        max_digits=16, decimal_places=2, null=True, blank=True
+    )
+    gpu_hours_waiting_per_month = models.DecimalField(
+        max_digits=12, decimal_places=1, null=True, blank=True
+    )
     currency = models.CharField(max_length=3)
-    saving_formula = models.TextField()
+    saving_formula = models.TextField(
+        help_text="How the row's money figures are computed: the saving's, or where there is "
+        "none, its paid-while-waiting (or upsize) figures'."
+    )
     price_source = models.CharField(max_length=16)
     confidence = models.CharField(max_length=8)
     evidence_days = models.FloatField()
@@ -81,7 +94,7 @@ class Recommendation(OrganizationScopedModel):
     resolved_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["-monthly_saving", "id"]
+        ordering = [F("monthly_saving").desc(nulls_last=True), "id"]
         constraints = [
             models.UniqueConstraint(
                 fields=["organization", "fingerprint"],

@@ -85,6 +85,23 @@ class SavingSerializer(serializers.Serializer):
     price_source = serializers.CharField(help_text="bills, catalog or none.")
 
 
+class PaidWhileWaitingSerializer(serializers.Serializer):
+    """What the GPU's waiting for data costs a month: its own figure, never a saving."""
+
+    monthly_amount = serializers.DecimalField(
+        max_digits=16,
+        decimal_places=2,
+        allow_null=True,
+        help_text="Money a month paid while the GPU waits; null when no price is known.",
+    )
+    gpu_hours_per_month = serializers.DecimalField(
+        max_digits=12, decimal_places=1, help_text="GPU-hours a month spent waiting for data."
+    )
+    currency = serializers.CharField()
+    formula = serializers.CharField(help_text="How both figures were computed, with the figures.")
+    price_source = serializers.CharField(help_text="bills, catalog or none.")
+
+
 class ConfidenceSerializer(serializers.Serializer):
     level = serializers.ChoiceField(choices=["high", "medium", "low"])
     evidence_days = serializers.FloatField(help_text="Days of observed minutes.")
@@ -179,7 +196,12 @@ class RealisedSerializer(serializers.Serializer):
     monthly_saving_realised = serializers.DecimalField(
         max_digits=16, decimal_places=2, allow_null=True
     )
-    monthly_saving_promised = serializers.DecimalField(max_digits=16, decimal_places=2)
+    monthly_saving_promised = serializers.DecimalField(
+        max_digits=16,
+        decimal_places=2,
+        allow_null=True,
+        help_text="Null where the recommendation promised no saving (the data pipeline).",
+    )
     currency = serializers.CharField()
 
 
@@ -240,7 +262,14 @@ class RecommendationSerializer(serializers.ModelSerializer):
         "share of the saving; empty for an instance's own finding."
     )
     project_name = serializers.SerializerMethodField()
-    saving = serializers.SerializerMethodField()
+    saving = serializers.SerializerMethodField(
+        help_text="Null where the finding saves nothing the bill shows (thermal, the data "
+        "pipeline): never a zero or negative saving."
+    )
+    paid_while_waiting = serializers.SerializerMethodField(
+        help_text="The data pipeline's money and GPU-hours spent waiting, apart from savings "
+        "(never in a total); null for every other kind."
+    )
     confidence = serializers.SerializerMethodField()
     risk = serializers.SerializerMethodField()
 
@@ -263,6 +292,7 @@ class RecommendationSerializer(serializers.ModelSerializer):
             "title",
             "explanation",
             "saving",
+            "paid_while_waiting",
             "confidence",
             "risk",
             "first_seen_at",
@@ -293,11 +323,27 @@ class RecommendationSerializer(serializers.ModelSerializer):
     def get_project_name(self, row: Recommendation) -> str | None:
         return row.project.name if row.project else None
 
-    @extend_schema_field(SavingSerializer)
+    @extend_schema_field(SavingSerializer(allow_null=True))
     def get_saving(self, row: Recommendation) -> Any:
+        if row.monthly_saving is None:
+            return None
         return SavingSerializer(
             {
                 "monthly_amount": row.monthly_saving,
+                "currency": row.currency,
+                "formula": row.saving_formula,
+                "price_source": row.price_source,
+            }
+        ).data
+
+    @extend_schema_field(PaidWhileWaitingSerializer(allow_null=True))
+    def get_paid_while_waiting(self, row: Recommendation) -> Any:
+        if row.gpu_hours_waiting_per_month is None:
+            return None
+        return PaidWhileWaitingSerializer(
+            {
+                "monthly_amount": row.monthly_paid_while_waiting,
+                "gpu_hours_per_month": row.gpu_hours_waiting_per_month,
                 "currency": row.currency,
                 "formula": row.saving_formula,
                 "price_source": row.price_source,
@@ -383,8 +429,13 @@ class RecommendationDetailSerializer(RecommendationSerializer):
 class TotalSerializer(serializers.Serializer):
     key = serializers.CharField(allow_null=True, help_text="The kind, or the project id.")
     label = serializers.CharField()  # type: ignore[assignment]
-    count = serializers.IntegerField()
-    monthly_saving = serializers.DecimalField(max_digits=16, decimal_places=2)
+    count = serializers.IntegerField(help_text="Every row, with a saving or not.")
+    monthly_saving = serializers.DecimalField(
+        max_digits=16,
+        decimal_places=2,
+        allow_null=True,
+        help_text="The sum of the rows' savings; null when none of them has one (thermal).",
+    )
     currency = serializers.CharField()
 
 

@@ -12,11 +12,17 @@ from django.core.exceptions import ValidationError
 from apps.accounts.models import Organization, User
 from apps.billing.models import BillLine
 from apps.billing.rollups import bill_days_refresh
-from apps.recommendations import services
+from apps.recommendations import rules, services
 from apps.recommendations.models import Recommendation, RecommendationEvent, Status
-from apps.recommendations.selectors import CENT, Realised, realised_saving, recommendations_list
+from apps.recommendations.selectors import (
+    CENT,
+    Realised,
+    realised_saving,
+    recommendations_list,
+    recommendations_totals,
+)
 from apps.recommendations.serializers import RealisedSerializer
-from tests.recommendations.builders import working_hours_matrix
+from tests.recommendations.builders import evidence, hourly, working_hours_matrix
 from tests.recommendations.factories import (
     AS_OF,
     END,
@@ -59,6 +65,38 @@ def test_it_creates_one_priced_recommendation_and_nothing_more_on_a_second_run(
     second = _run(acme)
     assert (second.created, second.updated, second.unchanged) == (0, 0, 1)
     assert _only(acme).updated_at == row.updated_at
+
+
+def test_a_pipeline_and_a_thermal_finding_are_stored_without_a_saving(
+    acme, idle_box, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rules' own findings, on hand-built evidence for this instance: what the run stores
+    of a finding without a saving (null, not 0.00) and of the money paid while waiting."""
+    hot_and_waiting = evidence(
+        instance_id=idle_box.pk,
+        project_id=idle_box.project_id,
+        gpu_util_p95=hourly(18.0),
+        gpu_temp_p95=hourly(88.0),
+        phase_minutes={"idle": 160, "data_processing": 16000, "training": 4000},
+    )
+    found = [f for f in rules.evaluate(hot_and_waiting) if f.kind in ("data_pipeline", "thermal")]
+    assert len(found) == 2
+    monkeypatch.setattr(rules, "evaluate", lambda *args, **kwargs: found)
+    _run(acme)
+    pipeline = Recommendation.objects.get(kind="data_pipeline")
+    thermal = Recommendation.objects.get(kind="thermal")
+    assert pipeline.monthly_saving is thermal.monthly_saving is None
+    (waiting,) = [f.paid_while_waiting for f in found if f.paid_while_waiting]
+    assert pipeline.monthly_paid_while_waiting == waiting.monthly_amount
+    assert pipeline.gpu_hours_waiting_per_month == waiting.gpu_hours_per_month
+    assert pipeline.saving_formula == waiting.formula
+    assert thermal.monthly_paid_while_waiting is None
+    assert (thermal.currency, thermal.price_source) == ("CNY", "none")
+    # Stored as found: a second run changes nothing (None compares equal to the stored null).
+    assert _run(acme).unchanged == 2
+    # And no total counts either as money.
+    by_kind, _ = recommendations_totals(rows=recommendations_list(organization=acme))
+    assert {t.key: t.monthly_saving for t in by_kind} == {"data_pipeline": None, "thermal": None}
 
 
 def test_a_changed_finding_updates_its_figures_in_the_same_row(acme, idle_box) -> None:
@@ -137,6 +175,7 @@ def test_a_day_only_instance_read_stopped_at_night_keeps_its_schedule(acme) -> N
     set_profile(box, p95)
     _run(acme)
     row = Recommendation.objects.get(instance=box, kind="schedule")
+    assert row.monthly_saving is not None
     assert row.monthly_saving > 0
     others = {
         r.kind: (r.monthly_saving, r.saving_formula)

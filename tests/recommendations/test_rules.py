@@ -57,6 +57,7 @@ def test_it_stops_an_instance_idle_around_the_clock_and_prices_it_from_the_bills
     findings = evaluate(idle_evidence())
     assert kinds(findings) == ["stop_idle"]
     (finding,) = findings
+    assert finding.saving is not None
     # 1680.00 CNY / 336 h = 5.0000 CNY/h; 336 h billed in 14 days -> 720 h a month.
     assert finding.saving.monthly_amount == Decimal("5.0000") * 720
     assert finding.saving.price_source == PRICE_FROM_BILLS
@@ -75,6 +76,7 @@ def test_it_reports_idle_held_separately_when_gpu_memory_is_held() -> None:
 
 def test_it_uses_the_catalog_price_without_bills_and_says_so() -> None:
     (finding,) = evaluate(idle_evidence(billed_hours=Decimal(0), billed_runtime_cost=Decimal(0)))
+    assert finding.saving is not None
     # Catalog 5.20 CNY/h x 336 observed hours in 14 days x 30/14 = 720 h.
     assert finding.saving.monthly_amount == (Decimal("5.20") * 720).quantize(CENT)
     assert finding.saving.price_source == PRICE_FROM_CATALOG
@@ -267,17 +269,49 @@ def test_it_knows_the_bert_base_throughput_of_t4_v100_and_a100() -> None:
     assert samples_per_second("NVIDIA A10") == 220.0
 
 
-def test_it_prices_a_data_bound_pipeline_at_the_cost_of_the_waiting() -> None:
+def test_it_reports_a_data_bound_pipeline_as_paid_while_waiting_not_as_a_saving() -> None:
     ev = evidence(
+        gpu_count=2,
         gpu_util_p95=hourly(18.0),
         gpu_mem_p95=hourly(56.0),
         phase_minutes={"idle": 160, "data_processing": 16000, "training": 4000},
     )
     finding = by_kind(evaluate(ev), "data_pipeline")
-    # 3600.00 CNY/month x 16000 / 20160 minutes.
-    expected = (Decimal("3600.00") * (Decimal(16000) / Decimal(20160))).quantize(CENT)
-    assert finding.saving.monthly_amount == expected
+    # Fixing the pipeline gives GPU time back; the bill stays: no saving.
+    assert finding.saving is None
+    waiting = finding.paid_while_waiting
+    assert waiting is not None
+    # Recomputed from the evidence shown: price x hours a month x the data-bound share.
+    shown = finding.evidence
+    share = Decimal(shown["data_bound_minutes"]) / Decimal(shown["analysed_minutes"])
+    hours = Decimal(shown["running_hours_per_month"])
+    hourly_price = Decimal(shown["price"]["runtime_hourly"])
+    monthly = (hourly_price * hours).quantize(CENT, ROUND_HALF_UP)
+    assert waiting.monthly_amount == (monthly * share).quantize(CENT, ROUND_HALF_UP)
+    gpu_hours = hours * shown["gpu_count"] * share
+    assert waiting.gpu_hours_per_month == gpu_hours.quantize(Decimal("0.1"), ROUND_HALF_UP)
+    # And the figures themselves: 1680.00 CNY / 336 h = 5.0000 CNY/h, 720 h, 2 cards.
+    assert (hourly_price, hours, shown["gpu_count"]) == (Decimal("5.0000"), Decimal("720.0"), 2)
+    assert waiting.gpu_hours_per_month == Decimal("1142.9")  # 720 x 2 x 16000/20160
+    assert f"= {waiting.monthly_amount} CNY/month paid while waiting" in waiting.formula
+    assert f"= {waiting.gpu_hours_per_month} GPU-hours/month" in waiting.formula
+    assert waiting.price_source == PRICE_FROM_BILLS
     assert finding.risk.level == 0
+
+
+def test_it_reports_the_gpu_hours_waiting_without_money_when_no_price_is_known() -> None:
+    ev = evidence(
+        gpu_util_p95=hourly(18.0),
+        phase_minutes={"idle": 160, "data_processing": 16000, "training": 4000},
+        billed_hours=Decimal(0),
+        billed_runtime_cost=Decimal(0),
+        offers=(),
+    )
+    finding = by_kind(evaluate(ev), "data_pipeline")
+    assert finding.saving is None
+    assert finding.paid_while_waiting is not None
+    assert finding.paid_while_waiting.monthly_amount is None
+    assert finding.paid_while_waiting.gpu_hours_per_month > 0
 
 
 def test_it_does_not_claim_a_busy_cpu_for_data_bound_minutes_seen_without_cpu() -> None:
@@ -295,8 +329,9 @@ def test_it_does_not_claim_a_busy_cpu_for_data_bound_minutes_seen_without_cpu() 
     assert "no CPU utilization for 15000 of those 16000 minutes" in unconfirmed.explanation
     assert unconfirmed.confidence.level == "low"
     assert unconfirmed.evidence["data_bound_minutes_without_cpu"] == 15000
-    # The money is the same waiting, priced the same way.
-    assert unconfirmed.saving == confirmed.saving
+    # The money is the same waiting, priced the same way, and neither is a saving.
+    assert unconfirmed.paid_while_waiting == confirmed.paid_while_waiting
+    assert unconfirmed.saving is confirmed.saving is None
     # Enough minutes seen with CPU (16000 - 6000 of 20160 >= 30 %): the usual finding.
     partly = dataclasses.replace(
         seen, phase_minutes_missing={"data_processing": {"cpu_util": 6000}}
@@ -306,7 +341,9 @@ def test_it_does_not_claim_a_busy_cpu_for_data_bound_minutes_seen_without_cpu() 
 
 def test_it_raises_a_thermal_alert_without_a_saving() -> None:
     finding = by_kind(evaluate(evidence(gpu_temp_p95=hourly(88.0))), "thermal")
-    assert finding.saving.monthly_amount == 0
+    # No saving at all, rather than a zero one that a total would count.
+    assert finding.saving is None
+    assert finding.paid_while_waiting is None
     assert "operations alert" in finding.explanation
 
 

@@ -41,6 +41,7 @@ from .types import (
     Confidence,
     Finding,
     InstanceEvidence,
+    PaidWhileWaiting,
     Profile,
     ReservedPrice,
     Risk,
@@ -88,7 +89,7 @@ def evaluate(
         # Idle around the clock: stopping it makes schedules, sizes and commitments moot.
         return idle + hot
     out = schedule(over("schedule"), thresholds)
-    saving_schedule = any(f.saving.monthly_amount > 0 for f in out)
+    saving_schedule = any(f.saving is not None and f.saving.monthly_amount > 0 for f in out)
     if not out:
         out += night_downshift(over("downshift"), thresholds)
     if not saving_schedule:
@@ -184,6 +185,7 @@ __all__ = [
     "Confidence",
     "Finding",
     "InstanceEvidence",
+    "PaidWhileWaiting",
     "Profile",
     "ReservedPrice",
     "Risk",

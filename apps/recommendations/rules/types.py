@@ -162,9 +162,29 @@ class InstanceEvidence:
 
 @dataclasses.dataclass(frozen=True)
 class Saving:
-    """A monthly saving (negative: it costs more) and exactly how it was computed."""
+    """A monthly saving and exactly how it was computed.
+
+    Never negative: a change that costs more has no saving (``Finding.saving`` is None) and
+    says what it costs in its own figures (``UpsizeFigures``).
+    """
 
     monthly_amount: Decimal
+    currency: str
+    formula: str
+    price_source: str
+
+
+@dataclasses.dataclass(frozen=True)
+class PaidWhileWaiting:
+    """What a month of the GPU waiting for data costs: money and GPU-hours, apart from savings.
+
+    Not a saving: a faster input pipeline gives the waiting time back to the work, and the
+    bill stays what it is unless the instance then shrinks. ``monthly_amount`` is None when no
+    price is known (the GPU-hours still are); ``formula`` recomputes both from the evidence.
+    """
+
+    monthly_amount: Decimal | None
+    gpu_hours_per_month: Decimal
     currency: str
     formula: str
     price_source: str
@@ -196,11 +216,13 @@ class Finding:
     """What identifies the finding beyond kind and target (e.g. the target type)."""
     title: str
     explanation: str
-    saving: Saving
+    saving: Saving | None
+    """None where the finding saves nothing the bill shows (thermal, the data pipeline)."""
     confidence: Confidence
     risk: Risk
     evidence: Mapping[str, Any]
     action: Mapping[str, Any]
+    paid_while_waiting: PaidWhileWaiting | None = None
 
     @property
     def target(self) -> str:

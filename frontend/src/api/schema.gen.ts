@@ -2809,6 +2809,24 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["ThresholdRule"][];
         };
+        /** @description What the GPU's waiting for data costs a month: its own figure, never a saving. */
+        PaidWhileWaiting: {
+            /**
+             * Format: decimal
+             * @description Money a month paid while the GPU waits; null when no price is known.
+             */
+            monthly_amount: string | null;
+            /**
+             * Format: decimal
+             * @description GPU-hours a month spent waiting for data.
+             */
+            gpu_hours_per_month: string;
+            currency: string;
+            /** @description How both figures were computed, with the figures. */
+            formula: string;
+            /** @description bills, catalog or none. */
+            price_source: string;
+        };
         PatchedAlertSettingsRequest: {
             webhook_url?: string;
             /** @description HMAC-SHA256 key for the X-GPU-Ledger-Signature header; write-only. */
@@ -3167,8 +3185,11 @@ export interface components {
             weekly_saving: string | null;
             /** Format: decimal */
             monthly_saving_realised: string | null;
-            /** Format: decimal */
-            monthly_saving_promised: string;
+            /**
+             * Format: decimal
+             * @description Null where the recommendation promised no saving (the data pipeline).
+             */
+            monthly_saving_promised: string | null;
             currency: string;
         };
         /**
@@ -3198,7 +3219,10 @@ export interface components {
             readonly project_name: string | null;
             readonly title: string;
             readonly explanation: string;
-            readonly saving: components["schemas"]["Saving"];
+            /** @description Null where the finding saves nothing the bill shows (thermal, the data pipeline): never a zero or negative saving. */
+            readonly saving: components["schemas"]["Saving"] | null;
+            /** @description The data pipeline's money and GPU-hours spent waiting, apart from savings (never in a total); null for every other kind. */
+            readonly paid_while_waiting: components["schemas"]["PaidWhileWaiting"] | null;
             readonly confidence: components["schemas"]["Confidence"];
             readonly risk: components["schemas"]["Risk"];
             /** Format: date-time */
@@ -3233,7 +3257,10 @@ export interface components {
             readonly project_name: string | null;
             readonly title: string;
             readonly explanation: string;
-            readonly saving: components["schemas"]["Saving"];
+            /** @description Null where the finding saves nothing the bill shows (thermal, the data pipeline): never a zero or negative saving. */
+            readonly saving: components["schemas"]["Saving"] | null;
+            /** @description The data pipeline's money and GPU-hours spent waiting, apart from savings (never in a total); null for every other kind. */
+            readonly paid_while_waiting: components["schemas"]["PaidWhileWaiting"] | null;
             readonly confidence: components["schemas"]["Confidence"];
             readonly risk: components["schemas"]["Risk"];
             /** Format: date-time */
@@ -3716,9 +3743,13 @@ export interface components {
             /** @description The kind, or the project id. */
             key: string | null;
             label: string;
+            /** @description Every row, with a saving or not. */
             count: number;
-            /** Format: decimal */
-            monthly_saving: string;
+            /**
+             * Format: decimal
+             * @description The sum of the rows' savings; null when none of them has one (thermal).
+             */
+            monthly_saving: string | null;
             currency: string;
         };
         Totals: {

@@ -163,7 +163,13 @@ export function InstanceRecommendations({ recommendations }: { recommendations: 
               <Link to={`/recommendations/${r.id}`}>{r.title}</Link>
               <div className="muted small">
                 {r.kind_label} ·{' '}
-                {t('instanceDetail.recommendations.saving', { amount: formatMoney(r.saving.monthly_amount, r.saving.currency) })}
+                {r.saving
+                  ? t('instanceDetail.recommendations.saving', { amount: formatMoney(r.saving.monthly_amount, r.saving.currency) })
+                  : r.paid_while_waiting?.monthly_amount
+                    ? t('instanceDetail.recommendations.paidWhileWaiting', {
+                        amount: formatMoney(r.paid_while_waiting.monthly_amount, r.paid_while_waiting.currency),
+                      })
+                    : t('instanceDetail.recommendations.noSaving')}
               </div>
             </li>
           ))}

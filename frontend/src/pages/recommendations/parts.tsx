@@ -33,10 +33,42 @@ export function TargetText({ rec }: { rec: Recommendation }) {
   return <span>{t('recommendations.projectTarget', { name: rec.project_name ?? t('common.unallocated') })}</span>;
 }
 
-/** "¥1,234.56 / month", with the formula and where the price came from underneath. */
+/**
+ * "¥1,234.56 / month", with the formula and where the price came from underneath. A recommendation without
+ * a saving (`saving: null`) never shows one: the data pipeline shows what is paid while the GPU waits (its own
+ * figure, not a saving), anything else (a thermal alert) says it has none.
+ */
 export function SavingText({ rec, withFormula = true }: { rec: Recommendation; withFormula?: boolean }) {
   const { t } = useTranslation();
-  const { saving } = rec;
+  const { saving, paid_while_waiting: waiting } = rec;
+  if (saving === null && waiting) {
+    return (
+      <div>
+        <div className="cell-title" data-testid="paid-while-waiting">
+          {waiting.monthly_amount === null
+            ? t('recommendations.paidWhileWaitingNoPrice')
+            : t('recommendations.paidWhileWaiting', { money: formatMoney(waiting.monthly_amount, waiting.currency) })}
+        </div>
+        <div className="cell-sub muted small" data-testid="gpu-hours-waiting">
+          {t('recommendations.gpuHoursWaiting', { hours: formatNumber(Number(waiting.gpu_hours_per_month)) })}
+        </div>
+        {withFormula && (
+          <div className="cell-sub muted small" data-testid="saving-formula">
+            {t('recommendations.notASaving')} {waiting.formula}
+            {' · '}
+            {t('recommendations.priceFrom', { source: priceSourceLabel(waiting.price_source) })}
+          </div>
+        )}
+      </div>
+    );
+  }
+  if (saving === null) {
+    return (
+      <div className="cell-title muted" data-testid="no-saving">
+        {t('recommendations.noSaving')}
+      </div>
+    );
+  }
   return (
     <div>
       <div className="cell-title" data-testid="saving-amount">
