@@ -72,6 +72,18 @@ class Recommendation(OrganizationScopedModel):
     gpu_hours_waiting_per_month = models.DecimalField(
         max_digits=12, decimal_places=1, null=True, blank=True
     )
+    # Upsize (GPU memory pressure): why it proposes what it does (next_in_family, or
+    # no_larger_type), what the same work costs more a month on the target (never a negative
+    # saving), and the work each type buys: BERT-base samples per unit of the currency.
+    # Blank and null for every other kind.
+    upsize_reason = models.CharField(max_length=16, blank=True, default="")
+    monthly_extra_cost = models.DecimalField(max_digits=16, decimal_places=2, null=True, blank=True)
+    current_samples_per_currency_unit = models.DecimalField(
+        max_digits=20, decimal_places=1, null=True, blank=True
+    )
+    target_samples_per_currency_unit = models.DecimalField(
+        max_digits=20, decimal_places=1, null=True, blank=True
+    )
     currency = models.CharField(max_length=3)
     saving_formula = models.TextField(
         help_text="How the row's money figures are computed: the saving's, or where there is "

@@ -20,9 +20,11 @@ from apps.api.serializers import StatedCharField, StrictSerializer
 from apps.recommendations.models import Recommendation, RecommendationEvent, Status
 from apps.recommendations.rules import KINDS, THRESHOLD_RULES, THRESHOLD_TYPES, RuleThresholds
 from apps.recommendations.rules.thresholds import threshold_limit
+from apps.recommendations.rules.types import NEXT_IN_FAMILY, NO_LARGER_TYPE
 from apps.recommendations.selectors import ORDERINGS
 
 ACTIONS = ("accept", "dismiss", "snooze", "reopen")
+UPSIZE_REASONS = (NEXT_IN_FAMILY, NO_LARGER_TYPE)
 # What a project-level finding does to each of its instances.
 MEMBER_ROLES = ("stop", "keep")
 
@@ -100,6 +102,37 @@ class PaidWhileWaitingSerializer(serializers.Serializer):
     currency = serializers.CharField()
     formula = serializers.CharField(help_text="How both figures were computed, with the figures.")
     price_source = serializers.CharField(help_text="bills, catalog or none.")
+
+
+class UpsizeSerializer(serializers.Serializer):
+    """An upsize's own figures: what the same work costs more, and the work each type buys."""
+
+    reason = serializers.ChoiceField(
+        choices=UPSIZE_REASONS,
+        help_text="next_in_family: target_type is the family's next larger type; "
+        "no_larger_type: the zone's catalog has none (the memory pressure stands).",
+    )
+    target_type = serializers.CharField(allow_null=True)
+    monthly_extra_cost = serializers.DecimalField(
+        max_digits=16,
+        decimal_places=2,
+        allow_null=True,
+        help_text="What the same month's work costs more on the target; never negative "
+        "(0.00 when it costs less: the saving says by how much). Null without a target or "
+        "a price.",
+    )
+    current_samples_per_currency_unit = serializers.DecimalField(
+        max_digits=20,
+        decimal_places=1,
+        allow_null=True,
+        help_text="BERT-base training samples one unit of the currency buys now (per yuan "
+        "for CNY).",
+    )
+    target_samples_per_currency_unit = serializers.DecimalField(
+        max_digits=20, decimal_places=1, allow_null=True, help_text="The same on the target."
+    )
+    currency = serializers.CharField()
+    formula = serializers.CharField(help_text="How the figures were computed, with the figures.")
 
 
 class ConfidenceSerializer(serializers.Serializer):
@@ -270,6 +303,10 @@ class RecommendationSerializer(serializers.ModelSerializer):
         help_text="The data pipeline's money and GPU-hours spent waiting, apart from savings "
         "(never in a total); null for every other kind."
     )
+    upsize = serializers.SerializerMethodField(
+        help_text="An upsize's typed figures (extra cost, work per currency unit, reason); "
+        "null for every other kind."
+    )
     confidence = serializers.SerializerMethodField()
     risk = serializers.SerializerMethodField()
 
@@ -293,6 +330,7 @@ class RecommendationSerializer(serializers.ModelSerializer):
             "explanation",
             "saving",
             "paid_while_waiting",
+            "upsize",
             "confidence",
             "risk",
             "first_seen_at",
@@ -347,6 +385,22 @@ class RecommendationSerializer(serializers.ModelSerializer):
                 "currency": row.currency,
                 "formula": row.saving_formula,
                 "price_source": row.price_source,
+            }
+        ).data
+
+    @extend_schema_field(UpsizeSerializer(allow_null=True))
+    def get_upsize(self, row: Recommendation) -> Any:
+        if not row.upsize_reason:
+            return None
+        return UpsizeSerializer(
+            {
+                "reason": row.upsize_reason,
+                "target_type": row.parameters.get("to"),
+                "monthly_extra_cost": row.monthly_extra_cost,
+                "current_samples_per_currency_unit": row.current_samples_per_currency_unit,
+                "target_samples_per_currency_unit": row.target_samples_per_currency_unit,
+                "currency": row.currency,
+                "formula": row.saving_formula,
             }
         ).data
 

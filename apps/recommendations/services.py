@@ -50,6 +50,10 @@ _FIGURE_FIELDS = (
     "monthly_saving",
     "monthly_paid_while_waiting",
     "gpu_hours_waiting_per_month",
+    "upsize_reason",
+    "monthly_extra_cost",
+    "current_samples_per_currency_unit",
+    "target_samples_per_currency_unit",
     "currency",
     "saving_formula",
     "price_source",
@@ -96,10 +100,10 @@ def fingerprint(finding: rules.Finding) -> str:
 def _figures(finding: rules.Finding, currency: str) -> dict[str, Any]:
     """The stored figures of a finding; ``currency`` (the organization's) stands in where the
     finding carries no money at all (a thermal alert)."""
-    saving, waiting = finding.saving, finding.paid_while_waiting
+    saving, waiting, upsize = finding.saving, finding.paid_while_waiting, finding.upsize
     # The formula and price source of the money the finding does carry: its saving, else
     # what it reports apart from savings.
-    money = saving or waiting
+    money = saving or waiting or upsize
     # JSON round trip: the stored JSON compares equal to a fresh one only in its stored form.
     return {
         "title": finding.title[:300],
@@ -107,6 +111,14 @@ def _figures(finding: rules.Finding, currency: str) -> dict[str, Any]:
         "monthly_saving": saving.monthly_amount if saving else None,
         "monthly_paid_while_waiting": waiting.monthly_amount if waiting else None,
         "gpu_hours_waiting_per_month": waiting.gpu_hours_per_month if waiting else None,
+        "upsize_reason": upsize.reason if upsize else "",
+        "monthly_extra_cost": upsize.monthly_extra_cost if upsize else None,
+        "current_samples_per_currency_unit": (
+            upsize.current_samples_per_currency_unit if upsize else None
+        ),
+        "target_samples_per_currency_unit": (
+            upsize.target_samples_per_currency_unit if upsize else None
+        ),
         "currency": money.currency if money else currency,
         "saving_formula": money.formula if money else "",
         "price_source": money.price_source if money else "none",

@@ -261,6 +261,52 @@ def test_a_pipeline_finding_shows_paid_while_waiting_apart_from_savings_and_tota
     assert by_project["p-beta"] == "1409.76"  # the subscription's alone
 
 
+def test_an_upsize_shows_its_typed_figures_and_a_null_saving(
+    acme: Organization, alice_client, recs
+) -> None:
+    dearer = make_rec(
+        acme,
+        recs[0].instance,
+        "upsize",
+        None,
+        parameters={"to": "GN7.8XLARGE128"},
+        upsize_reason="next_in_family",
+        monthly_extra_cost=Decimal("3323.09"),
+        current_samples_per_currency_unit=Decimal("86400.0"),
+        target_samples_per_currency_unit=Decimal("44928.0"),
+    )
+    stuck = make_rec(
+        acme,
+        recs[2].instance,
+        "upsize",
+        None,
+        parameters={"reason": "no_larger_type"},
+        upsize_reason="no_larger_type",
+        current_samples_per_currency_unit=Decimal("65454.5"),
+    )
+    item = alice_client.get(f"{URL}/{dearer.pk}").json()
+    assert item["saving"] is None
+    assert item["upsize"] == {
+        "reason": "next_in_family",
+        "target_type": "GN7.8XLARGE128",
+        "monthly_extra_cost": "3323.09",
+        "current_samples_per_currency_unit": "86400.0",
+        "target_samples_per_currency_unit": "44928.0",
+        "currency": "CNY",
+        "formula": dearer.saving_formula,
+    }
+    upsize = alice_client.get(f"{URL}/{stuck.pk}").json()["upsize"]
+    assert (upsize["reason"], upsize["target_type"], upsize["monthly_extra_cost"]) == (
+        "no_larger_type",
+        None,
+        None,
+    )
+    # Every other kind has none; and what an upsize costs more is never in a total.
+    assert alice_client.get(f"{URL}/{recs[0].pk}").json()["upsize"] is None
+    totals = alice_client.get(f"{URL}/totals").json()["by_kind"]
+    assert {t["key"]: t["monthly_saving"] for t in totals}["upsize"] is None
+
+
 def test_it_validates_and_stores_settings_overrides(alice_client, charlie_client) -> None:
     url = f"{URL}/settings"
     response = alice_client.patch(url, {"thresholds": {"nonsense": 1}}, format="json")
@@ -283,8 +329,11 @@ def test_it_describes_every_field_in_the_schema(alice_client) -> None:
     detail = schema["components"]["schemas"]["RecommendationDetail"]["properties"]
     for name in ("saving", "confidence", "risk", "evidence", "action", "history", "realised"):
         assert name in detail, name
-    for name in ("saving", "paid_while_waiting"):
+    for name in ("saving", "paid_while_waiting", "upsize"):
         assert detail[name]["nullable"] is True, name
+    upsize = schema["components"]["schemas"]["Upsize"]["properties"]
+    assert upsize["monthly_extra_cost"]["format"] == "decimal"
+    assert upsize["target_samples_per_currency_unit"]["nullable"] is True
     waiting = schema["components"]["schemas"]["PaidWhileWaiting"]["properties"]
     assert waiting["gpu_hours_per_month"]["format"] == "decimal"
     assert waiting["monthly_amount"]["nullable"] is True

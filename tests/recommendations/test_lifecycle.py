@@ -14,6 +14,7 @@ from apps.billing.models import BillLine
 from apps.billing.rollups import bill_days_refresh
 from apps.recommendations import rules, services
 from apps.recommendations.models import Recommendation, RecommendationEvent, Status
+from apps.recommendations.rules import TypeOffer
 from apps.recommendations.selectors import (
     CENT,
     Realised,
@@ -22,7 +23,7 @@ from apps.recommendations.selectors import (
     recommendations_totals,
 )
 from apps.recommendations.serializers import RealisedSerializer
-from tests.recommendations.builders import evidence, hourly, working_hours_matrix
+from tests.recommendations.builders import T4_OFFERS, evidence, hourly, working_hours_matrix
 from tests.recommendations.factories import (
     AS_OF,
     END,
@@ -97,6 +98,40 @@ def test_a_pipeline_and_a_thermal_finding_are_stored_without_a_saving(
     # And no total counts either as money.
     by_kind, _ = recommendations_totals(rows=recommendations_list(organization=acme))
     assert {t.key: t.monthly_saving for t in by_kind} == {"data_pipeline": None, "thermal": None}
+
+
+def test_an_upsize_is_stored_with_its_own_figures_and_no_negative_saving(
+    acme, idle_box, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two upsizes found by the rule (a next type that costs more for the same work, and one
+    with no larger type): their typed figures are stored, their savings null."""
+    dearer = TypeOffer("GN7.8XLARGE128", "GN7", "NVIDIA T4", 2, 16, Decimal("20.00"))
+    pressed = {
+        "instance_id": idle_box.pk,
+        "project_id": idle_box.project_id,
+        "gpu_util_avg": hourly(75.0),
+        "gpu_mem_p95": hourly(96.0),
+    }
+    next_type = evidence(offers=(*T4_OFFERS[:2], dearer), **pressed)
+    largest = evidence(instance_type="GN7.8XLARGE128", gpu_count=2, **pressed)
+    found = [f for ev in (next_type, largest) for f in rules.evaluate(ev) if f.kind == "upsize"]
+    monkeypatch.setattr(rules, "evaluate", lambda *args, **kwargs: found)
+    _run(acme)
+    rows = {row.upsize_reason: row for row in Recommendation.objects.filter(kind="upsize")}
+    assert set(rows) == {"next_in_family", "no_larger_type"}
+    for finding in found:
+        figures = finding.upsize
+        assert figures is not None
+        row = rows[figures.reason]
+        assert row.monthly_saving is None
+        assert row.monthly_extra_cost == figures.monthly_extra_cost
+        assert row.current_samples_per_currency_unit == figures.current_samples_per_currency_unit
+        assert row.target_samples_per_currency_unit == figures.target_samples_per_currency_unit
+        assert row.saving_formula == figures.formula
+    # 5.0000 CNY/h x 720 h now; 2 cards at 5.0000 x 20.00/5.20 = 19.2308 CNY/h do it in 360 h.
+    assert rows["next_in_family"].monthly_extra_cost == Decimal("3323.09")
+    assert rows["no_larger_type"].monthly_extra_cost is None
+    assert _run(acme).unchanged == 2
 
 
 def test_a_changed_finding_updates_its_figures_in_the_same_row(acme, idle_box) -> None:

@@ -138,6 +138,11 @@ def test_it_gives_each_pattern_of_the_fleet_its_recommendation(fleet) -> None:
         assert saving > 0
     for instance in _instances(account, simulator, sim.MEMORY_PRESSURE):
         assert "upsize" in _kinds(instance), instance.name
+        upsize = Recommendation.objects.get(instance=instance, kind="upsize")
+        # The family's next type, or none larger: never a negative saving.
+        assert upsize.upsize_reason in ("next_in_family", "no_larger_type"), instance.name
+        assert upsize.monthly_saving is None or upsize.monthly_saving > 0, instance.name
+        assert upsize.monthly_extra_cost is None or upsize.monthly_extra_cost >= 0
     for instance in _instances(account, simulator, sim.HOT):
         assert "thermal" in _kinds(instance), instance.name
         alert = Recommendation.objects.get(instance=instance, kind="thermal")

@@ -47,6 +47,7 @@ from .types import (
     Risk,
     Saving,
     TypeOffer,
+    UpsizeFigures,
 )
 
 KINDS: tuple[tuple[str, str], ...] = (
@@ -194,6 +195,7 @@ __all__ = [
     "ThresholdDescription",
     "ThresholdError",
     "TypeOffer",
+    "UpsizeFigures",
     "billable_only",
     "describe_thresholds",
     "evaluate",

@@ -190,6 +190,34 @@ class PaidWhileWaiting:
     price_source: str
 
 
+#: Why an upsize finding proposes what it does: the next larger type of the family, or none
+#: because the catalog of the instance's zone has no larger type of its family.
+NEXT_IN_FAMILY = "next_in_family"
+NO_LARGER_TYPE = "no_larger_type"
+
+
+@dataclasses.dataclass(frozen=True)
+class UpsizeFigures:
+    """What relieving GPU memory pressure costs: per month and per unit of work.
+
+    ``reason`` is ``NEXT_IN_FAMILY`` (``target_type`` is the family's next larger type) or
+    ``NO_LARGER_TYPE`` (none in the zone's catalog: the pressure stands, nothing to price).
+    ``monthly_extra_cost`` is what the same month's work costs more on the target, never
+    negative (0.00 where it costs less: the finding's saving then says by how much); the
+    samples per currency unit (BERT-base training samples per yuan for CNY) compare the work
+    each buys. None where the target, the price or the throughput is unknown.
+    """
+
+    reason: str
+    target_type: str | None
+    monthly_extra_cost: Decimal | None
+    current_samples_per_currency_unit: Decimal | None
+    target_samples_per_currency_unit: Decimal | None
+    currency: str
+    formula: str
+    price_source: str
+
+
 @dataclasses.dataclass(frozen=True)
 class Confidence:
     evidence_days: float
@@ -223,6 +251,7 @@ class Finding:
     evidence: Mapping[str, Any]
     action: Mapping[str, Any]
     paid_while_waiting: PaidWhileWaiting | None = None
+    upsize: UpsizeFigures | None = None
 
     @property
     def target(self) -> str:

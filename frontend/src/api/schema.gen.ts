@@ -3223,6 +3223,8 @@ export interface components {
             readonly saving: components["schemas"]["Saving"] | null;
             /** @description The data pipeline's money and GPU-hours spent waiting, apart from savings (never in a total); null for every other kind. */
             readonly paid_while_waiting: components["schemas"]["PaidWhileWaiting"] | null;
+            /** @description An upsize's typed figures (extra cost, work per currency unit, reason); null for every other kind. */
+            readonly upsize: components["schemas"]["Upsize"] | null;
             readonly confidence: components["schemas"]["Confidence"];
             readonly risk: components["schemas"]["Risk"];
             /** Format: date-time */
@@ -3261,6 +3263,8 @@ export interface components {
             readonly saving: components["schemas"]["Saving"] | null;
             /** @description The data pipeline's money and GPU-hours spent waiting, apart from savings (never in a total); null for every other kind. */
             readonly paid_while_waiting: components["schemas"]["PaidWhileWaiting"] | null;
+            /** @description An upsize's typed figures (extra cost, work per currency unit, reason); null for every other kind. */
+            readonly upsize: components["schemas"]["Upsize"] | null;
             readonly confidence: components["schemas"]["Confidence"];
             readonly risk: components["schemas"]["Risk"];
             /** Format: date-time */
@@ -3805,6 +3809,41 @@ export interface components {
         Unsubscribe: {
             unsubscribed: boolean;
         };
+        /** @description An upsize's own figures: what the same work costs more, and the work each type buys. */
+        Upsize: {
+            /**
+             * @description next_in_family: target_type is the family's next larger type; no_larger_type: the zone's catalog has none (the memory pressure stands).
+             *
+             *     * `next_in_family` - next_in_family
+             *     * `no_larger_type` - no_larger_type
+             */
+            reason: components["schemas"]["UpsizeReasonEnum"];
+            target_type: string | null;
+            /**
+             * Format: decimal
+             * @description What the same month's work costs more on the target; never negative (0.00 when it costs less: the saving says by how much). Null without a target or a price.
+             */
+            monthly_extra_cost: string | null;
+            /**
+             * Format: decimal
+             * @description BERT-base training samples one unit of the currency buys now (per yuan for CNY).
+             */
+            current_samples_per_currency_unit: string | null;
+            /**
+             * Format: decimal
+             * @description The same on the target.
+             */
+            target_samples_per_currency_unit: string | null;
+            currency: string;
+            /** @description How the figures were computed, with the figures. */
+            formula: string;
+        };
+        /**
+         * @description * `next_in_family` - next_in_family
+         *     * `no_larger_type` - no_larger_type
+         * @enum {string}
+         */
+        UpsizeReasonEnum: "next_in_family" | "no_larger_type";
         Usage: {
             /** @description project: slug (null: unallocated); instance: id; fleet: null. */
             key: string | null;

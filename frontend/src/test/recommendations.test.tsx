@@ -49,6 +49,7 @@ function rec(overrides: Partial<RecommendationDetail>): RecommendationDetail {
       price_source: 'bills',
     },
     paid_while_waiting: null,
+    upsize: null,
     confidence: { level: 'high', evidence_days: 13.75, coverage_pct: 98.2 },
     risk: { level: 1, reason: 'Nothing ran on it for the whole lookback; restarting takes minutes.' },
     first_seen_at: '2026-10-20T02:00:00Z',
@@ -147,6 +148,25 @@ const PIPELINE = rec({
   },
 });
 const THERMAL = rec({ id: 15, kind: 'thermal', kind_label: 'Thermal alert', title: 'idle-a10-02 runs hot', saving: null });
+
+const UPSIZE_FIGURES = {
+  reason: 'next_in_family' as const,
+  target_type: 'GN10Xp.10XLARGE160',
+  monthly_extra_cost: '2448.00',
+  current_samples_per_currency_unit: '63797.5',
+  target_samples_per_currency_unit: '57600.0',
+  currency: 'CNY',
+  formula: 'now 31.6000 CNY/h x 720.0 h/month = 22752.00 CNY/month; the same samples on the target take 360.0 h x 70.0000 CNY/h = 25200.00 CNY/month',
+};
+const UPSIZE = rec({ id: 16, kind: 'upsize', kind_label: 'Upsize (memory pressure)', title: 'Upsize train-v100', saving: null, upsize: UPSIZE_FIGURES });
+const UPSIZE_STUCK = rec({
+  id: 17,
+  kind: 'upsize',
+  kind_label: 'Upsize (memory pressure)',
+  title: 'train-t4 is short of GPU memory',
+  saving: null,
+  upsize: { ...UPSIZE_FIGURES, reason: 'no_larger_type', target_type: null, monthly_extra_cost: null, target_samples_per_currency_unit: null },
+});
 
 /** p95 of 80 % on weekdays 09:00-19:00, 5 % otherwise. */
 const PROFILE: InstanceProfile = {
@@ -333,8 +353,8 @@ describe('the recommendations page', () => {
     expect(screen.getByTestId('rec-summary').textContent).toBe(`3 open recommendations worth ${money('800.00')} a month`);
   });
 
-  it('says paid while waiting and no saving in Chinese', async () => {
-    fakeServer([PIPELINE, THERMAL], { language: 'zh-hans' });
+  it('says paid while waiting, no saving and no larger type in Chinese', async () => {
+    fakeServer([PIPELINE, THERMAL, UPSIZE_STUCK], { language: 'zh-hans' });
     renderAppAt('/recommendations');
 
     const pipeline = await screen.findByTestId('rec-row-14');
@@ -342,7 +362,24 @@ describe('the recommendations page', () => {
     expect(within(pipeline).getByTestId('gpu-hours-waiting').textContent).toBe('每月 571.4 GPU 小时在等待数据');
     expect(within(screen.getByTestId('rec-row-15')).getByTestId('no-saving').textContent).toBe('无节省');
     expect(screen.getByTestId('rec-group-total-thermal').textContent).toBe('1 条建议 · 无节省');
+    expect(within(await screen.findByTestId('rec-row-17')).getByTestId('upsize-cost').textContent).toBe('该系列没有更大的机型');
     await i18n.changeLanguage('en');
+  });
+
+  it('shows an upsize\'s extra cost and work per yuan, or that no larger type exists, never as a saving', async () => {
+    fakeServer([IDLE_B, UPSIZE, UPSIZE_STUCK]);
+    renderAppAt('/recommendations');
+
+    const dearer = await screen.findByTestId('rec-row-16');
+    expect(within(dearer).getByTestId('upsize-cost').textContent).toBe(`Costs ${money('2448.00')} / month more for the same work`);
+    expect(within(dearer).getByTestId('work-per-money').textContent).toBe('Work per CNY: 63,798 samples now, 57,600 on GN10Xp.10XLARGE160');
+    expect(within(dearer).queryByTestId('saving-amount')).toBeNull();
+    const stuck = await screen.findByTestId('rec-row-17');
+    expect(within(stuck).getByTestId('upsize-cost').textContent).toBe('No larger type in this family');
+    expect(within(stuck).getByTestId('work-per-money').textContent).toBe('Work per CNY: 63,798 samples now');
+    for (const row of [dearer, stuck]) expect(row.textContent).not.toMatch(/¥0\.00|NaN|-¥/);
+    expect(screen.getByTestId('rec-group-total-upsize').textContent).toBe('2 recommendations · no saving');
+    expect(screen.getByTestId('rec-summary').textContent).toBe(`3 open recommendations worth ${money('800.00')} a month`);
   });
 
   it('keeps the status filter in the URL', async () => {

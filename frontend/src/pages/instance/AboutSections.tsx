@@ -6,7 +6,7 @@ import { EmptyState, ErrorBanner } from '../../components/ui';
 import { formatDateTime, formatRelative } from '../../format';
 import type { ApiData } from '../../hooks';
 import { intlLocale } from '../../i18n';
-import { formatMoney } from '../../money';
+import { formatMoney, isPositive } from '../../money';
 import { HourOfWeekHeatmap } from '../HourOfWeekHeatmap';
 import { chargeTypeLabel, formatGpus, isTerminated } from '../InstancesPage';
 import { ChartSkeleton } from './ChartSkeleton';
@@ -169,7 +169,11 @@ export function InstanceRecommendations({ recommendations }: { recommendations: 
                     ? t('instanceDetail.recommendations.paidWhileWaiting', {
                         amount: formatMoney(r.paid_while_waiting.monthly_amount, r.paid_while_waiting.currency),
                       })
-                    : t('instanceDetail.recommendations.noSaving')}
+                    : r.upsize?.monthly_extra_cost && isPositive(r.upsize.monthly_extra_cost)
+                      ? t('instanceDetail.recommendations.upsizeExtraCost', {
+                          amount: formatMoney(r.upsize.monthly_extra_cost, r.upsize.currency),
+                        })
+                      : t('instanceDetail.recommendations.noSaving')}
               </div>
             </li>
           ))}
