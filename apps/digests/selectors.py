@@ -16,7 +16,7 @@ import zoneinfo
 from collections import defaultdict
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.core.cache import cache
@@ -291,9 +291,14 @@ def cached_period_costs(
 def top_recommendations(
     *, organization: Organization, project_ids: Sequence[int] | None
 ) -> list[RecommendationLine]:
-    """The open recommendations worth the most per month (the scope's, if it has projects)."""
-    # Plan rows: an alternative overlaps its instance's plan (its money is counted there).
-    rows = recommendations_list(organization=organization, statuses=[Status.OPEN], role=PLAN)
+    """The open recommendations worth the most per month (the scope's, if it has projects).
+
+    Plan rows with a saving: an alternative overlaps its instance's plan (its money is counted
+    there), and a thermal alert or a data pipeline's time spent waiting is not money the digest
+    can promise per month."""
+    rows = recommendations_list(
+        organization=organization, statuses=[Status.OPEN], role=PLAN
+    ).filter(monthly_saving__isnull=False)
     if project_ids is not None:
         rows = rows.filter(project_id__in=list(project_ids))
     return [
@@ -301,7 +306,7 @@ def top_recommendations(
             id=row.pk,
             title=row.title,
             kind=row.kind,
-            monthly_saving=row.monthly_saving,
+            monthly_saving=cast(Decimal, row.monthly_saving),  # not null: filtered above
             currency=row.currency,
             target_name=(row.instance.name or row.instance.provider_id)
             if row.instance is not None

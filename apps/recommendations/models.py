@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 from apps.core.models import OrganizationScopedModel, TimestampedModel
 from apps.recommendations.rules import KINDS, PLAN, ROLES
@@ -61,9 +61,34 @@ class Recommendation(OrganizationScopedModel):
     parameters = models.JSONField(default=dict, blank=True)
     title = models.CharField(max_length=300)
     explanation = models.TextField()
-    monthly_saving = models.DecimalField(max_digits=16, decimal_places=2)
+    # Null where the finding saves nothing the bill shows (thermal, the data pipeline): not a
+    # zero saving, so it adds nothing to a total and sorts after every real one.
+    monthly_saving = models.DecimalField(max_digits=16, decimal_places=2, null=True, blank=True)
+    # "Paid while waiting" (the data pipeline): money and GPU-hours a month the GPU waits for
+    # data. Its own figure, never added to savings; null for every other kind.
+    monthly_paid_while_waiting = models.DecimalField(
+        max_digits=16, decimal_places=2, null=True, blank=True
+    )
+    gpu_hours_waiting_per_month = models.DecimalField(
+        max_digits=12, decimal_places=1, null=True, blank=True
+    )
+    # Upsize (GPU memory pressure): why it proposes what it does (next_in_family, or
+    # no_larger_type), what the same work costs more a month on the target (never a negative
+    # saving), and the work each type buys: BERT-base samples per unit of the currency.
+    # Blank and null for every other kind.
+    upsize_reason = models.CharField(max_length=16, blank=True, default="")
+    monthly_extra_cost = models.DecimalField(max_digits=16, decimal_places=2, null=True, blank=True)
+    current_samples_per_currency_unit = models.DecimalField(
+        max_digits=20, decimal_places=1, null=True, blank=True
+    )
+    target_samples_per_currency_unit = models.DecimalField(
+        max_digits=20, decimal_places=1, null=True, blank=True
+    )
     currency = models.CharField(max_length=3)
-    saving_formula = models.TextField()
+    saving_formula = models.TextField(
+        help_text="How the row's money figures are computed: the saving's, or where there is "
+        "none, its paid-while-waiting (or upsize) figures'."
+    )
     price_source = models.CharField(max_length=16)
     confidence = models.CharField(max_length=8)
     evidence_days = models.FloatField()
@@ -88,7 +113,7 @@ class Recommendation(OrganizationScopedModel):
     resolved_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["-monthly_saving", "id"]
+        ordering = [F("monthly_saving").desc(nulls_last=True), "id"]
         constraints = [
             models.UniqueConstraint(
                 fields=["organization", "fingerprint"],

@@ -7,7 +7,7 @@ import datetime as dt
 from collections import defaultdict
 from decimal import Decimal
 
-from django.db.models import Count, Max, Min, Q, QuerySet, Sum
+from django.db.models import Count, F, Max, Min, Q, QuerySet, Sum
 
 from apps.accounts.models import Organization
 from apps.billing.models import BillLine
@@ -21,14 +21,19 @@ CENT = Decimal("0.01")
 # Weeks of bills before acceptance that the realised saving compares against.
 BASELINE_WEEKS = 4
 
+# Rows without a saving (null: thermal, the data pipeline) sort after every saving, whichever
+# the direction: PostgreSQL would put them first in a descending order.
+_SAVING_DESC = F("monthly_saving").desc(nulls_last=True)
+_SAVING_ASC = F("monthly_saving").asc(nulls_last=True)
+
 ORDERINGS = {
-    "saving": ("monthly_saving", "id"),
-    "-saving": ("-monthly_saving", "id"),
-    "risk": ("risk_level", "-monthly_saving", "id"),
-    "-risk": ("-risk_level", "-monthly_saving", "id"),
+    "saving": (_SAVING_ASC, "id"),
+    "-saving": (_SAVING_DESC, "id"),
+    "risk": ("risk_level", _SAVING_DESC, "id"),
+    "-risk": ("-risk_level", _SAVING_DESC, "id"),
     "first_seen": ("first_seen_at", "id"),
     "-first_seen": ("-first_seen_at", "-id"),
-    "kind": ("kind", "-monthly_saving", "id"),
+    "kind": ("kind", _SAVING_DESC, "id"),
 }
 
 
@@ -71,7 +76,8 @@ class Total:
     key: str | int | None
     label: str
     count: int
-    monthly_saving: Decimal
+    monthly_saving: Decimal | None
+    """The savings of the rows that have one; None when none of them has (thermal)."""
     currency: str
     alternatives: int = 0
     """Of ``count``, the alternatives: counted, their money not (``recommendations_totals``)."""
@@ -82,9 +88,11 @@ def recommendations_totals(*, rows: QuerySet[Recommendation]) -> tuple[list[Tota
 
     Every row is counted; the money is the plan rows' only: an alternative excludes or
     overlaps its instance's plan, and adding it up would count the same money twice
-    (``rules.plans``)."""
-    by_kind: dict[tuple[str, str], list] = defaultdict(lambda: [0, Decimal(0), "", 0])
-    by_project: dict[tuple[int | None, str], list] = defaultdict(lambda: [0, Decimal(0), "", 0])
+    (``rules.plans``). Rows without a saving (null) add nothing to the money either: a group
+    where no row has one has no saving (None) rather than a zero one.
+    """
+    by_kind: dict[tuple[str, str], list] = defaultdict(lambda: [0, None, "", 0])
+    by_project: dict[tuple[int | None, str], list] = defaultdict(lambda: [0, None, "", 0])
     grouped = (
         rows.order_by()
         .values("kind", "project_id", "project__name", "currency")
@@ -92,31 +100,41 @@ def recommendations_totals(*, rows: QuerySet[Recommendation]) -> tuple[list[Tota
             total=Sum("monthly_saving", filter=Q(role=PLAN)),
             n=Count("id"),
             alternatives=Count("id", filter=~Q(role=PLAN)),
+            priced=Count("monthly_saving"),
         )
     )
     labels = dict(KINDS)
+
+    def add(into: list, n: int, total: Decimal | None, priced: int) -> None:
+        into[0] += n
+        if total is not None or priced:
+            # Rows with a saving that are all alternatives: a saving of zero, not none.
+            into[1] = (into[1] or Decimal(0)) + (total or Decimal(0))
+
     for item in grouped:
-        total = item["total"] or Decimal(0)
         kind = by_kind[(item["kind"], item["currency"])]
-        kind[0] += item["n"]
-        kind[1] += total
+        add(kind, item["n"], item["total"], item["priced"])
         kind[2] = labels.get(item["kind"], item["kind"])
         kind[3] += item["alternatives"]
         project = by_project[(item["project_id"], item["currency"])]
-        project[0] += item["n"]
-        project[1] += total
+        add(project, item["n"], item["total"], item["priced"])
         project[2] = item["project__name"] or "Unallocated"
         project[3] += item["alternatives"]
 
-    def order(total: Total) -> tuple[Decimal, str]:
-        return (-total.monthly_saving, str(total.key))
+    def order(total: Total) -> tuple[bool, Decimal, str]:
+        # Largest saving first, groups without one last.
+        saving = total.monthly_saving
+        return (saving is None, -(saving or Decimal(0)), str(total.key))
+
+    def rounded(total: Decimal | None) -> Decimal | None:
+        return total.quantize(CENT) if total is not None else None
 
     kinds = [
-        Total(key, label, n, total.quantize(Decimal("0.01")), currency, alternatives)
+        Total(key, label, n, rounded(total), currency, alternatives)
         for (key, currency), (n, total, label, alternatives) in by_kind.items()
     ]
     projects = [
-        Total(key, label, n, total.quantize(Decimal("0.01")), currency, alternatives)
+        Total(key, label, n, rounded(total), currency, alternatives)
         for (key, currency), (n, total, label, alternatives) in by_project.items()
     ]
     return sorted(kinds, key=order), sorted(projects, key=order)
@@ -143,7 +161,8 @@ class Realised:
     weekly_cost_after: Decimal | None
     weekly_saving: Decimal | None
     monthly_saving_realised: Decimal | None
-    monthly_saving_promised: Decimal
+    monthly_saving_promised: Decimal | None
+    """None for a finding that promised no saving (the data pipeline, thermal)."""
     currency: str
     instances: list[str]
     """Whose bills these are (names): the target, or the instances a project-wide one stops."""

@@ -26,9 +26,11 @@ from apps.recommendations.rules import (
     RuleThresholds,
 )
 from apps.recommendations.rules.thresholds import threshold_limit
+from apps.recommendations.rules.types import NEXT_IN_FAMILY, NO_LARGER_TYPE
 from apps.recommendations.selectors import ORDERINGS
 
 ACTIONS = ("accept", "dismiss", "snooze", "reopen")
+UPSIZE_REASONS = (NEXT_IN_FAMILY, NO_LARGER_TYPE)
 # What a project-level finding does to each of its instances.
 MEMBER_ROLES = ("stop", "keep")
 
@@ -90,6 +92,54 @@ class SavingSerializer(serializers.Serializer):
     currency = serializers.CharField()
     formula = serializers.CharField(help_text="How the amount was computed, with the figures.")
     price_source = serializers.CharField(help_text="bills, catalog or none.")
+
+
+class PaidWhileWaitingSerializer(serializers.Serializer):
+    """What the GPU's waiting for data costs a month: its own figure, never a saving."""
+
+    monthly_amount = serializers.DecimalField(
+        max_digits=16,
+        decimal_places=2,
+        allow_null=True,
+        help_text="Money a month paid while the GPU waits; null when no price is known.",
+    )
+    gpu_hours_per_month = serializers.DecimalField(
+        max_digits=12, decimal_places=1, help_text="GPU-hours a month spent waiting for data."
+    )
+    currency = serializers.CharField()
+    formula = serializers.CharField(help_text="How both figures were computed, with the figures.")
+    price_source = serializers.CharField(help_text="bills, catalog or none.")
+
+
+class UpsizeSerializer(serializers.Serializer):
+    """An upsize's own figures: what the same work costs more, and the work each type buys."""
+
+    reason = serializers.ChoiceField(
+        choices=UPSIZE_REASONS,
+        help_text="next_in_family: target_type is the family's next larger type; "
+        "no_larger_type: the zone's catalog has none (the memory pressure stands).",
+    )
+    target_type = serializers.CharField(allow_null=True)
+    monthly_extra_cost = serializers.DecimalField(
+        max_digits=16,
+        decimal_places=2,
+        allow_null=True,
+        help_text="What the same month's work costs more on the target; never negative "
+        "(0.00 when it costs less: the saving says by how much). Null without a target or "
+        "a price.",
+    )
+    current_samples_per_currency_unit = serializers.DecimalField(
+        max_digits=20,
+        decimal_places=1,
+        allow_null=True,
+        help_text="BERT-base training samples one unit of the currency buys now (per yuan "
+        "for CNY).",
+    )
+    target_samples_per_currency_unit = serializers.DecimalField(
+        max_digits=20, decimal_places=1, allow_null=True, help_text="The same on the target."
+    )
+    currency = serializers.CharField()
+    formula = serializers.CharField(help_text="How the figures were computed, with the figures.")
 
 
 class ConfidenceSerializer(serializers.Serializer):
@@ -186,7 +236,12 @@ class RealisedSerializer(serializers.Serializer):
     monthly_saving_realised = serializers.DecimalField(
         max_digits=16, decimal_places=2, allow_null=True
     )
-    monthly_saving_promised = serializers.DecimalField(max_digits=16, decimal_places=2)
+    monthly_saving_promised = serializers.DecimalField(
+        max_digits=16,
+        decimal_places=2,
+        allow_null=True,
+        help_text="Null where the recommendation promised no saving (the data pipeline).",
+    )
     currency = serializers.CharField()
 
 
@@ -257,7 +312,18 @@ class RecommendationSerializer(serializers.ModelSerializer):
         "share of the saving; empty for an instance's own finding."
     )
     project_name = serializers.SerializerMethodField()
-    saving = serializers.SerializerMethodField()
+    saving = serializers.SerializerMethodField(
+        help_text="Null where the finding saves nothing the bill shows (thermal, the data "
+        "pipeline): never a zero or negative saving."
+    )
+    paid_while_waiting = serializers.SerializerMethodField(
+        help_text="The data pipeline's money and GPU-hours spent waiting, apart from savings "
+        "(never in a total); null for every other kind."
+    )
+    upsize = serializers.SerializerMethodField(
+        help_text="An upsize's typed figures (extra cost, work per currency unit, reason); "
+        "null for every other kind."
+    )
     confidence = serializers.SerializerMethodField()
     risk = serializers.SerializerMethodField()
 
@@ -281,6 +347,8 @@ class RecommendationSerializer(serializers.ModelSerializer):
             "title",
             "explanation",
             "saving",
+            "paid_while_waiting",
+            "upsize",
             "confidence",
             "risk",
             "first_seen_at",
@@ -311,14 +379,46 @@ class RecommendationSerializer(serializers.ModelSerializer):
     def get_project_name(self, row: Recommendation) -> str | None:
         return row.project.name if row.project else None
 
-    @extend_schema_field(SavingSerializer)
+    @extend_schema_field(SavingSerializer(allow_null=True))
     def get_saving(self, row: Recommendation) -> Any:
+        if row.monthly_saving is None:
+            return None
         return SavingSerializer(
             {
                 "monthly_amount": row.monthly_saving,
                 "currency": row.currency,
                 "formula": row.saving_formula,
                 "price_source": row.price_source,
+            }
+        ).data
+
+    @extend_schema_field(PaidWhileWaitingSerializer(allow_null=True))
+    def get_paid_while_waiting(self, row: Recommendation) -> Any:
+        if row.gpu_hours_waiting_per_month is None:
+            return None
+        return PaidWhileWaitingSerializer(
+            {
+                "monthly_amount": row.monthly_paid_while_waiting,
+                "gpu_hours_per_month": row.gpu_hours_waiting_per_month,
+                "currency": row.currency,
+                "formula": row.saving_formula,
+                "price_source": row.price_source,
+            }
+        ).data
+
+    @extend_schema_field(UpsizeSerializer(allow_null=True))
+    def get_upsize(self, row: Recommendation) -> Any:
+        if not row.upsize_reason:
+            return None
+        return UpsizeSerializer(
+            {
+                "reason": row.upsize_reason,
+                "target_type": row.parameters.get("to"),
+                "monthly_extra_cost": row.monthly_extra_cost,
+                "current_samples_per_currency_unit": row.current_samples_per_currency_unit,
+                "target_samples_per_currency_unit": row.target_samples_per_currency_unit,
+                "currency": row.currency,
+                "formula": row.saving_formula,
             }
         ).data
 
@@ -401,11 +501,15 @@ class RecommendationDetailSerializer(RecommendationSerializer):
 class TotalSerializer(serializers.Serializer):
     key = serializers.CharField(allow_null=True, help_text="The kind, or the project id.")
     label = serializers.CharField()  # type: ignore[assignment]
-    count = serializers.IntegerField(help_text="Every row, alternatives included.")
+    count = serializers.IntegerField(
+        help_text="Every row, alternatives and rows without a saving included."
+    )
     monthly_saving = serializers.DecimalField(
         max_digits=16,
         decimal_places=2,
-        help_text="The plan rows' savings: an alternative's money is not added up.",
+        allow_null=True,
+        help_text="The plan rows' savings (an alternative's money is not added up); null when "
+        "none of them has one (thermal).",
     )
     currency = serializers.CharField()
     alternatives = serializers.IntegerField(help_text="Of count, the alternatives.")

@@ -48,6 +48,12 @@ _FIGURE_FIELDS = (
     "title",
     "explanation",
     "monthly_saving",
+    "monthly_paid_while_waiting",
+    "gpu_hours_waiting_per_month",
+    "upsize_reason",
+    "monthly_extra_cost",
+    "current_samples_per_currency_unit",
+    "target_samples_per_currency_unit",
     "currency",
     "saving_formula",
     "price_source",
@@ -92,15 +98,31 @@ def fingerprint(finding: rules.Finding) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _figures(finding: rules.Finding) -> dict[str, Any]:
+def _figures(finding: rules.Finding, currency: str) -> dict[str, Any]:
+    """The stored figures of a finding; ``currency`` (the organization's) stands in where the
+    finding carries no money at all (a thermal alert)."""
+    saving, waiting, upsize = finding.saving, finding.paid_while_waiting, finding.upsize
+    # The formula and price source of the money the finding does carry: its saving, else
+    # what it reports apart from savings.
+    money = saving or waiting or upsize
     # JSON round trip: the stored JSON compares equal to a fresh one only in its stored form.
     return {
         "title": finding.title[:300],
         "explanation": finding.explanation,
-        "monthly_saving": finding.saving.monthly_amount,
-        "currency": finding.saving.currency,
-        "saving_formula": finding.saving.formula,
-        "price_source": finding.saving.price_source,
+        "monthly_saving": saving.monthly_amount if saving else None,
+        "monthly_paid_while_waiting": waiting.monthly_amount if waiting else None,
+        "gpu_hours_waiting_per_month": waiting.gpu_hours_per_month if waiting else None,
+        "upsize_reason": upsize.reason if upsize else "",
+        "monthly_extra_cost": upsize.monthly_extra_cost if upsize else None,
+        "current_samples_per_currency_unit": (
+            upsize.current_samples_per_currency_unit if upsize else None
+        ),
+        "target_samples_per_currency_unit": (
+            upsize.target_samples_per_currency_unit if upsize else None
+        ),
+        "currency": money.currency if money else currency,
+        "saving_formula": money.formula if money else "",
+        "price_source": money.price_source if money else "none",
         "confidence": finding.confidence.level,
         "evidence_days": finding.confidence.evidence_days,
         "coverage_pct": finding.confidence.coverage_pct,
@@ -202,12 +224,12 @@ def recommendations_run(*, organization: Organization, as_of: dt.datetime) -> Ru
                         last_seen_at=as_of,
                         status=Status.OPEN,
                         status_reason="Found.",
-                        **_figures(finding),
+                        **_figures(finding, organization.currency),
                     )
                 )
                 result.created += 1
                 continue
-            changed = _apply_figures(row, finding)
+            changed = _apply_figures(row, finding, organization.currency)
             if row.status == Status.SNOOZED and row.snoozed_until and row.snoozed_until <= as_of:
                 events.append(_change(row, Status.OPEN, as_of, "Snooze ended.", None))
                 row.snoozed_until = None
@@ -288,9 +310,9 @@ def _insert(rows: list[Recommendation]) -> None:
         row._state.adding, row._state.db = False, connection.alias
 
 
-def _apply_figures(row: Recommendation, finding: rules.Finding) -> bool:
+def _apply_figures(row: Recommendation, finding: rules.Finding, currency: str) -> bool:
     changed = False
-    for name, value in _figures(finding).items():
+    for name, value in _figures(finding, currency).items():
         if getattr(row, name) != value:
             setattr(row, name, value)
             changed = True

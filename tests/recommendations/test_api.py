@@ -19,7 +19,7 @@ URL = "/api/v1/recommendations"
 
 
 def make_rec(
-    organization: Organization, instance, kind: str, saving: str, **fields
+    organization: Organization, instance, kind: str, saving: str | None, **fields
 ) -> Recommendation:
     now = timezone.now()
     return Recommendation.objects.create(
@@ -30,9 +30,9 @@ def make_rec(
         project=instance.project,
         title=f"{kind} {instance.name}",
         explanation="Because.",
-        monthly_saving=Decimal(saving),
+        monthly_saving=Decimal(saving) if saving is not None else None,
         currency="CNY",
-        saving_formula="5.0000 CNY/h x 720 h/month",
+        saving_formula=fields.pop("saving_formula", "5.0000 CNY/h x 720 h/month"),
         price_source="bills",
         confidence="high",
         evidence_days=14.0,
@@ -57,7 +57,7 @@ def recs(acme: Organization):
     a, b = make_instance(acme, "alpha"), make_instance(acme, "beta")
     return [
         make_rec(acme, a, "stop_idle", "3600.00"),
-        make_rec(acme, a, "thermal", "0.00"),
+        make_rec(acme, a, "thermal", None),
         make_rec(acme, b, "subscription", "1409.76"),
         make_rec(acme, b, "schedule", "500.00", status=Status.RESOLVED),
     ]
@@ -85,6 +85,9 @@ def test_it_lists_unresolved_recommendations_by_saving_with_pinned_queries(
     # The cloud's id beside the internal one, for tooling that knows only the cloud's.
     assert (first["instance"], first["cloud_instance_id"]) == (recs[0].instance_id, "ins-alpha")
     assert first["members"] == []
+    assert first["paid_while_waiting"] is None
+    # No saving is null, not "0.00", and sorts after every saving.
+    assert body["results"][2]["saving"] is None
 
 
 def test_it_filters_by_kind_status_project_instance_and_minimum_saving(
@@ -100,7 +103,8 @@ def test_it_filters_by_kind_status_project_instance_and_minimum_saving(
     assert kinds(project=recs[2].project_id) == ["subscription"]
     assert kinds(instance=recs[0].instance_id) == ["stop_idle", "thermal"]
     assert kinds(min_saving="1000") == ["stop_idle", "subscription"]
-    assert kinds(ordering="saving") == ["thermal", "subscription", "stop_idle"]
+    assert kinds(ordering="saving") == ["subscription", "stop_idle", "thermal"]
+    assert kinds(ordering="-risk") == ["stop_idle", "subscription", "thermal"]
     bad = alice_client.get(URL, {"kind": "nonsense"})
     assert bad.status_code == 400
     assert "kind" in str(bad.json())
@@ -214,7 +218,7 @@ def test_it_totals_savings_by_kind_and_by_project(alice_client, recs) -> None:
     assert [(t["key"], t["monthly_saving"], t["count"]) for t in body["by_kind"]] == [
         ("stop_idle", "3600.00", 1),
         ("subscription", "1409.76", 1),
-        ("thermal", "0.00", 1),
+        ("thermal", None, 1),
     ]
     assert [(t["label"], t["monthly_saving"]) for t in body["by_project"]] == [
         ("p-alpha", "3600.00"),
@@ -240,6 +244,87 @@ def test_alternatives_are_listed_and_counted_but_their_money_is_not_added_up(
     assert alice_client.get(URL, {"role": "neither"}).status_code == 400
 
 
+def test_a_pipeline_finding_shows_paid_while_waiting_apart_from_savings_and_totals(
+    acme: Organization, alice_client, recs
+) -> None:
+    pipeline = make_rec(
+        acme,
+        recs[2].instance,
+        "data_pipeline",
+        None,
+        monthly_paid_while_waiting=Decimal("2857.14"),
+        gpu_hours_waiting_per_month=Decimal("571.4"),
+        saving_formula="5.0000 CNY/h x 720.0 h/month = 3600.00 CNY/month x 16000/20160",
+    )
+    item = alice_client.get(f"{URL}/{pipeline.pk}").json()
+    assert item["saving"] is None
+    assert item["paid_while_waiting"] == {
+        "monthly_amount": "2857.14",
+        "gpu_hours_per_month": "571.4",
+        "currency": "CNY",
+        "formula": pipeline.saving_formula,
+        "price_source": "bills",
+    }
+    # Listed after every saving (the two without one by id), left out by a minimum saving,
+    # and never added to a total.
+    listed = [r["kind"] for r in alice_client.get(URL).json()["results"]]
+    assert listed == ["stop_idle", "subscription", "thermal", "data_pipeline"]
+    assert "data_pipeline" not in [
+        r["kind"] for r in alice_client.get(URL, {"min_saving": "0"}).json()["results"]
+    ]
+    body = alice_client.get(f"{URL}/totals").json()
+    by_kind = {t["key"]: (t["monthly_saving"], t["count"]) for t in body["by_kind"]}
+    assert by_kind["data_pipeline"] == (None, 1)
+    by_project = {t["label"]: t["monthly_saving"] for t in body["by_project"]}
+    assert by_project["p-beta"] == "1409.76"  # the subscription's alone
+
+
+def test_an_upsize_shows_its_typed_figures_and_a_null_saving(
+    acme: Organization, alice_client, recs
+) -> None:
+    dearer = make_rec(
+        acme,
+        recs[0].instance,
+        "upsize",
+        None,
+        parameters={"to": "GN7.8XLARGE128"},
+        upsize_reason="next_in_family",
+        monthly_extra_cost=Decimal("3323.09"),
+        current_samples_per_currency_unit=Decimal("86400.0"),
+        target_samples_per_currency_unit=Decimal("44928.0"),
+    )
+    stuck = make_rec(
+        acme,
+        recs[2].instance,
+        "upsize",
+        None,
+        parameters={"reason": "no_larger_type"},
+        upsize_reason="no_larger_type",
+        current_samples_per_currency_unit=Decimal("65454.5"),
+    )
+    item = alice_client.get(f"{URL}/{dearer.pk}").json()
+    assert item["saving"] is None
+    assert item["upsize"] == {
+        "reason": "next_in_family",
+        "target_type": "GN7.8XLARGE128",
+        "monthly_extra_cost": "3323.09",
+        "current_samples_per_currency_unit": "86400.0",
+        "target_samples_per_currency_unit": "44928.0",
+        "currency": "CNY",
+        "formula": dearer.saving_formula,
+    }
+    upsize = alice_client.get(f"{URL}/{stuck.pk}").json()["upsize"]
+    assert (upsize["reason"], upsize["target_type"], upsize["monthly_extra_cost"]) == (
+        "no_larger_type",
+        None,
+        None,
+    )
+    # Every other kind has none; and what an upsize costs more is never in a total.
+    assert alice_client.get(f"{URL}/{recs[0].pk}").json()["upsize"] is None
+    totals = alice_client.get(f"{URL}/totals").json()["by_kind"]
+    assert {t["key"]: t["monthly_saving"] for t in totals}["upsize"] is None
+
+
 def test_it_validates_and_stores_settings_overrides(alice_client, charlie_client) -> None:
     url = f"{URL}/settings"
     response = alice_client.patch(url, {"thresholds": {"nonsense": 1}}, format="json")
@@ -262,6 +347,14 @@ def test_it_describes_every_field_in_the_schema(alice_client) -> None:
     detail = schema["components"]["schemas"]["RecommendationDetail"]["properties"]
     for name in ("saving", "confidence", "risk", "evidence", "action", "history", "realised"):
         assert name in detail, name
+    for name in ("saving", "paid_while_waiting", "upsize"):
+        assert detail[name]["nullable"] is True, name
+    upsize = schema["components"]["schemas"]["Upsize"]["properties"]
+    assert upsize["monthly_extra_cost"]["format"] == "decimal"
+    assert upsize["target_samples_per_currency_unit"]["nullable"] is True
+    waiting = schema["components"]["schemas"]["PaidWhileWaiting"]["properties"]
+    assert waiting["gpu_hours_per_month"]["format"] == "decimal"
+    assert waiting["monthly_amount"]["nullable"] is True
     evidence = schema["components"]["schemas"]["Evidence"]["properties"]
     assert set(evidence) == {"chart", "chart_range", "figures"}
     for name in ("Recommendation", "RecommendationDetail"):

@@ -55,6 +55,7 @@ def month_hours(weekly: int | Decimal) -> Decimal:
 def test_it_runs_the_night_of_four_alike_instances_on_one_and_prices_the_three_stopped() -> None:
     group = [member(0, 16.0), member(1, 18.0), member(2, 17.0), member(3, 16.0)]
     (finding,) = fewer_at_night(group, TH)
+    assert finding.saving is not None
     assert finding.kind == "night_downshift"
     assert (finding.instance_id, finding.target) == (None, "project:3")
     assert finding.parameters == {
@@ -112,6 +113,7 @@ def test_it_keeps_two_when_the_night_load_needs_two_and_prices_from_the_catalog(
     catalog's 5.20 CNY/h, and it says so)."""
     group = [member(i, 25.0, billed_hours=Decimal(0)) for i in range(4)]
     (finding,) = fewer_at_night(group, TH)
+    assert finding.saving is not None
     assert finding.parameters["keep"] == 2
     assert finding.action["stop_instances"] == ["ins-web0", "ins-web1"]
     per_instance = (Decimal("5.20") * month_hours(NIGHT_HOURS)).quantize(CENT)
@@ -160,6 +162,7 @@ def test_it_leaves_an_instance_on_a_monthly_subscription_out() -> None:
     prepaid = member(9, 5.5, charge_type="PREPAID")
     group = [member(0, 16.0), member(1, 18.0), member(2, 17.0), prepaid]
     (finding,) = fewer_at_night(group, TH)
+    assert finding.saving is not None
     assert finding.evidence["instances"] == 3
     assert "ins-web9" not in finding.evidence["night_p95_peak_pct"]
     assert finding.action["stop_instances"] == ["ins-web0", "ins-web2"]
@@ -343,6 +346,7 @@ def test_it_lists_its_members_with_shares_that_sum_to_the_saving_exactly() -> No
         for i, night in enumerate([16.0, 18.0, 17.0, 16.0])
     ]
     (finding,) = fewer_at_night(group, TH)
+    assert finding.saving is not None
     members = finding.action["members"]
     assert [(m["instance_id"], m["provider_id"], m["name"], m["role"]) for m in members] == [
         (100, "ins-web0", "web-0", "stop"),

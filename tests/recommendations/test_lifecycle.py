@@ -12,11 +12,18 @@ from django.core.exceptions import ValidationError
 from apps.accounts.models import Organization, User
 from apps.billing.models import BillLine
 from apps.billing.rollups import bill_days_refresh
-from apps.recommendations import services
+from apps.recommendations import rules, services
 from apps.recommendations.models import Recommendation, RecommendationEvent, Status
-from apps.recommendations.selectors import CENT, Realised, realised_saving, recommendations_list
+from apps.recommendations.rules import TypeOffer
+from apps.recommendations.selectors import (
+    CENT,
+    Realised,
+    realised_saving,
+    recommendations_list,
+    recommendations_totals,
+)
 from apps.recommendations.serializers import RealisedSerializer
-from tests.recommendations.builders import working_hours_matrix
+from tests.recommendations.builders import T4_OFFERS, evidence, hourly, working_hours_matrix
 from tests.recommendations.factories import (
     AS_OF,
     END,
@@ -59,6 +66,72 @@ def test_it_creates_one_priced_recommendation_and_nothing_more_on_a_second_run(
     second = _run(acme)
     assert (second.created, second.updated, second.unchanged) == (0, 0, 1)
     assert _only(acme).updated_at == row.updated_at
+
+
+def test_a_pipeline_and_a_thermal_finding_are_stored_without_a_saving(
+    acme, idle_box, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rules' own findings, on hand-built evidence for this instance: what the run stores
+    of a finding without a saving (null, not 0.00) and of the money paid while waiting."""
+    hot_and_waiting = evidence(
+        instance_id=idle_box.pk,
+        project_id=idle_box.project_id,
+        gpu_util_p95=hourly(18.0),
+        gpu_temp_p95=hourly(88.0),
+        phase_minutes={"idle": 160, "data_processing": 16000, "training": 4000},
+    )
+    found = [f for f in rules.evaluate(hot_and_waiting) if f.kind in ("data_pipeline", "thermal")]
+    assert len(found) == 2
+    monkeypatch.setattr(rules, "evaluate", lambda *args, **kwargs: found)
+    _run(acme)
+    pipeline = Recommendation.objects.get(kind="data_pipeline")
+    thermal = Recommendation.objects.get(kind="thermal")
+    assert pipeline.monthly_saving is thermal.monthly_saving is None
+    (waiting,) = [f.paid_while_waiting for f in found if f.paid_while_waiting]
+    assert pipeline.monthly_paid_while_waiting == waiting.monthly_amount
+    assert pipeline.gpu_hours_waiting_per_month == waiting.gpu_hours_per_month
+    assert pipeline.saving_formula == waiting.formula
+    assert thermal.monthly_paid_while_waiting is None
+    assert (thermal.currency, thermal.price_source) == ("CNY", "none")
+    # Stored as found: a second run changes nothing (None compares equal to the stored null).
+    assert _run(acme).unchanged == 2
+    # And no total counts either as money.
+    by_kind, _ = recommendations_totals(rows=recommendations_list(organization=acme))
+    assert {t.key: t.monthly_saving for t in by_kind} == {"data_pipeline": None, "thermal": None}
+
+
+def test_an_upsize_is_stored_with_its_own_figures_and_no_negative_saving(
+    acme, idle_box, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two upsizes found by the rule (a next type that costs more for the same work, and one
+    with no larger type): their typed figures are stored, their savings null."""
+    dearer = TypeOffer("GN7.8XLARGE128", "GN7", "NVIDIA T4", 2, 16, Decimal("20.00"))
+    pressed = {
+        "instance_id": idle_box.pk,
+        "project_id": idle_box.project_id,
+        "gpu_util_avg": hourly(75.0),
+        "gpu_mem_p95": hourly(96.0),
+    }
+    next_type = evidence(offers=(*T4_OFFERS[:2], dearer), **pressed)
+    largest = evidence(instance_type="GN7.8XLARGE128", gpu_count=2, **pressed)
+    found = [f for ev in (next_type, largest) for f in rules.evaluate(ev) if f.kind == "upsize"]
+    monkeypatch.setattr(rules, "evaluate", lambda *args, **kwargs: found)
+    _run(acme)
+    rows = {row.upsize_reason: row for row in Recommendation.objects.filter(kind="upsize")}
+    assert set(rows) == {"next_in_family", "no_larger_type"}
+    for finding in found:
+        figures = finding.upsize
+        assert figures is not None
+        row = rows[figures.reason]
+        assert row.monthly_saving is None
+        assert row.monthly_extra_cost == figures.monthly_extra_cost
+        assert row.current_samples_per_currency_unit == figures.current_samples_per_currency_unit
+        assert row.target_samples_per_currency_unit == figures.target_samples_per_currency_unit
+        assert row.saving_formula == figures.formula
+    # 5.0000 CNY/h x 720 h now; 2 cards at 5.0000 x 20.00/5.20 = 19.2308 CNY/h do it in 360 h.
+    assert rows["next_in_family"].monthly_extra_cost == Decimal("3323.09")
+    assert rows["no_larger_type"].monthly_extra_cost is None
+    assert _run(acme).unchanged == 2
 
 
 def test_a_changed_finding_updates_its_figures_in_the_same_row(acme, idle_box) -> None:
@@ -137,6 +210,7 @@ def test_a_day_only_instance_read_stopped_at_night_keeps_its_schedule(acme) -> N
     set_profile(box, p95)
     _run(acme)
     row = Recommendation.objects.get(instance=box, kind="schedule")
+    assert row.monthly_saving is not None
     assert row.monthly_saving > 0
     others = {
         r.kind: (r.monthly_saving, r.saving_formula)

@@ -40,12 +40,17 @@ def finding(kind: str, amount: str | None, instance_id: int | None = 7, **action
         parameters={},
         title=kind,
         explanation="",
-        saving=saving,  # type: ignore[arg-type]
+        saving=saving,
         confidence=Confidence(14, 100.0, "high"),
         risk=Risk(1, ""),
         evidence={},
         action=action,
     )
+
+
+def amount(row: Finding) -> Decimal:
+    assert row.saving is not None
+    return row.saving.monthly_amount
 
 
 def by_kind(findings: list[Finding]) -> dict[str, Finding]:
@@ -80,11 +85,11 @@ def test_the_monthly_cost_is_the_runtime_price_paid_times_the_hours_a_month() ->
 def test_a_schedule_and_spot_are_priced_in_sequence_never_above_the_cost() -> None:
     rows = by_kind(plan_instances([EV], [finding(SCHEDULE, "1440"), finding(SPOT, "2520")], TH))
     assert rows[SCHEDULE].role == rows[SPOT].role == PLAN
-    assert rows[SCHEDULE].saving.monthly_amount == Decimal("1440")
+    assert amount(rows[SCHEDULE]) == Decimal("1440")
     # Spot saves 70 % of what the schedule leaves (60 %): 3600 x 0.6 x 0.7.
-    assert rows[SPOT].saving.monthly_amount == Decimal("1512.00")
+    assert amount(rows[SPOT]) == Decimal("1512.00")
     for row in rows.values():
-        assert recomputed(row.evidence) == row.saving.monthly_amount
+        assert recomputed(row.evidence) == amount(row)
     assert rows[SPOT].evidence["plan"]["total"] == "2952.00"
 
 
@@ -94,7 +99,7 @@ def test_a_commitment_and_a_schedule_are_alternatives_the_larger_is_the_plan() -
     )
     assert rows[SCHEDULE].role == PLAN
     assert rows[SUBSCRIPTION].role == ALTERNATIVE
-    assert rows[SUBSCRIPTION].saving.monthly_amount == Decimal("1000")  # its own figure
+    assert amount(rows[SUBSCRIPTION]) == Decimal("1000")  # its own figure
 
 
 def test_two_prices_exclude_each_other() -> None:
@@ -123,9 +128,9 @@ def test_overlapping_findings_never_add_up_to_more_than_the_instance_costs() -> 
     rows = plan_instances([EV], findings, TH)
     plan = [r for r in rows if r.role == PLAN]
     assert len(plan) == 3
-    assert sum(r.saving.monthly_amount for r in plan) <= COST
+    assert sum(amount(r) for r in plan) <= COST
     for row in plan:
-        assert recomputed(row.evidence) == row.saving.monthly_amount
+        assert recomputed(row.evidence) == amount(row)
 
 
 def test_a_finding_without_money_joins_a_plan_it_does_not_conflict_with() -> None:
@@ -166,20 +171,18 @@ def test_a_stopped_share_of_fewer_at_night_comes_first() -> None:
     )
     rows = plan_instances([EV], [fewer, finding(SPOT, "2520")], TH)
     spot = next(r for r in rows if r.kind == SPOT)
-    assert next(r for r in rows if r.kind == FEWER_INSTANCES).saving.monthly_amount == Decimal(
-        "1000"
-    )
+    assert amount(next(r for r in rows if r.kind == FEWER_INSTANCES)) == Decimal("1000")
     share = (Decimal(1000) / COST).quantize(Decimal("0.000001"))
-    assert spot.saving.monthly_amount == (COST * (1 - share) * Decimal("0.7")).quantize(
+    assert amount(spot) == (COST * (1 - share) * Decimal("0.7")).quantize(
         Decimal("0.01"), rounding=ROUND_HALF_UP
     )
-    assert recomputed(spot.evidence) == spot.saving.monthly_amount
+    assert recomputed(spot.evidence) == amount(spot)
 
 
 def test_an_alternative_is_never_worth_more_than_the_instance_costs() -> None:
     rows = by_kind(plan_instances([EV], [finding(SPOT, "3000"), finding(SUBSCRIPTION, "5000")], TH))
     assert rows[SUBSCRIPTION].role == PLAN
-    assert rows[SUBSCRIPTION].saving.monthly_amount == COST
+    assert amount(rows[SUBSCRIPTION]) == COST
     assert rows[SPOT].role == ALTERNATIVE
 
 

@@ -16,6 +16,7 @@ from apps.recommendations.rules import (
     ReservedPrice,
     RuleThresholds,
     ThresholdError,
+    TypeOffer,
     billable_only,
     evaluate,
     samples_per_second,
@@ -57,6 +58,7 @@ def test_it_stops_an_instance_idle_around_the_clock_and_prices_it_from_the_bills
     findings = evaluate(idle_evidence())
     assert kinds(findings) == ["stop_idle"]
     (finding,) = findings
+    assert finding.saving is not None
     # 1680.00 CNY / 336 h = 5.0000 CNY/h; 336 h billed in 14 days -> 720 h a month.
     assert finding.saving.monthly_amount == Decimal("5.0000") * 720
     assert finding.saving.price_source == PRICE_FROM_BILLS
@@ -75,6 +77,7 @@ def test_it_reports_idle_held_separately_when_gpu_memory_is_held() -> None:
 
 def test_it_uses_the_catalog_price_without_bills_and_says_so() -> None:
     (finding,) = evaluate(idle_evidence(billed_hours=Decimal(0), billed_runtime_cost=Decimal(0)))
+    assert finding.saving is not None
     # Catalog 5.20 CNY/h x 336 observed hours in 14 days x 30/14 = 720 h.
     assert finding.saving.monthly_amount == (Decimal("5.20") * 720).quantize(CENT)
     assert finding.saving.price_source == PRICE_FROM_CATALOG
@@ -235,27 +238,122 @@ def test_it_downsizes_to_the_cheapest_type_that_fits_the_peak() -> None:
     assert finding.saving.monthly_amount == ((Decimal("13.2000") - target) * 720).quantize(CENT)
 
 
-def test_it_upsizes_memory_pressure_priced_per_unit_of_work() -> None:
+def pressed_v100(offers, **changes):
+    """2 x V100 (GN10Xp.5XLARGE80) with GPU memory at 96 % while 75 % busy, 31.60 CNY/h paid."""
+    base = {
+        "instance_type": "GN10Xp.5XLARGE80",
+        "family": "GN10Xp",
+        "gpu_model": "NVIDIA V100",
+        "gpu_count": 2,
+        "gpu_memory_gb": 32,
+        "gpu_util_avg": hourly(75.0),
+        "gpu_mem_p95": hourly(96.0),
+        "gpu_mem_avg": hourly(94.0),
+        "billed_runtime_cost": Decimal("10617.60"),
+        "offers": offers,
+    }
+    return evidence(**{**base, **changes})
+
+
+def v100(instance_type: str, cards: int, hourly_price: str) -> TypeOffer:
+    return TypeOffer(instance_type, "GN10Xp", "NVIDIA V100", cards, 32, Decimal(hourly_price))
+
+
+def same_work_on_target(finding):
+    """The month's work on the target, from the evidence shown: (cost now, cost there)."""
+    shown = finding.evidence
+    hours = Decimal(shown["running_hours_per_month"])
+    now = (Decimal(shown["price"]["runtime_hourly"]) * hours).quantize(CENT, ROUND_HALF_UP)
+    target_hours = hours * Decimal(shown["current_samples_per_hour"])
+    target_hours /= Decimal(shown["target_samples_per_hour"])
+    there = Decimal(shown["target_hourly"]) * target_hours.quantize(Decimal("0.1"), ROUND_HALF_UP)
+    return now, there.quantize(CENT, ROUND_HALF_UP)
+
+
+def test_it_upsizes_to_the_next_type_in_the_family_not_the_biggest_in_the_catalog() -> None:
+    """The next step (4 cards), not 8 cards, nor an A100 of another family that is cheaper per
+    sample: memory pressure is relieved by the next larger size of what it runs on."""
+    offers = (
+        *V100_A100_OFFERS,
+        v100("GN10Xp.20XLARGE320", 8, "126.40"),
+        v100("GN10Xp.10XLARGE160", 4, "63.20"),
+    )
+    finding = by_kind(evaluate(pressed_v100(offers)), "upsize")
+    assert finding.parameters == {"to": "GN10Xp.10XLARGE160"}
+    figures = finding.upsize
+    assert figures is not None
+    assert (figures.reason, figures.target_type) == ("next_in_family", "GN10Xp.10XLARGE160")
+    # Twice the cards at twice the price: the same work costs the same, so no saving, and
+    # no extra cost either (31.6000 x 720 h = 22752.00 = 63.2000 x 360 h).
+    now, there = same_work_on_target(finding)
+    assert now == there == Decimal("22752.00")
+    assert finding.saving is None
+    assert figures.monthly_extra_cost == Decimal("0.00")
+    # Work per yuan: samples per hour / price per hour, 2 x 280 x 3600 / 31.6000.
+    per_yuan = (Decimal(2 * 280 * 3600) / Decimal("31.6000")).quantize(Decimal("0.1"))
+    assert figures.current_samples_per_currency_unit == per_yuan
+    assert figures.target_samples_per_currency_unit == per_yuan
+
+
+@pytest.mark.parametrize("target_price", ["50.00", "60.00", "63.20", "70.00", "126.40"])
+def test_an_upsize_never_has_a_negative_saving(target_price: str) -> None:
+    """Dearer per unit of work: the extra cost, no saving. Cheaper: a positive saving."""
+    offers = (*V100_A100_OFFERS, v100("GN10Xp.10XLARGE160", 4, target_price))
+    finding = by_kind(evaluate(pressed_v100(offers)), "upsize")
+    figures = finding.upsize
+    assert figures is not None
+    now, there = same_work_on_target(finding)
+    assert figures.monthly_extra_cost == max(there - now, Decimal(0))
+    if there < now:
+        assert finding.saving is not None
+        assert finding.saving.monthly_amount == now - there > 0
+    else:
+        assert finding.saving is None
+    assert figures.monthly_extra_cost >= 0
+    assert (figures.target_samples_per_currency_unit or 0) > 0
+
+
+def test_an_upsize_without_any_price_names_its_target_and_prices_nothing() -> None:
+    unpriced = tuple(
+        dataclasses.replace(v100(name, cards, "0"), hourly_postpaid=None)
+        for name, cards in (("GN10Xp.5XLARGE80", 2), ("GN10Xp.10XLARGE160", 4))
+    )
+    ev = pressed_v100(unpriced, billed_hours=Decimal(0), billed_runtime_cost=Decimal(0))
+    finding = by_kind(evaluate(ev), "upsize")
+    assert finding.saving is None
+    assert finding.upsize is not None
+    assert finding.upsize.target_type == "GN10Xp.10XLARGE160"
+    assert finding.upsize.monthly_extra_cost is None
+    assert "cannot be priced" in finding.upsize.formula
+
+
+def test_memory_pressure_without_a_larger_type_stays_a_finding_without_a_saving() -> None:
+    """The largest GN7 already (2 x T4): nothing larger in the family, so no target, no
+    saving, and the reason and the pressure's evidence are shown."""
     ev = evidence(
-        instance_type="GN10Xp.5XLARGE80",
-        family="GN10Xp",
-        gpu_model="NVIDIA V100",
+        instance_type="GN7.8XLARGE128",
         gpu_count=2,
-        gpu_memory_gb=32,
         gpu_util_avg=hourly(75.0),
         gpu_mem_p95=hourly(96.0),
-        gpu_mem_avg=hourly(94.0),
-        billed_runtime_cost=Decimal("10617.60"),
-        offers=V100_A100_OFFERS,
+        billed_runtime_cost=Decimal("4435.20"),
     )
     finding = by_kind(evaluate(ev), "upsize")
-    # Now 31.6000 CNY/h for 2 x 280 samples/s; A100 28.50 CNY/h for 500 samples/s.
-    current = Decimal("31.6000") / Decimal(2 * 280 * 3600) * 1_000_000
-    target = Decimal("28.50") / Decimal(500 * 3600) * 1_000_000
-    monthly = Decimal("31.6000") * 720
-    assert finding.parameters == {"to": "GT4.4XLARGE96"}
-    assert finding.saving.monthly_amount == (monthly - monthly * target / current).quantize(CENT)
-    assert finding.evidence["current_cost_per_million_samples"] == str(current.quantize(CENT))
+    assert finding.saving is None
+    assert finding.parameters == {"reason": "no_larger_type"}
+    figures = finding.upsize
+    assert figures is not None
+    assert (figures.reason, figures.target_type, figures.monthly_extra_cost) == (
+        "no_larger_type",
+        None,
+        None,
+    )
+    assert finding.evidence["family"] == "GN7"
+    assert finding.evidence["memory_pressure_share_pct"] == 100.0
+    assert "commands" in finding.action
+    assert finding.action["commands"] == []
+    # What the work costs now is still shown: 2 x 120 x 3600 samples/h / 13.2000 CNY/h.
+    expected = (Decimal(2 * 120 * 3600) / Decimal("13.2000")).quantize(Decimal("0.1"))
+    assert figures.current_samples_per_currency_unit == expected
 
 
 def test_it_knows_the_bert_base_throughput_of_t4_v100_and_a100() -> None:
@@ -267,17 +365,49 @@ def test_it_knows_the_bert_base_throughput_of_t4_v100_and_a100() -> None:
     assert samples_per_second("NVIDIA A10") == 220.0
 
 
-def test_it_prices_a_data_bound_pipeline_at_the_cost_of_the_waiting() -> None:
+def test_it_reports_a_data_bound_pipeline_as_paid_while_waiting_not_as_a_saving() -> None:
     ev = evidence(
+        gpu_count=2,
         gpu_util_p95=hourly(18.0),
         gpu_mem_p95=hourly(56.0),
         phase_minutes={"idle": 160, "data_processing": 16000, "training": 4000},
     )
     finding = by_kind(evaluate(ev), "data_pipeline")
-    # 3600.00 CNY/month x 16000 / 20160 minutes.
-    expected = (Decimal("3600.00") * (Decimal(16000) / Decimal(20160))).quantize(CENT)
-    assert finding.saving.monthly_amount == expected
+    # Fixing the pipeline gives GPU time back; the bill stays: no saving.
+    assert finding.saving is None
+    waiting = finding.paid_while_waiting
+    assert waiting is not None
+    # Recomputed from the evidence shown: price x hours a month x the data-bound share.
+    shown = finding.evidence
+    share = Decimal(shown["data_bound_minutes"]) / Decimal(shown["analysed_minutes"])
+    hours = Decimal(shown["running_hours_per_month"])
+    hourly_price = Decimal(shown["price"]["runtime_hourly"])
+    monthly = (hourly_price * hours).quantize(CENT, ROUND_HALF_UP)
+    assert waiting.monthly_amount == (monthly * share).quantize(CENT, ROUND_HALF_UP)
+    gpu_hours = hours * shown["gpu_count"] * share
+    assert waiting.gpu_hours_per_month == gpu_hours.quantize(Decimal("0.1"), ROUND_HALF_UP)
+    # And the figures themselves: 1680.00 CNY / 336 h = 5.0000 CNY/h, 720 h, 2 cards.
+    assert (hourly_price, hours, shown["gpu_count"]) == (Decimal("5.0000"), Decimal("720.0"), 2)
+    assert waiting.gpu_hours_per_month == Decimal("1142.9")  # 720 x 2 x 16000/20160
+    assert f"= {waiting.monthly_amount} CNY/month paid while waiting" in waiting.formula
+    assert f"= {waiting.gpu_hours_per_month} GPU-hours/month" in waiting.formula
+    assert waiting.price_source == PRICE_FROM_BILLS
     assert finding.risk.level == 0
+
+
+def test_it_reports_the_gpu_hours_waiting_without_money_when_no_price_is_known() -> None:
+    ev = evidence(
+        gpu_util_p95=hourly(18.0),
+        phase_minutes={"idle": 160, "data_processing": 16000, "training": 4000},
+        billed_hours=Decimal(0),
+        billed_runtime_cost=Decimal(0),
+        offers=(),
+    )
+    finding = by_kind(evaluate(ev), "data_pipeline")
+    assert finding.saving is None
+    assert finding.paid_while_waiting is not None
+    assert finding.paid_while_waiting.monthly_amount is None
+    assert finding.paid_while_waiting.gpu_hours_per_month > 0
 
 
 def test_it_does_not_claim_a_busy_cpu_for_data_bound_minutes_seen_without_cpu() -> None:
@@ -295,8 +425,9 @@ def test_it_does_not_claim_a_busy_cpu_for_data_bound_minutes_seen_without_cpu() 
     assert "no CPU utilization for 15000 of those 16000 minutes" in unconfirmed.explanation
     assert unconfirmed.confidence.level == "low"
     assert unconfirmed.evidence["data_bound_minutes_without_cpu"] == 15000
-    # The money is the same waiting, priced the same way.
-    assert unconfirmed.saving == confirmed.saving
+    # The money is the same waiting, priced the same way, and neither is a saving.
+    assert unconfirmed.paid_while_waiting == confirmed.paid_while_waiting
+    assert unconfirmed.saving is confirmed.saving is None
     # Enough minutes seen with CPU (16000 - 6000 of 20160 >= 30 %): the usual finding.
     partly = dataclasses.replace(
         seen, phase_minutes_missing={"data_processing": {"cpu_util": 6000}}
@@ -306,7 +437,9 @@ def test_it_does_not_claim_a_busy_cpu_for_data_bound_minutes_seen_without_cpu() 
 
 def test_it_raises_a_thermal_alert_without_a_saving() -> None:
     finding = by_kind(evaluate(evidence(gpu_temp_p95=hourly(88.0))), "thermal")
-    assert finding.saving.monthly_amount == 0
+    # No saving at all, rather than a zero one that a total would count.
+    assert finding.saving is None
+    assert finding.paid_while_waiting is None
     assert "operations alert" in finding.explanation
 
 

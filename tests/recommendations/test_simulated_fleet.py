@@ -26,6 +26,7 @@ from apps.metrics.ingest import DATA_LAG, floor_minute
 from apps.metrics.services import MetricSeries, metrics_write_bulk
 from apps.recommendations import services
 from apps.recommendations.models import Recommendation, Status
+from apps.recommendations.selectors import CENT
 from tests.cloud.conftest import SIM_NOW, committed_simulated_organization, connect
 
 pytestmark = [
@@ -132,13 +133,34 @@ def test_it_gives_each_pattern_of_the_fleet_its_recommendation(fleet) -> None:
                 "StopInstances" in line and "STOP_CHARGING" in line for line in row.action["cron"]
             )
     for instance in _instances(account, simulator, sim.DAY_ONLY_IDLE):
-        assert Recommendation.objects.get(instance=instance, kind="schedule").monthly_saving > 0
+        saving = Recommendation.objects.get(instance=instance, kind="schedule").monthly_saving
+        assert saving is not None
+        assert saving > 0
     for instance in _instances(account, simulator, sim.MEMORY_PRESSURE):
         assert "upsize" in _kinds(instance), instance.name
+        upsize = Recommendation.objects.get(instance=instance, kind="upsize")
+        # The family's next type, or none larger: never a negative saving.
+        assert upsize.upsize_reason in ("next_in_family", "no_larger_type"), instance.name
+        assert upsize.monthly_saving is None or upsize.monthly_saving > 0, instance.name
+        assert upsize.monthly_extra_cost is None or upsize.monthly_extra_cost >= 0
     for instance in _instances(account, simulator, sim.HOT):
         assert "thermal" in _kinds(instance), instance.name
+        alert = Recommendation.objects.get(instance=instance, kind="thermal")
+        assert alert.monthly_saving is None, instance.name
     for instance in _instances(account, simulator, sim.DATA_BOUND):
         assert "data_pipeline" in _kinds(instance), instance.name
+        # Paid while waiting, not a saving: recomputed from the evidence the row shows.
+        row = Recommendation.objects.get(instance=instance, kind="data_pipeline")
+        assert row.monthly_saving is None, instance.name
+        shown = row.evidence
+        share = Decimal(shown["data_bound_minutes"]) / Decimal(shown["analysed_minutes"])
+        hours = Decimal(shown["running_hours_per_month"])
+        monthly = (Decimal(shown["price"]["runtime_hourly"]) * hours).quantize(CENT, ROUND_HALF_UP)
+        assert row.monthly_paid_while_waiting == (monthly * share).quantize(CENT, ROUND_HALF_UP)
+        gpu_hours = (hours * Decimal(str(shown["gpu_count"])) * share).quantize(
+            Decimal("0.1"), ROUND_HALF_UP
+        )
+        assert row.gpu_hours_waiting_per_month == gpu_hours, instance.name
 
 
 def test_it_switches_steady_pay_as_you_go_instances_to_monthly_at_the_right_break_even(
@@ -261,7 +283,7 @@ def test_no_instance_plan_saves_more_than_the_instance_costs(fleet) -> None:
         if not priced:
             continue
         cost = Decimal(priced[0].evidence["plan"]["monthly_cost"])
-        assert sum(r.monthly_saving for r in rows) <= cost, [r.kind for r in rows]
+        assert sum(r.monthly_saving or Decimal(0) for r in rows) <= cost, [r.kind for r in rows]
         instance = priced[0].instance
         assert instance is not None
         assert instance.launched_at is not None
@@ -276,8 +298,8 @@ def test_no_instance_plan_saves_more_than_the_instance_costs(fleet) -> None:
     from apps.recommendations.selectors import recommendations_totals
 
     by_kind, _by_project = recommendations_totals(rows=open_rows)
-    assert sum(t.monthly_saving for t in by_kind) == sum(
-        r.monthly_saving for r in open_rows if r.role == "plan"
+    assert sum(t.monthly_saving or Decimal(0) for t in by_kind) == sum(
+        r.monthly_saving or Decimal(0) for r in open_rows if r.role == "plan"
     )
 
 

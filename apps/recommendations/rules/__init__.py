@@ -43,11 +43,13 @@ from .types import (
     Confidence,
     Finding,
     InstanceEvidence,
+    PaidWhileWaiting,
     Profile,
     ReservedPrice,
     Risk,
     Saving,
     TypeOffer,
+    UpsizeFigures,
 )
 
 KINDS: tuple[tuple[str, str], ...] = (
@@ -90,7 +92,7 @@ def evaluate(
         # Idle around the clock: stopping it makes schedules, sizes and commitments moot.
         return idle + hot
     out = schedule(over("schedule"), thresholds)
-    saving_schedule = any(f.saving.monthly_amount > 0 for f in out)
+    saving_schedule = any(f.saving is not None and f.saving.monthly_amount > 0 for f in out)
     if not out:
         out += night_downshift(over("downshift"), thresholds)
     if not saving_schedule:
@@ -189,6 +191,7 @@ __all__ = [
     "Confidence",
     "Finding",
     "InstanceEvidence",
+    "PaidWhileWaiting",
     "Profile",
     "ReservedPrice",
     "Risk",
@@ -197,6 +200,7 @@ __all__ = [
     "ThresholdDescription",
     "ThresholdError",
     "TypeOffer",
+    "UpsizeFigures",
     "billable_only",
     "describe_thresholds",
     "evaluate",

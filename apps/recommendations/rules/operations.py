@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 
 from .common import (
+    TENTH,
     cents,
     chart_range,
     confidence,
@@ -20,7 +21,7 @@ from .common import (
     running_hours_per_month,
 )
 from .thresholds import RuleThresholds
-from .types import Finding, InstanceEvidence, Risk, Saving
+from .types import Finding, InstanceEvidence, PaidWhileWaiting, Risk, Saving
 
 PIPELINE = "data_pipeline"
 THERMAL = "thermal"
@@ -32,7 +33,10 @@ CPU = "cpu_util"
 
 
 def data_pipeline(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
-    """The GPU waits for data in a large share of its analysed minutes: cost of that waiting.
+    """The GPU waits for data in a large share of its analysed minutes: what that waiting costs.
+
+    The money and GPU-hours spent waiting are ``paid_while_waiting``, not a saving (``saving``
+    is None): a faster pipeline returns GPU time, and the bill stays the same.
 
     Data-bound is low GPU utilization with GPU memory held *and a busy CPU*. Minutes classified
     without CPU utilization (a source that lacks it) match the first two only, which an idle
@@ -50,18 +54,28 @@ def data_pipeline(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
     price = paid_price(ev, th)
     currency = ev.currency
     share = Decimal(waiting) / Decimal(known)
+    # Reported apart from savings (DOMAIN.md "money vs time"): fixing the pipeline gives the
+    # waiting back to the work; the bill only shrinks if fewer or smaller cards follow.
+    hours, hours_text = running_hours_per_month(ev, th)
+    gpu_hours = (hours * Decimal(str(ev.gpu_count)) * share).quantize(TENTH, ROUND_HALF_UP)
+    hours_formula = (
+        f"{hours} h/month x {ev.gpu_count:g} GPU(s) x {waiting}/{known} data-bound minutes = "
+        f"{gpu_hours} GPU-hours/month waiting (hours: {hours_text})"
+    )
     if price is None:
-        saving = Saving(Decimal(0), currency, "no price known for this instance", "none")
+        waiting_cost = PaidWhileWaiting(
+            None, gpu_hours, currency, f"{hours_formula}; no price known", "none"
+        )
     else:
-        hours, hours_text = running_hours_per_month(ev, th)
         monthly = cents(price.hourly * hours)
         amount = cents(monthly * share)
-        saving = Saving(
+        waiting_cost = PaidWhileWaiting(
             amount,
+            gpu_hours,
             currency,
             f"{price.hourly} {currency}/h x {hours} h/month = {monthly} {currency}/month x "
-            f"{waiting}/{known} data-bound minutes = {amount} {currency}/month spent waiting "
-            f"for data (hours: {hours_text}; price: {price.text})",
+            f"{waiting}/{known} data-bound minutes = {amount} {currency}/month paid while "
+            f"waiting for data; {hours_formula} (price: {price.text})",
             price.source,
         )
     name = label(ev)
@@ -83,7 +97,7 @@ def data_pipeline(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             f"metrics have no CPU utilization for {without_cpu} of those {waiting} minutes, so "
             "a CPU busy preparing input could not be confirmed: a job stalled on something "
             "else, or a notebook holding the card, looks the same. Check the input pipeline "
-            "before acting; if it is the bottleneck, the saving is the time given back."
+            "before acting; if it is the bottleneck, fixing it gives that time back."
         )
         level = dataclasses.replace(level, level="low")
     return [
@@ -94,7 +108,8 @@ def data_pipeline(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             parameters={},
             title=title,
             explanation=explanation,
-            saving=saving,
+            saving=None,
+            paid_while_waiting=waiting_cost,
             confidence=level,
             risk=Risk(0, "Pipeline changes do not touch the instance."),
             evidence={
@@ -102,6 +117,8 @@ def data_pipeline(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 "data_bound_minutes_without_cpu": without_cpu,
                 "analysed_minutes": known,
                 "data_bound_share_pct": share_pct,
+                "running_hours_per_month": str(hours),
+                "gpu_count": ev.gpu_count,
                 "chart": "phases",
                 "chart_range": chart_range(ev),
                 **price_evidence(price, currency),
@@ -144,7 +161,8 @@ def thermal(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 f"to {peak:.0f} °C. Hot cards throttle their clocks (slower work for the same "
                 "money) and fail sooner. This is an operations alert, not a saving."
             ),
-            saving=Saving(Decimal(0), ev.currency, "none: an operations alert", "none"),
+            # An operations alert: nothing on the bill changes, so no saving (not a zero one).
+            saving=None,
             confidence=confidence(ev, th, th.thermal_min_evidence_days),
             risk=Risk(3, "Throttling slows the work now; a failing card can stop it."),
             evidence={

@@ -1,7 +1,8 @@
 """Right-sizing: downsize (smaller type in the family) and upsize for memory pressure.
 
-Upsize is priced per unit of work (samples/s from the throughput table), not per hour: a
-bigger card that finishes the same work sooner can cost less.
+Upsize moves to the family's next larger type and is priced per unit of work (samples/s from
+the throughput table), not per hour: a bigger type that finishes the same work sooner can
+cost less.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ from decimal import ROUND_HALF_UP, Decimal
 import numpy as np
 
 from .common import (
+    TENTH,
     cents,
     chart_range,
     confidence,
+    hourly_rounded,
     hourly_share,
     instance_ids_arg,
     is_payg,
@@ -27,7 +30,16 @@ from .common import (
 )
 from .thresholds import RuleThresholds
 from .throughput import samples_per_second
-from .types import Finding, InstanceEvidence, Risk, Saving, TypeOffer
+from .types import (
+    NEXT_IN_FAMILY,
+    NO_LARGER_TYPE,
+    Finding,
+    InstanceEvidence,
+    Risk,
+    Saving,
+    TypeOffer,
+    UpsizeFigures,
+)
 
 DOWNSIZE = "downsize"
 UPSIZE = "upsize"
@@ -123,8 +135,62 @@ def downsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
     ]
 
 
+def next_larger(ev: InstanceEvidence) -> TypeOffer | None:
+    """The family's next type up: at least as much GPU memory per card and as many cards, more
+    of one of them; the smallest such step (total GPU memory, then price). None when the zone's
+    catalog has no larger type of the family: a jump to another family (or to eight cards)
+    is not what relieves memory pressure, and its price per hour says nothing of the work."""
+    larger = [
+        offer
+        for offer in ev.offers
+        if offer.family == ev.family
+        and offer.gpu_memory_gb >= ev.gpu_memory_gb
+        and offer.gpu_count >= ev.gpu_count
+        and (offer.gpu_memory_gb > ev.gpu_memory_gb or offer.gpu_count > ev.gpu_count)
+    ]
+    if not larger:
+        return None
+    return min(
+        larger,
+        key=lambda o: (o.gpu_memory_gb * o.gpu_count, o.hourly_postpaid or Decimal("Infinity")),
+    )
+
+
+def _samples_per_hour(gpu_model: str, gpu_count: float) -> Decimal | None:
+    rate = samples_per_second(gpu_model)
+    return Decimal(str(rate * gpu_count * 3600)) if rate is not None and gpu_count > 0 else None
+
+
+def _per_money(samples_per_hour: Decimal | None, hourly: Decimal | None) -> Decimal | None:
+    if samples_per_hour is None or not hourly:
+        return None
+    return (samples_per_hour / hourly).quantize(TENTH, rounding=ROUND_HALF_UP)
+
+
+def _known(evidence: dict[str, object]) -> dict[str, object]:
+    """The evidence without the figures that are unknown (no price, no throughput), decimals
+    as text like every other rule's."""
+    return {
+        key: str(value) if isinstance(value, Decimal) else value
+        for key, value in evidence.items()
+        if value is not None
+    }
+
+
 def upsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
-    """A bigger card (or more cards) for sustained GPU memory pressure, priced per sample."""
+    """Sustained GPU memory pressure: the family's next larger type, priced per unit of work.
+
+    The target is ``next_larger``. Its hourly price is the current one paid times the
+    catalog's ratio of the two types (the account's discount carried over, as for downsize;
+    the catalog's own price where the current type has none). Work is BERT-base training
+    samples (the throughput table), assumed to scale with the cards.
+
+    Priced for the same work: the month's samples at the target's cost per sample. That
+    costs more (``monthly_extra_cost``, ``saving`` None) or less (a positive ``saving`` of
+    the difference, extra cost 0.00): a saving is never negative. Without a larger type in
+    the zone's catalog the pressure stays a finding, with its evidence, reason
+    ``NO_LARGER_TYPE`` and no saving.
+    """
     if ev.evidence_days < th.upsize_min_evidence_days:
         return []
     observed = ev.observed_minutes > 0
@@ -137,42 +203,124 @@ def upsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
     if util_avg < th.upsize_gpu_util_min_pct:
         return []
     price = paid_price(ev, th)
-    current_rate = samples_per_second(ev.gpu_model)
-    if price is None or current_rate is None or ev.gpu_count <= 0:
-        return []
-    current_per_hour = Decimal(str(current_rate * ev.gpu_count * 3600))
-    total_mem = ev.gpu_memory_gb * ev.gpu_count
-    best: tuple[Decimal, TypeOffer, Decimal, Decimal] | None = None
-    for offer in ev.offers:
-        rate = samples_per_second(offer.gpu_model)
-        hourly = offer_hourly(offer, ev.charge_type, month_hours(th))
-        if rate is None or hourly is None or offer.gpu_count <= 0:
-            continue
-        bigger_card = offer.gpu_memory_gb > ev.gpu_memory_gb
-        more_cards = (
-            offer.gpu_model == ev.gpu_model
-            and offer.gpu_count > ev.gpu_count
-            and offer.gpu_memory_gb * offer.gpu_count > total_mem
-        )
-        if not (bigger_card or more_cards):
-            continue
-        per_hour = Decimal(str(rate * offer.gpu_count * 3600))
-        per_million = hourly / per_hour * 1_000_000
-        if best is None or per_million < best[0]:
-            best = (per_million, offer, hourly, per_hour)
-    if best is None:
-        return []
-    target_per_million, target, target_hourly, target_per_hour = best
-    current_per_million = price.hourly / current_per_hour * 1_000_000
-    hours, hours_text = running_hours_per_month(ev, th)
-    monthly = price.hourly * hours
-    # The same work on the target: the month's samples at the target's cost per sample.
-    target_monthly = monthly * target_per_million / current_per_million
-    amount = cents(monthly - target_monthly)
     currency = ev.currency
     name = label(ev)
-    cards = f"{ev.gpu_count:g} x {ev.gpu_model}"
-    target_cards = f"{target.gpu_count:g} x {target.gpu_model}"
+    cards = f"{ev.gpu_count:g} x {ev.gpu_model} {ev.gpu_memory_gb:g} GB"
+    current_per_hour = _samples_per_hour(ev.gpu_model, ev.gpu_count)
+    current_per_money = _per_money(current_per_hour, price.hourly if price else None)
+    pressure = (
+        f"{name} ({cards}) ran with GPU memory at or above {th.upsize_gpu_mem_min_pct:g} % in "
+        f"{100 * share:.0f} % of its observed hours while {util_avg:.0f} % busy: batches are "
+        "squeezed and out-of-memory failures are near."
+    )
+    evidence: dict[str, object] = {
+        "memory_pressure_share_pct": round(100 * share, 1),
+        "gpu_mem_min_pct": th.upsize_gpu_mem_min_pct,
+        "gpu_util_avg_pct": round(util_avg, 1),
+        "gpu_count": ev.gpu_count,
+        "gpu_memory_gb": ev.gpu_memory_gb,
+        "current_samples_per_hour": current_per_hour,
+        "chart": "metrics",
+        "chart_range": chart_range(ev),
+        **price_evidence(price, currency),
+    }
+    target = next_larger(ev)
+    if target is None:
+        figures = UpsizeFigures(
+            NO_LARGER_TYPE,
+            None,
+            None,
+            current_per_money,
+            None,
+            currency,
+            f"no type of the {ev.family} family in {ev.zone} has more GPU memory per card or "
+            f"more cards than {ev.instance_type}: nothing to price",
+            price.source if price else "none",
+        )
+        return [
+            Finding(
+                kind=UPSIZE,
+                instance_id=ev.instance_id,
+                project_id=ev.project_id,
+                parameters={"reason": NO_LARGER_TYPE},
+                title=f"{name} is short of GPU memory, and no larger {ev.family} type exists",
+                explanation=(
+                    f"{pressure} No {ev.family} type sold in {ev.zone} is larger: reduce the "
+                    "memory the job needs (smaller batches with gradient accumulation, mixed "
+                    "precision, activation checkpointing) or spread it over several instances."
+                ),
+                saving=None,
+                upsize=figures,
+                confidence=confidence(ev, th, th.upsize_min_evidence_days),
+                risk=Risk(1, "Memory savings in the job change its speed, not the instance."),
+                evidence=_known({**evidence, "family": ev.family}),
+                action={
+                    "steps": [
+                        "Lower the per-card batch size and accumulate gradients to keep the "
+                        "effective batch.",
+                        "Train in mixed precision (bf16/fp16) and checkpoint activations.",
+                        "Or shard the model over more instances (e.g. FSDP, DeepSpeed ZeRO).",
+                    ],
+                    "commands": [],
+                },
+            )
+        ]
+    current = ev.offer()
+    target_catalog = offer_hourly(target, ev.charge_type, month_hours(th))
+    current_catalog = offer_hourly(current, ev.charge_type, month_hours(th)) if current else None
+    if price is not None and target_catalog is not None and current_catalog:
+        # The account's discount on the current type is assumed for the target too.
+        target_hourly: Decimal | None = hourly_rounded(
+            price.hourly * target_catalog / current_catalog
+        )
+        hourly_text = f"{price.hourly} x catalog {target_catalog}/{current_catalog}"
+    else:
+        target_hourly, hourly_text = target_catalog, f"catalog {target_catalog}"
+    target_per_hour = _samples_per_hour(target.gpu_model, target.gpu_count)
+    target_per_money = _per_money(target_per_hour, target_hourly)
+    target_cards = f"{target.gpu_count:g} x {target.gpu_model} {target.gpu_memory_gb:g} GB"
+    saving: Saving | None = None
+    extra: Decimal | None = None
+    formula = (
+        f"no price known for {ev.instance_type} or {target.instance_type} "
+        f"({ev.charge_type}), or no throughput for their GPUs: the work cannot be priced"
+    )
+    if price is not None and target_hourly and current_per_hour and target_per_hour:
+        hours, hours_text = running_hours_per_month(ev, th)
+        monthly = cents(price.hourly * hours)
+        # The same work on the target: the month's samples over the target's samples per hour.
+        target_hours = (hours * current_per_hour / target_per_hour).quantize(TENTH, ROUND_HALF_UP)
+        same_work = cents(target_hourly * target_hours)
+        extra = max(same_work - monthly, Decimal(0))
+        formula = (
+            f"now {price.hourly} {currency}/h x {hours} h/month = {monthly} {currency}/month for "
+            f"{current_per_hour:.0f} samples/h x {hours} h; the same samples on the target take "
+            f"{hours} x {current_per_hour:.0f}/{target_per_hour:.0f} = {target_hours} h x "
+            f"{target_hourly} {currency}/h (target {hourly_text}) = {same_work} {currency}/month"
+            f": {'extra cost' if same_work >= monthly else 'saving'} "
+            f"{abs(same_work - monthly)} {currency}/month. Samples per {currency}: samples/h / "
+            f"price/h = {current_per_money} now, {target_per_money} on the target "
+            f"(hours: {hours_text}; price: {price.text})"
+        )
+        if same_work < monthly:
+            saving = Saving(monthly - same_work, currency, formula, price.source)
+        evidence["target_hours_for_the_same_work"] = str(target_hours)
+        evidence["running_hours_per_month"] = str(hours)
+    figures = UpsizeFigures(
+        NEXT_IN_FAMILY,
+        target.instance_type,
+        extra,
+        current_per_money,
+        target_per_money,
+        currency,
+        formula,
+        price.source if price else "none",
+    )
+    per_work = (
+        f" Per {currency} it buys {target_per_money} instead of {current_per_money} samples."
+        if target_per_money and current_per_money
+        else ""
+    )
     return [
         Finding(
             kind=UPSIZE,
@@ -181,40 +329,29 @@ def upsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             parameters={"to": target.instance_type},
             title=f"Upsize {name} to {target.instance_type} (GPU memory pressure)",
             explanation=(
-                f"{name} ({cards}) ran with GPU memory at or above "
-                f"{th.upsize_gpu_mem_min_pct:g} % in {100 * share:.0f} % of its observed hours "
-                f"while {util_avg:.0f} % busy: batches are squeezed and out-of-memory failures "
-                f"are near. {target.instance_type} ({target_cards}) has more GPU memory; per "
-                "unit of work (BERT-base samples) it costs "
-                f"{cents(target_per_million)} instead of {cents(current_per_million)} {currency} "
-                "per million samples."
+                f"{pressure} {target.instance_type} ({target_cards}) is the next larger "
+                f"{ev.family} type.{per_work}"
             ),
-            saving=Saving(
-                amount,
-                currency,
-                f"{price.hourly} {currency}/h x {hours} h/month = {cents(monthly)} {currency} "
-                f"now; the same samples on the target cost {cents(monthly)} x "
-                f"{cents(target_per_million)}/{cents(current_per_million)} = "
-                f"{cents(target_monthly)}; saving {amount} {currency}/month (negative: costs "
-                f"more). Per million samples: hourly / (samples/s x 3600) x 1e6; "
-                f"{current_per_hour:.0f} vs {target_per_hour:.0f} samples/h "
-                f"(hours: {hours_text}; price: {price.text})",
-                price.source,
-            ),
+            saving=saving,
+            upsize=figures,
             confidence=confidence(ev, th, th.upsize_min_evidence_days),
-            risk=Risk(2, "Moving the job to another type means a restart from a checkpoint."),
-            evidence={
-                "memory_pressure_share_pct": round(100 * share, 1),
-                "gpu_util_avg_pct": round(util_avg, 1),
-                "current_samples_per_hour": str(current_per_hour),
-                "target_samples_per_hour": str(target_per_hour),
-                "current_cost_per_million_samples": str(cents(current_per_million)),
-                "target_cost_per_million_samples": str(cents(target_per_million)),
-                "target_hourly": str(target_hourly),
-                "chart": "metrics",
-                "chart_range": chart_range(ev),
-                **price_evidence(price, currency),
-            },
+            risk=Risk(
+                2,
+                "Moving the job to another type means a restart from a checkpoint; the work "
+                "per hour assumes it scales with the cards.",
+            ),
+            evidence=_known(
+                {
+                    **evidence,
+                    "target": target.instance_type,
+                    "target_gpu_count": target.gpu_count,
+                    "target_gpu_memory_gb": target.gpu_memory_gb,
+                    "target_hourly": target_hourly,
+                    "target_samples_per_hour": target_per_hour,
+                    "current_samples_per_currency_unit": current_per_money,
+                    "target_samples_per_currency_unit": target_per_money,
+                }
+            ),
             action={
                 "steps": [
                     "Checkpoint the job.",

@@ -162,9 +162,57 @@ class InstanceEvidence:
 
 @dataclasses.dataclass(frozen=True)
 class Saving:
-    """A monthly saving (negative: it costs more) and exactly how it was computed."""
+    """A monthly saving and exactly how it was computed.
+
+    Never negative: a change that costs more has no saving (``Finding.saving`` is None) and
+    says what it costs in its own figures (``UpsizeFigures``).
+    """
 
     monthly_amount: Decimal
+    currency: str
+    formula: str
+    price_source: str
+
+
+@dataclasses.dataclass(frozen=True)
+class PaidWhileWaiting:
+    """What a month of the GPU waiting for data costs: money and GPU-hours, apart from savings.
+
+    Not a saving: a faster input pipeline gives the waiting time back to the work, and the
+    bill stays what it is unless the instance then shrinks. ``monthly_amount`` is None when no
+    price is known (the GPU-hours still are); ``formula`` recomputes both from the evidence.
+    """
+
+    monthly_amount: Decimal | None
+    gpu_hours_per_month: Decimal
+    currency: str
+    formula: str
+    price_source: str
+
+
+#: Why an upsize finding proposes what it does: the next larger type of the family, or none
+#: because the catalog of the instance's zone has no larger type of its family.
+NEXT_IN_FAMILY = "next_in_family"
+NO_LARGER_TYPE = "no_larger_type"
+
+
+@dataclasses.dataclass(frozen=True)
+class UpsizeFigures:
+    """What relieving GPU memory pressure costs: per month and per unit of work.
+
+    ``reason`` is ``NEXT_IN_FAMILY`` (``target_type`` is the family's next larger type) or
+    ``NO_LARGER_TYPE`` (none in the zone's catalog: the pressure stands, nothing to price).
+    ``monthly_extra_cost`` is what the same month's work costs more on the target, never
+    negative (0.00 where it costs less: the finding's saving then says by how much); the
+    samples per currency unit (BERT-base training samples per yuan for CNY) compare the work
+    each buys. None where the target, the price or the throughput is unknown.
+    """
+
+    reason: str
+    target_type: str | None
+    monthly_extra_cost: Decimal | None
+    current_samples_per_currency_unit: Decimal | None
+    target_samples_per_currency_unit: Decimal | None
     currency: str
     formula: str
     price_source: str
@@ -196,11 +244,14 @@ class Finding:
     """What identifies the finding beyond kind and target (e.g. the target type)."""
     title: str
     explanation: str
-    saving: Saving
+    saving: Saving | None
+    """None where the finding saves nothing the bill shows (thermal, the data pipeline)."""
     confidence: Confidence
     risk: Risk
     evidence: Mapping[str, Any]
     action: Mapping[str, Any]
+    paid_while_waiting: PaidWhileWaiting | None = None
+    upsize: UpsizeFigures | None = None
     role: str = "plan"
     """``plans.PLAN`` (part of the instance's plan: headline totals add these up) or
     ``plans.ALTERNATIVE`` (excludes or overlaps the plan: shown with its own figure)."""

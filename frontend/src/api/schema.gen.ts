@@ -2809,6 +2809,24 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["ThresholdRule"][];
         };
+        /** @description What the GPU's waiting for data costs a month: its own figure, never a saving. */
+        PaidWhileWaiting: {
+            /**
+             * Format: decimal
+             * @description Money a month paid while the GPU waits; null when no price is known.
+             */
+            monthly_amount: string | null;
+            /**
+             * Format: decimal
+             * @description GPU-hours a month spent waiting for data.
+             */
+            gpu_hours_per_month: string;
+            currency: string;
+            /** @description How both figures were computed, with the figures. */
+            formula: string;
+            /** @description bills, catalog or none. */
+            price_source: string;
+        };
         PatchedAlertSettingsRequest: {
             webhook_url?: string;
             /** @description HMAC-SHA256 key for the X-GPU-Ledger-Signature header; write-only. */
@@ -3167,8 +3185,11 @@ export interface components {
             weekly_saving: string | null;
             /** Format: decimal */
             monthly_saving_realised: string | null;
-            /** Format: decimal */
-            monthly_saving_promised: string;
+            /**
+             * Format: decimal
+             * @description Null where the recommendation promised no saving (the data pipeline).
+             */
+            monthly_saving_promised: string | null;
             currency: string;
         };
         /**
@@ -3205,7 +3226,12 @@ export interface components {
             readonly project_name: string | null;
             readonly title: string;
             readonly explanation: string;
-            readonly saving: components["schemas"]["Saving"];
+            /** @description Null where the finding saves nothing the bill shows (thermal, the data pipeline): never a zero or negative saving. */
+            readonly saving: components["schemas"]["Saving"] | null;
+            /** @description The data pipeline's money and GPU-hours spent waiting, apart from savings (never in a total); null for every other kind. */
+            readonly paid_while_waiting: components["schemas"]["PaidWhileWaiting"] | null;
+            /** @description An upsize's typed figures (extra cost, work per currency unit, reason); null for every other kind. */
+            readonly upsize: components["schemas"]["Upsize"] | null;
             readonly confidence: components["schemas"]["Confidence"];
             readonly risk: components["schemas"]["Risk"];
             /** Format: date-time */
@@ -3247,7 +3273,12 @@ export interface components {
             readonly project_name: string | null;
             readonly title: string;
             readonly explanation: string;
-            readonly saving: components["schemas"]["Saving"];
+            /** @description Null where the finding saves nothing the bill shows (thermal, the data pipeline): never a zero or negative saving. */
+            readonly saving: components["schemas"]["Saving"] | null;
+            /** @description The data pipeline's money and GPU-hours spent waiting, apart from savings (never in a total); null for every other kind. */
+            readonly paid_while_waiting: components["schemas"]["PaidWhileWaiting"] | null;
+            /** @description An upsize's typed figures (extra cost, work per currency unit, reason); null for every other kind. */
+            readonly upsize: components["schemas"]["Upsize"] | null;
             readonly confidence: components["schemas"]["Confidence"];
             readonly risk: components["schemas"]["Risk"];
             /** Format: date-time */
@@ -3742,13 +3773,13 @@ export interface components {
             /** @description The kind, or the project id. */
             key: string | null;
             label: string;
-            /** @description Every row, alternatives included. */
+            /** @description Every row, alternatives and rows without a saving included. */
             count: number;
             /**
              * Format: decimal
-             * @description The plan rows' savings: an alternative's money is not added up.
+             * @description The plan rows' savings (an alternative's money is not added up); null when none of them has one (thermal).
              */
-            monthly_saving: string;
+            monthly_saving: string | null;
             currency: string;
             /** @description Of count, the alternatives. */
             alternatives: number;
@@ -3806,6 +3837,41 @@ export interface components {
         Unsubscribe: {
             unsubscribed: boolean;
         };
+        /** @description An upsize's own figures: what the same work costs more, and the work each type buys. */
+        Upsize: {
+            /**
+             * @description next_in_family: target_type is the family's next larger type; no_larger_type: the zone's catalog has none (the memory pressure stands).
+             *
+             *     * `next_in_family` - next_in_family
+             *     * `no_larger_type` - no_larger_type
+             */
+            reason: components["schemas"]["UpsizeReasonEnum"];
+            target_type: string | null;
+            /**
+             * Format: decimal
+             * @description What the same month's work costs more on the target; never negative (0.00 when it costs less: the saving says by how much). Null without a target or a price.
+             */
+            monthly_extra_cost: string | null;
+            /**
+             * Format: decimal
+             * @description BERT-base training samples one unit of the currency buys now (per yuan for CNY).
+             */
+            current_samples_per_currency_unit: string | null;
+            /**
+             * Format: decimal
+             * @description The same on the target.
+             */
+            target_samples_per_currency_unit: string | null;
+            currency: string;
+            /** @description How the figures were computed, with the figures. */
+            formula: string;
+        };
+        /**
+         * @description * `next_in_family` - next_in_family
+         *     * `no_larger_type` - no_larger_type
+         * @enum {string}
+         */
+        UpsizeReasonEnum: "next_in_family" | "no_larger_type";
         Usage: {
             /** @description project: slug (null: unallocated); instance: id; fleet: null. */
             key: string | null;

@@ -253,6 +253,8 @@ const RECOMMENDATION = {
   title: 'Stop train-t4-01 on weekday nights and weekends',
   explanation: '',
   saving: { monthly_amount: '812.40', currency: 'CNY', formula: '', price_source: 'bills' },
+  paid_while_waiting: null,
+  upsize: null,
   confidence: { level: 'high', evidence_days: 13.75, coverage_pct: 98.2 },
   risk: { level: 1, reason: '' },
   first_seen_at: '2026-10-20T02:00:00Z',

@@ -152,6 +152,8 @@ export function recommendation(id: number, saving: string, overrides: Record<str
     title: `Stop gpu-${id} when idle`,
     explanation: '',
     saving: { monthly_amount: saving, currency: 'CNY', formula: '', price_source: 'bills' },
+    paid_while_waiting: null,
+    upsize: null,
     confidence: { level: 'high', evidence_days: 14, coverage_pct: 95 },
     risk: { level: 1, reason: 'Stopping loses nothing on disk.' },
     first_seen_at: '2026-11-01T00:00:00Z',

@@ -8,6 +8,7 @@ import type { ChartOption } from '../components/Chart';
 import { sumDecimals } from '../money';
 import { startOfDayIn } from '../pages/recommendations/labels';
 import { dailyPhaseMinutes } from '../pages/recommendations/evidenceCharts';
+import { i18n } from '../i18n';
 
 // The ECharts canvas cannot be drawn in happy-dom: record what each chart is given instead.
 const charts = vi.hoisted(() => [] as { ariaLabel?: string; option: ChartOption }[]);
@@ -48,6 +49,8 @@ function rec(overrides: Partial<RecommendationDetail>): RecommendationDetail {
       formula: '1.11 CNY/h x 720.0 h/month = 800.00 CNY/month (price: bills)',
       price_source: 'bills',
     },
+    paid_while_waiting: null,
+    upsize: null,
     confidence: { level: 'high', evidence_days: 13.75, coverage_pct: 98.2 },
     risk: { level: 1, reason: 'Nothing ran on it for the whole lookback; restarting takes minutes.' },
     first_seen_at: '2026-10-20T02:00:00Z',
@@ -131,6 +134,41 @@ const IDLE_C = rec({
   saving: { monthly_amount: '400.00', currency: 'CNY', formula: '0.56 CNY/h x 720 h/month', price_source: 'catalog' },
 });
 
+const PIPELINE = rec({
+  id: 14,
+  kind: 'data_pipeline',
+  kind_label: 'Fix the data pipeline',
+  title: 'Fix the data pipeline feeding idle-a10-02',
+  saving: null,
+  paid_while_waiting: {
+    monthly_amount: '2857.14',
+    gpu_hours_per_month: '571.4',
+    currency: 'CNY',
+    formula: '5.0000 CNY/h x 720.0 h/month = 3600.00 CNY/month x 16000/20160 data-bound minutes = 2857.14 CNY/month paid while waiting for data',
+    price_source: 'bills',
+  },
+});
+const THERMAL = rec({ id: 15, kind: 'thermal', kind_label: 'Thermal alert', title: 'idle-a10-02 runs hot', saving: null });
+
+const UPSIZE_FIGURES = {
+  reason: 'next_in_family' as const,
+  target_type: 'GN10Xp.10XLARGE160',
+  monthly_extra_cost: '2448.00',
+  current_samples_per_currency_unit: '63797.5',
+  target_samples_per_currency_unit: '57600.0',
+  currency: 'CNY',
+  formula: 'now 31.6000 CNY/h x 720.0 h/month = 22752.00 CNY/month; the same samples on the target take 360.0 h x 70.0000 CNY/h = 25200.00 CNY/month',
+};
+const UPSIZE = rec({ id: 16, kind: 'upsize', kind_label: 'Upsize (memory pressure)', title: 'Upsize train-v100', saving: null, upsize: UPSIZE_FIGURES });
+const UPSIZE_STUCK = rec({
+  id: 17,
+  kind: 'upsize',
+  kind_label: 'Upsize (memory pressure)',
+  title: 'train-t4 is short of GPU memory',
+  saving: null,
+  upsize: { ...UPSIZE_FIGURES, reason: 'no_larger_type', target_type: null, monthly_extra_cost: null, target_samples_per_currency_unit: null },
+});
+
 /** p95 of 80 % on weekdays 09:00-19:00, 5 % otherwise. */
 const PROFILE: InstanceProfile = {
   instance_id: 1,
@@ -176,7 +214,8 @@ function fakeServer(
     role = 'owner',
     actions,
     failTotals = 0,
-  }: { role?: string; actions?: (call: RecordedCall) => MockResponse | null; failTotals?: number } = {},
+    language = 'en',
+  }: { role?: string; actions?: (call: RecordedCall) => MockResponse | null; failTotals?: number; language?: 'en' | 'zh-hans' } = {},
 ) {
   let failuresLeft = failTotals;
   const store = new Map(initial.map((r) => [r.id, structuredClone(r)]));
@@ -186,14 +225,15 @@ function fakeServer(
     return [...store.values()]
       .filter((r) => (status ? r.status === status : r.status !== 'resolved'))
       .filter((r) => !kind || r.kind === kind)
-      .sort((a, b) => Number(b.saving.monthly_amount) - Number(a.saving.monthly_amount));
+      // Like the server: largest saving first, rows without one (null) last.
+      .sort((a, b) => Number(b.saving?.monthly_amount ?? -Infinity) - Number(a.saving?.monthly_amount ?? -Infinity));
   };
   const list = (r: RecommendationDetail): Recommendation => {
     const { parameters: _p, evidence: _e, action: _a, history: _h, realised: _r, ...row } = r;
     return row;
   };
   const routes: Parameters<typeof mockApi>[0] = {
-    'GET /api/v1/me': { body: makeMe({ organization: { ...ACME, role }, organizations: [{ ...ACME, role }] }) },
+    'GET /api/v1/me': { body: makeMe({ language, organization: { ...ACME, role }, organizations: [{ ...ACME, role }] }) },
     'GET /api/v1/auth/csrf': CSRF,
     'GET /api/v1/recommendations/totals': (call) => {
       if (failuresLeft > 0) {
@@ -206,17 +246,20 @@ function fakeServer(
           key: r.kind,
           label: r.kind_label,
           count: 0,
-          monthly_saving: '0.00',
+          monthly_saving: null,
           currency: 'CNY',
           alternatives: 0,
         };
         total.count += 1;
-        // As the API: every row counted, the plan rows' money only.
-        if (r.role === 'alternative') total.alternatives += 1;
-        else total.monthly_saving = sumDecimals([total.monthly_saving, r.saving.monthly_amount]);
+        // As the API: every row counted, the plan rows' money only; a kind none of whose rows
+        // has a saving has none (null), not 0.00.
+        if (r.role === 'alternative') {
+          total.alternatives += 1;
+          if (r.saving) total.monthly_saving ??= '0.00';
+        } else if (r.saving) total.monthly_saving = sumDecimals([total.monthly_saving ?? '0.00', r.saving.monthly_amount]);
         byKind.set(r.kind, total);
       }
-      const by_kind = [...byKind.values()].sort((a, b) => Number(b.monthly_saving) - Number(a.monthly_saving));
+      const by_kind = [...byKind.values()].sort((a, b) => Number(b.monthly_saving ?? -Infinity) - Number(a.monthly_saving ?? -Infinity));
       return { body: { by_kind, by_project: [] } };
     },
     'GET /api/v1/recommendations': (call) => {
@@ -256,7 +299,7 @@ function fakeServer(
               weekly_cost_after: null,
               weekly_saving: null,
               monthly_saving_realised: null,
-              monthly_saving_promised: row.saving.monthly_amount,
+              monthly_saving_promised: row.saving?.monthly_amount ?? null,
               currency: 'CNY',
             }
           : null;
@@ -279,10 +322,10 @@ describe('the recommendations page', () => {
       'Stop idle instances',
     ]);
     // Each kind's total is the sum of its rows' savings (¥800.00 + ¥400.00).
-    const idleTotal = sumDecimals([IDLE_B.saving.monthly_amount, IDLE_C.saving.monthly_amount]);
+    const idleTotal = sumDecimals([IDLE_B.saving!.monthly_amount, IDLE_C.saving!.monthly_amount]);
     expect(screen.getByTestId('rec-group-total-stop_idle').textContent).toBe(`2 recommendations · ${money(idleTotal)} / month`);
     expect(screen.getByTestId('rec-group-total-schedule').textContent).toBe(`1 recommendation · ${money('1234.56')} / month`);
-    const all = sumDecimals([SCHEDULE, IDLE_B, IDLE_C].map((r) => r.saving.monthly_amount));
+    const all = sumDecimals([SCHEDULE, IDLE_B, IDLE_C].map((r) => r.saving!.monthly_amount));
     expect(screen.getByTestId('rec-summary').textContent).toBe(`3 open recommendations worth ${money(all)} a month`);
 
     // Each group lists its own kind, in the open status the page starts with.
@@ -297,7 +340,7 @@ describe('the recommendations page', () => {
     expect(within(row).getByRole('link', { name: SCHEDULE.title }).getAttribute('href')).toBe('/recommendations/11');
     expect(within(row).getByRole('link', { name: 'night-t4-01' }).getAttribute('href')).toBe('/instances/1');
     expect(within(row).getByTestId('saving-amount').textContent).toBe(`${money('1234.56')} / month`);
-    expect(within(row).getByTestId('saving-formula').textContent).toContain(SCHEDULE.saving.formula);
+    expect(within(row).getByTestId('saving-formula').textContent).toContain(SCHEDULE.saving!.formula);
     expect(within(row).getByTestId('saving-formula').textContent).toContain('the price paid on your bills');
     expect(within(row).getByText('13.5 days of evidence, 96.4% of minutes observed')).toBeTruthy();
     expect(within(row).getByText('2/4 · moderate')).toBeTruthy();
@@ -311,7 +354,7 @@ describe('the recommendations page', () => {
       kind_label: 'Day/night schedule',
       role: 'alternative',
       title: 'Schedule idle-a10-02',
-      saving: { ...SCHEDULE.saving, monthly_amount: '300.00' },
+      saving: { ...SCHEDULE.saving!, monthly_amount: '300.00' },
     });
     fakeServer([SCHEDULE, alternative]);
     renderAppAt('/recommendations');
@@ -325,6 +368,53 @@ describe('the recommendations page', () => {
     const row = await screen.findByTestId('rec-row-14');
     expect(within(row).getByTestId('rec-alternative').textContent).toBe('Alternative');
     expect(within(screen.getByTestId('rec-row-11')).queryByTestId('rec-alternative')).toBeNull();
+  });
+
+  it('shows what a pipeline pays while waiting instead of a saving, and adds neither it nor an alert to the money', async () => {
+    fakeServer([IDLE_B, PIPELINE, THERMAL]);
+    renderAppAt('/recommendations');
+
+    const pipeline = await screen.findByTestId('rec-row-14');
+    expect(within(pipeline).getByTestId('paid-while-waiting').textContent).toBe(`Paid while waiting: ${money('2857.14')} / month`);
+    expect(within(pipeline).getByTestId('gpu-hours-waiting').textContent).toBe('571.4 GPU-hours a month waiting for data');
+    expect(within(pipeline).getByTestId('saving-formula').textContent).toContain(PIPELINE.paid_while_waiting!.formula);
+    expect(within(pipeline).queryByTestId('saving-amount')).toBeNull();
+    const thermal = await screen.findByTestId('rec-row-15');
+    expect(within(thermal).getByTestId('no-saving').textContent).toBe('No saving');
+    for (const row of [pipeline, thermal]) expect(row.textContent).not.toMatch(/¥0\.00|NaN/);
+    expect(screen.getByTestId('rec-group-total-data_pipeline').textContent).toBe('1 recommendation · no saving');
+    expect(screen.getByTestId('rec-group-total-thermal').textContent).toBe('1 recommendation · no saving');
+    // The headline counts all three and is worth the idle one's saving alone.
+    expect(screen.getByTestId('rec-summary').textContent).toBe(`3 open recommendations worth ${money('800.00')} a month`);
+  });
+
+  it('says paid while waiting, no saving and no larger type in Chinese', async () => {
+    fakeServer([PIPELINE, THERMAL, UPSIZE_STUCK], { language: 'zh-hans' });
+    renderAppAt('/recommendations');
+
+    const pipeline = await screen.findByTestId('rec-row-14');
+    expect(within(pipeline).getByTestId('paid-while-waiting').textContent).toBe('等待数据期间的花费：每月 ¥2,857.14');
+    expect(within(pipeline).getByTestId('gpu-hours-waiting').textContent).toBe('每月 571.4 GPU 小时在等待数据');
+    expect(within(screen.getByTestId('rec-row-15')).getByTestId('no-saving').textContent).toBe('无节省');
+    expect(screen.getByTestId('rec-group-total-thermal').textContent).toBe('1 条建议 · 无节省');
+    expect(within(await screen.findByTestId('rec-row-17')).getByTestId('upsize-cost').textContent).toBe('该系列没有更大的机型');
+    await i18n.changeLanguage('en');
+  });
+
+  it('shows an upsize\'s extra cost and work per yuan, or that no larger type exists, never as a saving', async () => {
+    fakeServer([IDLE_B, UPSIZE, UPSIZE_STUCK]);
+    renderAppAt('/recommendations');
+
+    const dearer = await screen.findByTestId('rec-row-16');
+    expect(within(dearer).getByTestId('upsize-cost').textContent).toBe(`Costs ${money('2448.00')} / month more for the same work`);
+    expect(within(dearer).getByTestId('work-per-money').textContent).toBe('Work per CNY: 63,798 samples now, 57,600 on GN10Xp.10XLARGE160');
+    expect(within(dearer).queryByTestId('saving-amount')).toBeNull();
+    const stuck = await screen.findByTestId('rec-row-17');
+    expect(within(stuck).getByTestId('upsize-cost').textContent).toBe('No larger type in this family');
+    expect(within(stuck).getByTestId('work-per-money').textContent).toBe('Work per CNY: 63,798 samples now');
+    for (const row of [dearer, stuck]) expect(row.textContent).not.toMatch(/¥0\.00|NaN|-¥/);
+    expect(screen.getByTestId('rec-group-total-upsize').textContent).toBe('2 recommendations · no saving');
+    expect(screen.getByTestId('rec-summary').textContent).toBe(`3 open recommendations worth ${money('800.00')} a month`);
   });
 
   it('keeps the status filter in the URL', async () => {

@@ -6,7 +6,7 @@ import { EmptyState, ErrorBanner } from '../../components/ui';
 import { formatDateTime, formatRelative } from '../../format';
 import type { ApiData } from '../../hooks';
 import { intlLocale } from '../../i18n';
-import { formatMoney } from '../../money';
+import { formatMoney, isPositive } from '../../money';
 import { HourOfWeekHeatmap } from '../HourOfWeekHeatmap';
 import { chargeTypeLabel, formatGpus, isTerminated } from '../InstancesPage';
 import { ChartSkeleton } from './ChartSkeleton';
@@ -163,7 +163,17 @@ export function InstanceRecommendations({ recommendations }: { recommendations: 
               <Link to={`/recommendations/${r.id}`}>{r.title}</Link>
               <div className="muted small">
                 {r.kind_label} ·{' '}
-                {t('instanceDetail.recommendations.saving', { amount: formatMoney(r.saving.monthly_amount, r.saving.currency) })}
+                {r.saving
+                  ? t('instanceDetail.recommendations.saving', { amount: formatMoney(r.saving.monthly_amount, r.saving.currency) })
+                  : r.paid_while_waiting?.monthly_amount
+                    ? t('instanceDetail.recommendations.paidWhileWaiting', {
+                        amount: formatMoney(r.paid_while_waiting.monthly_amount, r.paid_while_waiting.currency),
+                      })
+                    : r.upsize?.monthly_extra_cost && isPositive(r.upsize.monthly_extra_cost)
+                      ? t('instanceDetail.recommendations.upsizeExtraCost', {
+                          amount: formatMoney(r.upsize.monthly_extra_cost, r.upsize.currency),
+                        })
+                      : t('instanceDetail.recommendations.noSaving')}
               </div>
             </li>
           ))}

@@ -178,7 +178,11 @@ function RealisedCard({ realised, timeZone }: { realised: RecommendationRealised
       <div className="stats">
         <div className="stat" data-testid="realised-promised">
           <div className="stat__label">{t('recommendations.realised.promised')}</div>
-          <div className="stat__value">{t('recommendations.perMonth', { money: money(realised.monthly_saving_promised) })}</div>
+          <div className="stat__value">
+            {realised.monthly_saving_promised === null
+              ? t('recommendations.noSaving')
+              : t('recommendations.perMonth', { money: money(realised.monthly_saving_promised) })}
+          </div>
         </div>
         <div className="stat" data-testid="realised-amount">
           <div className="stat__label">{t('recommendations.realised.realised')}</div>

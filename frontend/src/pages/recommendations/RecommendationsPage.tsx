@@ -23,7 +23,10 @@ export function statusFromParams(params: URLSearchParams): RecommendationStatus 
   return (STATUSES as string[]).includes(value ?? '') ? (value as RecommendationStatus) : DEFAULT_STATUS;
 }
 
-/** Sums per currency (an organization bills in one, but the totals come one row per kind and currency). */
+/**
+ * Sums per currency (an organization bills in one, but the totals come one row per kind and currency). A kind
+ * without a saving (null: thermal, the data pipeline) counts in `count` and adds nothing to the money.
+ */
 export function savingsByCurrency(rows: RecommendationTotal[]): { currency: string; amount: string; count: number }[] {
   const currencies = [...new Set(rows.map((row) => row.currency))];
   return currencies.map((currency) => {
@@ -211,10 +214,12 @@ function KindGroup({
           {kindLabel(kind, group.label)}
         </h2>
         <div className="rec-group__total" data-testid={`rec-group-total-${kind}`}>
-          {t('recommendations.groupTotal', {
-            count: group.count,
-            money: formatMoney(group.monthly_saving, group.currency),
-          })}
+          {group.monthly_saving === null
+            ? t('recommendations.groupTotalNoSaving', { count: group.count })
+            : t('recommendations.groupTotal', {
+                count: group.count,
+                money: formatMoney(group.monthly_saving, group.currency),
+              })}
           {group.alternatives > 0 && (
             <div className="cell-sub muted small" data-testid={`rec-group-alternatives-${kind}`}>
               {t('recommendations.alternativesNotCounted', { count: group.alternatives })}

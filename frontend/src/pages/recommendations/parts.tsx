@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { Recommendation } from '../../api/types';
-import { formatMoney } from '../../money';
+import { formatDecimal, formatMoney, isPositive } from '../../money';
 import { formatNumber } from '../../format';
 import { CONFIDENCE_LABELS, priceSourceLabel, riskLabel, statusLabel } from './labels';
 
@@ -33,15 +33,97 @@ export function TargetText({ rec }: { rec: Recommendation }) {
   return <span>{t('recommendations.projectTarget', { name: rec.project_name ?? t('common.unallocated') })}</span>;
 }
 
-/** "¥1,234.56 / month", with the formula and where the price came from underneath. */
+/** An upsize's work per unit of money: BERT-base samples now and on the target type. */
+function WorkPerMoney({ upsize }: { upsize: NonNullable<Recommendation['upsize']> }) {
+  const { t } = useTranslation();
+  const current = upsize.current_samples_per_currency_unit;
+  if (current === null) return null;
+  const target = upsize.target_samples_per_currency_unit;
+  return (
+    <div className="cell-sub muted small" data-testid="work-per-money">
+      {target !== null && upsize.target_type
+        ? t('recommendations.workPerMoney', {
+            currency: upsize.currency,
+            current: formatDecimal(current, 0),
+            target: formatDecimal(target, 0),
+            type: upsize.target_type,
+          })
+        : t('recommendations.workPerMoneyNow', { currency: upsize.currency, current: formatDecimal(current, 0) })}
+    </div>
+  );
+}
+
+/** What an upsize without a saving costs: more for the same work, the same, or no larger type to move to. */
+function UpsizeText({ upsize, withFormula }: { upsize: NonNullable<Recommendation['upsize']>; withFormula: boolean }) {
+  const { t } = useTranslation();
+  const extra = upsize.monthly_extra_cost;
+  const headline =
+    upsize.reason === 'no_larger_type'
+      ? t('recommendations.upsizeNoLargerType')
+      : extra === null
+        ? t('recommendations.upsizeNoPrice')
+        : isPositive(extra)
+          ? t('recommendations.upsizeExtraCost', { money: formatMoney(extra, upsize.currency) })
+          : t('recommendations.upsizeSameCost');
+  return (
+    <div>
+      <div className="cell-title" data-testid="upsize-cost">
+        {headline}
+      </div>
+      {upsize.reason === 'no_larger_type' && <div className="cell-sub muted small">{t('recommendations.upsizeNoLargerTypeDetail')}</div>}
+      <WorkPerMoney upsize={upsize} />
+      {withFormula && (
+        <div className="cell-sub muted small" data-testid="saving-formula">
+          {upsize.formula}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/**
+ * "¥1,234.56 / month", with the formula and where the price came from underneath. A recommendation without
+ * a saving (`saving: null`) never shows one: the data pipeline shows what is paid while the GPU waits (its own
+ * figure, not a saving), an upsize what the same work costs more, anything else (a thermal alert) says it has none.
+ */
 export function SavingText({ rec, withFormula = true }: { rec: Recommendation; withFormula?: boolean }) {
   const { t } = useTranslation();
-  const { saving } = rec;
+  const { saving, paid_while_waiting: waiting, upsize } = rec;
+  if (saving === null && upsize) return <UpsizeText upsize={upsize} withFormula={withFormula} />;
+  if (saving === null && waiting) {
+    return (
+      <div>
+        <div className="cell-title" data-testid="paid-while-waiting">
+          {waiting.monthly_amount === null
+            ? t('recommendations.paidWhileWaitingNoPrice')
+            : t('recommendations.paidWhileWaiting', { money: formatMoney(waiting.monthly_amount, waiting.currency) })}
+        </div>
+        <div className="cell-sub muted small" data-testid="gpu-hours-waiting">
+          {t('recommendations.gpuHoursWaiting', { hours: formatNumber(Number(waiting.gpu_hours_per_month)) })}
+        </div>
+        {withFormula && (
+          <div className="cell-sub muted small" data-testid="saving-formula">
+            {t('recommendations.notASaving')} {waiting.formula}
+            {' · '}
+            {t('recommendations.priceFrom', { source: priceSourceLabel(waiting.price_source) })}
+          </div>
+        )}
+      </div>
+    );
+  }
+  if (saving === null) {
+    return (
+      <div className="cell-title muted" data-testid="no-saving">
+        {t('recommendations.noSaving')}
+      </div>
+    );
+  }
   return (
     <div>
       <div className="cell-title" data-testid="saving-amount">
         {t('recommendations.perMonth', { money: formatMoney(saving.monthly_amount, saving.currency) })}
       </div>
+      {upsize && <WorkPerMoney upsize={upsize} />}
       {withFormula && (
         <div className="cell-sub muted small" data-testid="saving-formula">
           {saving.formula}
