@@ -197,7 +197,12 @@ class AlertViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Organizatio
     serializer_class = AlertEventSerializer
 
     def get_queryset(self) -> QuerySet:
-        rows = super().get_queryset().select_related("project", "instance")
+        # The budget, rule and recovered alert name what a reader's own language renders.
+        rows = (
+            super()
+            .get_queryset()
+            .select_related("project", "instance", "budget", "rule", "recovery_of")
+        )
         rows = rows.prefetch_related("deliveries")
         if self.action != "list":
             return rows

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from django.utils import timezone
+from django.utils import timezone, translation
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -21,6 +21,7 @@ from apps.alerts.models import (
 )
 from apps.alerts.selectors import FORECAST_METHOD, budget_status, month_of
 from apps.alerts.tencent_policy import alarm_policy_command, alarm_policy_request
+from apps.alerts.wording import localized_wording
 from apps.api.serializers import StrictModelSerializer, StrictSerializer
 from apps.cloud.models import Project
 
@@ -214,6 +215,14 @@ class AlertEventSerializer(serializers.ModelSerializer):
         allow_null=True,
         help_text="The alert (kind history) that reported this imported one, if any.",
     )
+
+    def to_representation(self, instance: AlertEvent) -> dict:
+        data = super().to_representation(instance)
+        if not translation.get_language().startswith("en"):
+            # The stored words are English (the history, the webhook); a reader of another
+            # language reads them rendered again from the figures (``wording``).
+            data["title"], data["message"] = localized_wording(instance)
+        return data
 
     class Meta:
         model = AlertEvent

@@ -225,3 +225,40 @@ def test_it_falls_back_to_the_stored_words_when_what_they_name_is_gone(
     assert chinese.subject == "[GPU Ledger · Acme] Budget GPU: 80 % spent in 2026-11"
     assert chinese.text.startswith("Budget GPU: 80 % spent in 2026-11\n\nAs it was when raised.")
     assert "查看告警历史：" in chinese.text  # the frame is still in the reader's language
+
+
+def test_the_api_words_an_alert_in_its_readers_language(
+    acme: Organization, alice: User, client_for, django_assert_max_num_queries
+) -> None:
+    account = make_account(acme)
+    vision = make_project(acme, "vision")
+    box = make_instance(account, "box", project=vision)
+    event = alert_event_raise(
+        organization=acme,
+        started_at=AS_OF,
+        kind="anomaly",
+        project=vision,
+        instance=box,
+        dedup_key=f"anomaly:spend:project:{vision.pk}:2026-11-15",
+        evidence={
+            "metric": "spend",
+            "day": "2026-11-15",
+            "value": 1234.5,
+            "baseline_median": 100.0,
+            "baseline_mad": 10.0,
+            "k": 4.0,
+            "alert_line": 159.304,
+            "unit": "CNY",
+        },
+    )
+    english = client_for(alice).get("/api/v1/alerts").json()["results"]
+    assert [(a["title"], a["message"]) for a in english] == [(event.title, event.message)]
+
+    reader = chinese_admin(acme)
+    client = client_for(reader)
+    with django_assert_max_num_queries(8):  # the wording reads nothing the list did not join
+        (alert,) = client.get("/api/v1/alerts").json()["results"]
+    assert alert["title"] == "项目 vision 在 2026-11-15 的支出远高于正常水平"
+    assert CJK.search(alert["message"])
+    assert alert["evidence"] == english[0]["evidence"]  # the figures do not change
+    assert client.get(f"/api/v1/alerts/{event.pk}").json()["title"] == alert["title"]
