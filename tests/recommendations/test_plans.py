@@ -11,6 +11,7 @@ import pytest
 
 from apps.recommendations.rules import Confidence, Finding, Risk, Saving
 from apps.recommendations.rules.commitment import SUBSCRIPTION
+from apps.recommendations.rules.downshift import DOWNSHIFT
 from apps.recommendations.rules.fewer import FEWER_INSTANCES
 from apps.recommendations.rules.idle import STOP_IDLE
 from apps.recommendations.rules.operations import PIPELINE, SPOT, THERMAL
@@ -31,13 +32,19 @@ EV = evidence()  # 5.00 CNY/h billed, 336 h in 14 days: 720 h a month
 COST = Decimal("3600.00")
 
 
-def finding(kind: str, amount: str | None, instance_id: int | None = 7, **action) -> Finding:
+def finding(
+    kind: str,
+    amount: str | None,
+    instance_id: int | None = 7,
+    parameters: dict | None = None,
+    **action,
+) -> Finding:
     saving = None if amount is None else Saving(Decimal(amount), "CNY", f"{kind} {amount}", "bills")
     return Finding(
         kind=kind,
         instance_id=instance_id,
         project_id=3,
-        parameters={},
+        parameters=parameters or {},
         title=kind,
         explanation="",
         saving=saving,
@@ -161,9 +168,10 @@ def test_an_upsize_without_saving_is_an_alternative_to_a_downsize() -> None:
 
 def test_a_stopped_share_of_fewer_at_night_comes_first() -> None:
     fewer = finding(
-        FEWER_INSTANCES,
+        DOWNSHIFT,
         "1000",
         instance_id=None,
+        parameters={"variant": FEWER_INSTANCES},
         members=[
             {"instance_id": 7, "role": "stop", "monthly_share": "1000.00"},
             {"instance_id": 8, "role": "keep", "monthly_share": "0.00"},
@@ -171,7 +179,7 @@ def test_a_stopped_share_of_fewer_at_night_comes_first() -> None:
     )
     rows = plan_instances([EV], [fewer, finding(SPOT, "2520")], TH)
     spot = next(r for r in rows if r.kind == SPOT)
-    assert amount(next(r for r in rows if r.kind == FEWER_INSTANCES)) == Decimal("1000")
+    assert amount(next(r for r in rows if r.instance_id is None)) == Decimal("1000")
     share = (Decimal(1000) / COST).quantize(Decimal("0.000001"))
     assert amount(spot) == (COST * (1 - share) * Decimal("0.7")).quantize(
         Decimal("0.01"), rounding=ROUND_HALF_UP

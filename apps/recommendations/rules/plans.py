@@ -161,7 +161,8 @@ def _stopped_shares(findings: Iterable[Finding]) -> dict[int, list[Decimal]]:
     """Instance id -> its stopped shares of the project-level fewer-at-night findings."""
     out: dict[int, list[Decimal]] = {}
     for finding in findings:
-        if finding.kind != FEWER_INSTANCES:
+        # Stored as a project's night downshift, told apart by its variant.
+        if finding.instance_id is not None or finding.parameters.get("variant") != FEWER_INSTANCES:
             continue
         for member in finding.action.get("members", ()):
             if member.get("role") == "stop":
