@@ -27,6 +27,7 @@ from apps.digests.content import DigestContent, Stopwatch, digest_content
 from apps.digests.models import DigestSubscription, Frequency
 from apps.digests.selectors import Mover, RecommendationLine
 from apps.digests.tokens import unsubscribe_url
+from apps.recommendations.messages import render_json
 from apps.recommendations.rules import KINDS
 
 SPEND_CID = "spend-chart"
@@ -65,8 +66,11 @@ def _change(current: Decimal, previous: Decimal) -> str:
 
 
 def _recommendation_title(row: RecommendationLine) -> str:
-    """The rule's own title (written in English), or in another language the kind and the
-    target: the rules are pure and do not translate, the kind labels are in the catalog."""
+    """The title the rules' words say, in the reader's language; for a row stored before
+    rules said words, the rule's English title, or in another language the kind and the
+    target (the kind labels are in the catalog)."""
+    if row.words.get("title"):
+        return render_json(row.words["title"], row.title)
     label = dict(KINDS).get(row.kind)
     translated = _(label) if label else None
     if translated is None or translated == label or not row.target_name:

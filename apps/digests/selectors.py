@@ -108,6 +108,8 @@ class RecommendationLine:
     target_name: str | None = None
     """The instance's name (else its id) or the project's name: the digest's title in a
     language the rules' English titles are not written in."""
+    words: dict = dataclasses.field(default_factory=dict)
+    """The rules' words (``Recommendation.words``): the title in the reader's language."""
 
 
 @dataclasses.dataclass(frozen=True)

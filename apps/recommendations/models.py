@@ -59,7 +59,13 @@ class Recommendation(OrganizationScopedModel):
         related_name="recommendations",
     )
     parameters = models.JSONField(default=dict, blank=True)
-    title = models.CharField(max_length=300)
+    title = models.CharField(max_length=300, help_text="In English, as the rules' words render.")
+    words = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="The rules' words (message code and parameters per text, e.g. the title), "
+        "rendered again in each reader's language (apps.recommendations.messages).",
+    )
     explanation = models.TextField()
     # Null where the finding saves nothing the bill shows (thermal, the data pipeline): not a
     # zero saving, so it adds nothing to a total and sorts after every real one.

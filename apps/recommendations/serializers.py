@@ -17,6 +17,7 @@ from rest_framework import serializers
 from apps.accounts.models import Currency
 from apps.api.parameters import INT64_MAX
 from apps.api.serializers import StatedCharField, StrictSerializer
+from apps.recommendations import messages
 from apps.recommendations.models import Recommendation, RecommendationEvent, Status
 from apps.recommendations.rules import (
     KINDS,
@@ -359,7 +360,13 @@ class RecommendationSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_kind_label(self, row: Recommendation) -> str:
-        return dict(KINDS).get(row.kind, row.kind)
+        return messages.kind_label(row.kind)
+
+    def to_representation(self, instance: Recommendation) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        # The rules' words in the reader's language (the stored title is English).
+        data["title"] = messages.render_json(instance.words.get("title"), instance.title)
+        return data
 
     def get_target(self, row: Recommendation) -> str:
         return "instance" if row.instance_id else "project"

@@ -25,12 +25,12 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from apps.accounts.audit import actions as audit_actions
 from apps.accounts.audit.services import audit_record, overrides_changes
 from apps.accounts.models import Organization, User
-from apps.recommendations import rules
+from apps.recommendations import messages, rules
 from apps.recommendations.evidence import (
     organization_evidence,
     organization_rule_settings,
@@ -46,6 +46,7 @@ from apps.recommendations.models import (
 # Fields a run rewrites in place; compared first so that an unchanged finding writes nothing.
 _FIGURE_FIELDS = (
     "title",
+    "words",
     "explanation",
     "monthly_saving",
     "monthly_paid_while_waiting",
@@ -98,6 +99,12 @@ def fingerprint(finding: rules.Finding) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def _english(text: rules.Text) -> str:
+    # The stored columns hold English (search, webhooks); readers render ``words`` again.
+    with translation.override("en"):
+        return messages.render(text)
+
+
 def _figures(finding: rules.Finding, currency: str) -> dict[str, Any]:
     """The stored figures of a finding; ``currency`` (the organization's) stands in where the
     finding carries no money at all (a thermal alert)."""
@@ -107,7 +114,8 @@ def _figures(finding: rules.Finding, currency: str) -> dict[str, Any]:
     money = saving or waiting or upsize
     # JSON round trip: the stored JSON compares equal to a fresh one only in its stored form.
     return {
-        "title": finding.title[:300],
+        "title": _english(finding.title)[:300],
+        "words": {"title": messages.text_json(finding.title)},
         "explanation": finding.explanation,
         "monthly_saving": saving.monthly_amount if saving else None,
         "monthly_paid_while_waiting": waiting.monthly_amount if waiting else None,

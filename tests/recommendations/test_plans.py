@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from apps.recommendations.rules import Confidence, Finding, Risk, Saving
+from apps.recommendations.rules import Confidence, Finding, Risk, Saving, Text
 from apps.recommendations.rules.commitment import SUBSCRIPTION
 from apps.recommendations.rules.downshift import DOWNSHIFT
 from apps.recommendations.rules.fewer import FEWER_INSTANCES
@@ -45,7 +45,7 @@ def finding(
         instance_id=instance_id,
         project_id=3,
         parameters=parameters or {},
-        title=kind,
+        title=Text(f"{kind}.title", {"name": "box"}),
         explanation="",
         saving=saving,
         confidence=Confidence(14, 100.0, "high"),

@@ -129,7 +129,7 @@ def test_it_gives_an_instance_already_stopped_at_night_a_schedule_worth_nothing_
     ev = evidence(profile=profile(p95, coverage), billed_hours=Decimal(100))
     finding = by_kind(evaluate(ev), "schedule")
     assert finding.saving.monthly_amount == 0
-    assert finding.title.startswith("Automate")
+    assert finding.title.code == "schedule.automate.title"
 
 
 def _day_only(**changes):

@@ -48,6 +48,7 @@ from .types import (
     ReservedPrice,
     Risk,
     Saving,
+    Text,
     TypeOffer,
     UpsizeFigures,
 )
@@ -197,6 +198,7 @@ __all__ = [
     "Risk",
     "RuleThresholds",
     "Saving",
+    "Text",
     "ThresholdDescription",
     "ThresholdError",
     "TypeOffer",

@@ -24,7 +24,7 @@ from .common import (
     running_hours_per_month,
 )
 from .thresholds import RuleThresholds
-from .types import Finding, InstanceEvidence, Risk, Saving
+from .types import Finding, InstanceEvidence, Risk, Saving, Text
 
 SUBSCRIPTION = "subscription"
 RESERVED_INSTANCE = "reserved_instance"
@@ -89,7 +89,7 @@ def commitment(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
         f" hours: {hours_text}; price: {price.text})"
     )
     if kind == SUBSCRIPTION:
-        title = f"Switch {name} to a monthly subscription"
+        title = Text("subscription.title", {"name": name})
         steps = [
             "Console: CVM > Instances > More > Instance Settings > Switch to Monthly "
             "Subscription, 1 month, auto-renew.",
@@ -103,7 +103,7 @@ def commitment(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
         reason = "A month is paid ahead: if the work ends early, the rest of the month is lost."
     else:
         assert reserved is not None
-        title = f"Cover {name} with a reserved-instance voucher"
+        title = Text("reserved_instance.title", {"name": name})
         steps = [
             f"Console: CVM > Reserved Instances > Purchase: {ev.instance_type} in {ev.region}, "
             f"{reserved.term_years} year(s).",

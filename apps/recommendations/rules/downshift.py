@@ -29,7 +29,7 @@ from .common import (
     price_evidence,
 )
 from .thresholds import RuleThresholds
-from .types import Finding, InstanceEvidence, Profile, Risk, Saving
+from .types import Finding, InstanceEvidence, Profile, Risk, Saving, Text
 from .weekly import circular_runs, profile_chart, run_json, run_mask, window_cron
 
 DOWNSHIFT = "night_downshift"
@@ -101,7 +101,7 @@ def night_downshift(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 "to": target.instance_type,
                 "runs": [[r.start_weekday, r.start_hour, r.hours] for r in runs],
             },
-            title=f"Run {name} as {target.instance_type} at night",
+            title=Text("night_downshift.title", {"name": name, "target": target.instance_type}),
             explanation=(
                 f"In {windows} ({profile.tz}) {name} stays between "
                 f"{th.idle_gpu_util_p95_max_pct:g} and {th.downshift_p95_max_pct:g} % GPU "

@@ -42,7 +42,15 @@ from .common import (
 )
 from .downshift import DOWNSHIFT, night_runs
 from .thresholds import RuleThresholds
-from .types import PRICE_FROM_BILLS, PRICE_FROM_CATALOG, Finding, InstanceEvidence, Risk, Saving
+from .types import (
+    PRICE_FROM_BILLS,
+    PRICE_FROM_CATALOG,
+    Finding,
+    InstanceEvidence,
+    Risk,
+    Saving,
+    Text,
+)
 from .weekly import circular_runs, profile_chart, run_json, run_mask, window_cron
 
 #: ``parameters["variant"]`` of a fewer-instances night downshift (the smaller-type variant,
@@ -172,7 +180,15 @@ def fewer_at_night(group: Sequence[InstanceEvidence], th: RuleThresholds) -> lis
                 "keep": keep,
                 "runs": [[r.start_weekday, r.start_hour, r.hours] for r in runs],
             },
-            title=f"Stop {n - keep} of {n} {kind_of} at night",
+            title=Text(
+                "fewer_instances.title",
+                {
+                    "stop": n - keep,
+                    "count": n,
+                    "type": first.instance_type,
+                    "region": first.region,
+                },
+            ),
             explanation=(
                 f"In {windows} ({profile.tz}) the project's {n} {kind_of} together carry at most "
                 f"{summed_peak:.0f} % of one instance (the sum of their p95 GPU utilization): "

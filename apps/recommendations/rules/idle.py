@@ -27,7 +27,7 @@ from .common import (
     stop_evidence,
 )
 from .thresholds import RuleThresholds
-from .types import PREPAID, PRICE_FROM_BILLS, Finding, InstanceEvidence, Risk, Saving
+from .types import PREPAID, PRICE_FROM_BILLS, Finding, InstanceEvidence, Risk, Saving, Text
 
 STOP_IDLE = "stop_idle"
 IDLE_HELD = "idle_held"
@@ -104,7 +104,7 @@ def stop_idle(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
     }
     name = label(ev)
     if kind == STOP_IDLE:
-        title = f"Stop idle {name}"
+        title = Text("stop_idle.title", {"name": name})
         explanation = (
             f"{name} was idle in {idle_count} of its {observed_count} observed hours over the "
             f"last {lookback_days(ev)} days (p95 GPU utilization at most "
@@ -122,7 +122,7 @@ def stop_idle(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
         ]
         risk = Risk(1, "Nothing ran on it for the whole lookback; restarting takes minutes.")
     else:
-        title = f"Idle but holding GPU memory: {name}"
+        title = Text("idle_held.title", {"name": name})
         explanation = (
             f"{name} did no work in {idle_count} of its {observed_count} observed hours over "
             f"the last {lookback_days(ev)} days, yet it held GPU memory in {held_count} of them "

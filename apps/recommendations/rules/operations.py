@@ -21,7 +21,7 @@ from .common import (
     running_hours_per_month,
 )
 from .thresholds import RuleThresholds
-from .types import Finding, InstanceEvidence, PaidWhileWaiting, Risk, Saving
+from .types import Finding, InstanceEvidence, PaidWhileWaiting, Risk, Saving, Text
 
 PIPELINE = "data_pipeline"
 THERMAL = "thermal"
@@ -82,7 +82,7 @@ def data_pipeline(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
     share_pct = round(float(100 * share), 1)
     level = confidence(ev, th, th.pipeline_min_evidence_days)
     if confirmed:
-        title = f"Fix the data pipeline feeding {name}"
+        title = Text("data_pipeline.title", {"name": name})
         explanation = (
             f"{name} was data-bound in {share_pct} % of its analysed minutes over the last "
             f"{lookback_days(ev)} days: GPU utilization low, GPU memory allocated and the CPU "
@@ -90,7 +90,7 @@ def data_pipeline(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             "pipeline gives that time back to training."
         )
     else:
-        title = f"Check whether the data pipeline holds back {name}"
+        title = Text("data_pipeline.check.title", {"name": name})
         explanation = (
             f"{name} looked data-bound in {share_pct} % of its analysed minutes over the last "
             f"{lookback_days(ev)} days: GPU utilization low with GPU memory allocated. Its "
@@ -154,7 +154,7 @@ def thermal(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             instance_id=ev.instance_id,
             project_id=ev.project_id,
             parameters={},
-            title=f"{name} runs hot",
+            title=Text("thermal.title", {"name": name}),
             explanation=(
                 f"{name}'s GPU temperature (p95 of the hour) was above "
                 f"{th.thermal_temp_min_c:g} °C in {100 * share:.0f} % of its observed hours, up "
@@ -212,7 +212,7 @@ def spot(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             instance_id=ev.instance_id,
             project_id=ev.project_id,
             parameters={},
-            title=f"Run {name}'s interruption-tolerant work on spot",
+            title=Text("spot.title", {"name": name}),
             explanation=(
                 f"{name} is tagged {', '.join(marked)}: its work survives interruption. Spot "
                 f"{ev.instance_type} costs {offer.hourly_spot} instead of "

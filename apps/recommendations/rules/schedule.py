@@ -27,7 +27,7 @@ from .common import (
     stop_evidence,
 )
 from .thresholds import RuleThresholds
-from .types import Finding, InstanceEvidence, Risk, Saving
+from .types import Finding, InstanceEvidence, Risk, Saving, Text
 from .weekly import (
     HOURS_PER_WEEK,
     circular_runs,
@@ -103,14 +103,14 @@ def schedule(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
     if price is not None:
         honest += f" In numbers: {price.stop_note(currency)}."
     if already:
-        title = f"Automate the night/weekend stop of {name}"
+        title = Text("schedule.automate.title", {"name": name})
         explanation = (
             f"{name} is already not running in {windows} ({profile.tz}), {weekly_hours} h a "
             "week, so there is nothing more to save; a schedule makes that automatic, so a "
             f"forgotten stop does not run all night. {honest}"
         )
     else:
-        title = f"Stop {name} outside working hours"
+        title = Text("schedule.title", {"name": name})
         explanation = (
             f"{name} sits under {th.schedule_p95_max_pct:g} % GPU utilization (p95) in "
             f"{windows} ({profile.tz}), {weekly_hours} h a week, yet it runs and is billed in "

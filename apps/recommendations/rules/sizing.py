@@ -37,6 +37,7 @@ from .types import (
     InstanceEvidence,
     Risk,
     Saving,
+    Text,
     TypeOffer,
     UpsizeFigures,
 )
@@ -95,7 +96,7 @@ def downsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             instance_id=ev.instance_id,
             project_id=ev.project_id,
             parameters={"to": target.instance_type},
-            title=f"Downsize {name} to {target.instance_type}",
+            title=Text("downsize.title", {"name": name, "target": target.instance_type}),
             explanation=(
                 f"Over the last {lookback_days(ev)} days {name} never needed its size: p95 GPU "
                 f"utilization {util_p95:.1f} % and peak GPU memory {mem_peak:.1f} %. "
@@ -243,7 +244,7 @@ def upsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 instance_id=ev.instance_id,
                 project_id=ev.project_id,
                 parameters={"reason": NO_LARGER_TYPE},
-                title=f"{name} is short of GPU memory, and no larger {ev.family} type exists",
+                title=Text("upsize.no_larger_type.title", {"name": name, "family": ev.family}),
                 explanation=(
                     f"{pressure} No {ev.family} type sold in {ev.zone} is larger: reduce the "
                     "memory the job needs (smaller batches with gradient accumulation, mixed "
@@ -327,7 +328,7 @@ def upsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             instance_id=ev.instance_id,
             project_id=ev.project_id,
             parameters={"to": target.instance_type},
-            title=f"Upsize {name} to {target.instance_type} (GPU memory pressure)",
+            title=Text("upsize.title", {"name": name, "target": target.instance_type}),
             explanation=(
                 f"{pressure} {target.instance_type} ({target_cards}) is the next larger "
                 f"{ev.family} type.{per_work}"

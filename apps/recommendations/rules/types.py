@@ -161,6 +161,16 @@ class InstanceEvidence:
 
 
 @dataclasses.dataclass(frozen=True)
+class Text:
+    """Words as a rule says them: a message code and its parameters (names, ids, types,
+    numbers), rendered in the reader's language where they are shown
+    (``apps.recommendations.messages``): the rules write no prose."""
+
+    code: str
+    params: Mapping[str, object] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
 class Saving:
     """A monthly saving and exactly how it was computed.
 
@@ -242,7 +252,7 @@ class Finding:
     project_id: int | None
     parameters: Mapping[str, object]
     """What identifies the finding beyond kind and target (e.g. the target type)."""
-    title: str
+    title: Text
     explanation: str
     saving: Saving | None
     """None where the finding saves nothing the bill shows (thermal, the data pipeline)."""

@@ -3224,6 +3224,7 @@ export interface components {
             readonly members: components["schemas"]["RecommendationMember"][];
             readonly project: number | null;
             readonly project_name: string | null;
+            /** @description In English, as the rules' words render. */
             readonly title: string;
             readonly explanation: string;
             /** @description Null where the finding saves nothing the bill shows (thermal, the data pipeline): never a zero or negative saving. */
@@ -3271,6 +3272,7 @@ export interface components {
             readonly members: components["schemas"]["RecommendationMember"][];
             readonly project: number | null;
             readonly project_name: string | null;
+            /** @description In English, as the rules' words render. */
             readonly title: string;
             readonly explanation: string;
             /** @description Null where the finding saves nothing the bill shows (thermal, the data pipeline): never a zero or negative saving. */
