@@ -1,12 +1,12 @@
 """The words of a recommendation, rendered in the active language from what the rules say.
 
-The rules are pure and write no prose: a title is a ``rules.Text`` (a message code and its
+The rules are pure and write no prose: a title or a risk is a ``rules.Text`` (a message code and its
 parameters: names, ids, types). Here each code has its English template, translated by the
 Simplified Chinese catalog (``locale/zh_Hans``); a row stores its texts as JSON (``words``)
 beside the English rendering (searching, webhooks), and every reader (the API, the digests)
 renders them again in their own language. The kinds' labels are here too.
 
-Explanations, steps, risks and formulas are still written by the rules in English; they move
+Explanations, steps and formulas are still written by the rules in English; they move
 here the same way (a code per sentence), kind by kind.
 """
 
@@ -38,6 +38,45 @@ TEMPLATES = {
     "data_pipeline.title": _("Fix the data pipeline feeding %(name)s"),
     "data_pipeline.check.title": _("Check whether the data pipeline holds back %(name)s"),
     "thermal.title": _("%(name)s runs hot"),
+    # Risks: how the change could hurt the work.
+    "stop_idle.risk": _("Nothing ran on it for the whole lookback; restarting takes minutes."),
+    "idle_held.risk": _("A process still holds GPU memory; stopping it loses its state."),
+    "schedule.risk": _(
+        "Work started in the window is cut off by the stop; capacity is not guaranteed at restart."
+    ),
+    "night_downshift.risk": _("A resize stops the instance twice a day; night peaks run hotter."),
+    "fewer_instances.risk": _(
+        "The %(keep)s remaining instances must take the whole night load: the load balancer "
+        "or queue must drain the stopped ones before they stop and add them back once they "
+        "have started; a night peak above the p95s runs hotter, and capacity is not "
+        "guaranteed at restart."
+    ),
+    "fewer_instances.risk_one": _(
+        "The %(keep)s remaining instance must take the whole night load: the load balancer or "
+        "queue must drain the stopped ones before they stop and add them back once they have "
+        "started; a night peak above the p95s runs hotter, and capacity is not guaranteed at "
+        "restart."
+    ),
+    "subscription.risk": _(
+        "A month is paid ahead: if the work ends early, the rest of the month is lost."
+    ),
+    "reserved_instance.risk": _(
+        "The voucher bills for %(years)s year(s) whether or not anything matches it."
+    ),
+    "spot.risk": _(
+        "Reclaim risk: a spot instance is taken back with ~2 minutes' notice; jobs must "
+        "checkpoint and restart."
+    ),
+    "downsize.risk": _("Peaks beyond the lookback would run slower on the smaller type."),
+    "upsize.risk": _(
+        "Moving the job to another type means a restart from a checkpoint; the work per hour "
+        "assumes it scales with the cards."
+    ),
+    "upsize.no_larger_type.risk": _(
+        "Memory savings in the job change its speed, not the instance."
+    ),
+    "data_pipeline.risk": _("Pipeline changes do not touch the instance."),
+    "thermal.risk": _("Throttling slows the work now; a failing card can stop it."),
 }
 
 #: Kind -> its label (``rules.KINDS`` names them in English for the model's choices).

@@ -441,7 +441,8 @@ class RecommendationSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(RiskSerializer)
     def get_risk(self, row: Recommendation) -> Any:
-        return RiskSerializer({"level": row.risk_level, "reason": row.risk_reason}).data
+        reason = messages.render_json(row.words.get("risk"), row.risk_reason)
+        return RiskSerializer({"level": row.risk_level, "reason": reason}).data
 
 
 class RecommendationDetailSerializer(RecommendationSerializer):

@@ -115,7 +115,10 @@ def _figures(finding: rules.Finding, currency: str) -> dict[str, Any]:
     # JSON round trip: the stored JSON compares equal to a fresh one only in its stored form.
     return {
         "title": _english(finding.title)[:300],
-        "words": {"title": messages.text_json(finding.title)},
+        "words": {
+            "title": messages.text_json(finding.title),
+            "risk": messages.text_json(finding.risk.reason),
+        },
         "explanation": finding.explanation,
         "monthly_saving": saving.monthly_amount if saving else None,
         "monthly_paid_while_waiting": waiting.monthly_amount if waiting else None,
@@ -135,7 +138,7 @@ def _figures(finding: rules.Finding, currency: str) -> dict[str, Any]:
         "evidence_days": finding.confidence.evidence_days,
         "coverage_pct": finding.confidence.coverage_pct,
         "risk_level": finding.risk.level,
-        "risk_reason": finding.risk.reason,
+        "risk_reason": _english(finding.risk.reason),
         "evidence": json.loads(json.dumps(finding.evidence, default=str)),
         "action": json.loads(json.dumps(finding.action, default=str)),
         "project_id": finding.project_id,

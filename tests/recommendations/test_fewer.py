@@ -21,6 +21,7 @@ from apps.recommendations.rules import (
     FEWER_INSTANCES,
     PRICE_FROM_BILLS,
     PRICE_FROM_CATALOG,
+    Text,
     evaluate,
     evaluate_groups,
     fewer_at_night,
@@ -104,7 +105,7 @@ def test_it_runs_the_night_of_four_alike_instances_on_one_and_prices_the_three_s
     # Honest about what a stop with STOP_CHARGING leaves billed, and about who takes the load.
     assert "disks" in finding.explanation
     assert finding.action["still_billed_when_stopped"] == ["system and data disks", "bandwidth"]
-    assert "load balancer" in finding.risk.reason
+    assert finding.risk.reason == Text("fewer_instances.risk_one", {"keep": 1})
     assert "ins-web1" in finding.action["steps"][0]
 
 

@@ -25,19 +25,21 @@ PARAMS = {
     "count": 5,
     "type": "GN7.2XLARGE32",
     "region": "ap-guangzhou",
+    "keep": 3,
+    "years": 1,
 }
 
 
 @pytest.mark.parametrize("code", sorted(TEMPLATES))
-def test_every_title_renders_in_chinese_with_no_english_word(code: str) -> None:
+def test_every_message_renders_in_chinese_with_no_english_word(code: str) -> None:
     with translation.override("en"):
         english = render(Text(code, PARAMS))
     with translation.override("zh-hans"):
         chinese = render(Text(code, PARAMS))
     assert CJK.search(chinese), chinese
     words = chinese
-    for value in PARAMS.values():
-        words = words.replace(str(value), "")  # names and ids are data, not words
+    for value in sorted(map(str, PARAMS.values()), key=len, reverse=True):
+        words = words.replace(value, "")  # names and ids are data, not words
     assert not ENGLISH_WORD.search(words), chinese
     assert chinese != english
     # The names and types it is about are in both.
@@ -70,11 +72,17 @@ def test_the_api_renders_a_title_in_its_readers_language(
 
     row = make_rec(acme, make_instance(acme, "alpha"), "stop_idle", "3600.00")
     Recommendation.objects.filter(pk=row.pk).update(
-        words={"title": {"code": "stop_idle.title", "params": {"name": "alpha (GN7.2XLARGE32)"}}}
+        words={
+            "title": {"code": "stop_idle.title", "params": {"name": "alpha (GN7.2XLARGE32)"}},
+            "risk": {"code": "stop_idle.risk", "params": {}},
+        }
     )
     url = "/api/v1/recommendations"
     (item,) = alice_client.get(url).json()["results"]
     assert (item["title"], item["kind_label"]) == ("Stop idle alpha (GN7.2XLARGE32)", "Stop idle")
+    assert item["risk"]["reason"] == (
+        "Nothing ran on it for the whole lookback; restarting takes minutes."
+    )
     alice.language = "zh-hans"
     alice.save(update_fields=["language"])
     with django_assert_max_num_queries(6):

@@ -49,7 +49,7 @@ def finding(
         explanation="",
         saving=saving,
         confidence=Confidence(14, 100.0, "high"),
-        risk=Risk(1, ""),
+        risk=Risk(1, Text("stop_idle.risk")),
         evidence={},
         action=action,
     )

@@ -100,7 +100,7 @@ def commitment(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             f"{instance_ids_arg([ev.provider_id])} --InstanceChargeType PREPAID "
             '--InstanceChargePrepaid \'{"Period":1,"RenewFlag":"NOTIFY_AND_AUTO_RENEW"}\''
         ]
-        reason = "A month is paid ahead: if the work ends early, the rest of the month is lost."
+        reason = Text("subscription.risk")
     else:
         assert reserved is not None
         title = Text("reserved_instance.title", {"name": name})
@@ -110,10 +110,7 @@ def commitment(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             "It matches this running pay-as-you-go instance automatically; keep it running as is.",
         ]
         commands = []
-        reason = (
-            f"The voucher bills for {reserved.term_years} year(s) whether or not anything "
-            "matches it."
-        )
+        reason = Text("reserved_instance.risk", {"years": reserved.term_years})
     explanation = (
         f"{name} is pay-as-you-go and was up {uptime_pct} % of the time over the last "
         f"{lookback_days(ev)} days; a {what} is cheaper above {break_even_pct} % uptime, so at "

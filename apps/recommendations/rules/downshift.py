@@ -119,7 +119,7 @@ def night_downshift(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 price.source,
             ),
             confidence=confidence(ev, th, th.schedule_min_evidence_days / 2),
-            risk=Risk(3, "A resize stops the instance twice a day; night peaks run hotter."),
+            risk=Risk(3, Text("night_downshift.risk")),
             evidence={
                 "night_p95_peak_pct": round(night_peak, 1),
                 "weekly_hours": int(mask.sum()),

@@ -211,10 +211,10 @@ def fewer_at_night(group: Sequence[InstanceEvidence], th: RuleThresholds) -> lis
             confidence=weakest,
             risk=Risk(
                 3,
-                f"The {keep} remaining instance{'s' if keep > 1 else ''} must take the whole night "
-                "load: the load balancer or queue must drain the stopped ones before they stop "
-                "and add them back once they have started; a night peak above the p95s runs "
-                "hotter, and capacity is not guaranteed at restart.",
+                Text(
+                    "fewer_instances.risk" if keep > 1 else "fewer_instances.risk_one",
+                    {"keep": keep},
+                ),
             ),
             evidence={
                 "instance_type": first.instance_type,

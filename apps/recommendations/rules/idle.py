@@ -120,7 +120,7 @@ def stop_idle(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             f"{', '.join(still_billed(price, currency))} still bill).",
             "Release it (TerminateInstances) once nobody claims it, after a snapshot if needed.",
         ]
-        risk = Risk(1, "Nothing ran on it for the whole lookback; restarting takes minutes.")
+        risk = Risk(1, Text("stop_idle.risk"))
     else:
         title = Text("idle_held.title", {"name": name})
         explanation = (
@@ -134,7 +134,7 @@ def stop_idle(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             "Have them save their work and end the process (nvidia-smi shows which one).",
             "Then stop the instance with STOP_CHARGING or release it.",
         ]
-        risk = Risk(3, "A process still holds GPU memory; stopping it loses its state.")
+        risk = Risk(3, Text("idle_held.risk"))
     if ev.charge_type == PREPAID:
         steps.append("It is a monthly subscription: turn off auto-renewal and let it expire.")
         commands = [

@@ -111,7 +111,7 @@ def data_pipeline(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             saving=None,
             paid_while_waiting=waiting_cost,
             confidence=level,
-            risk=Risk(0, "Pipeline changes do not touch the instance."),
+            risk=Risk(0, Text("data_pipeline.risk")),
             evidence={
                 "data_bound_minutes": waiting,
                 "data_bound_minutes_without_cpu": without_cpu,
@@ -164,7 +164,7 @@ def thermal(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             # An operations alert: nothing on the bill changes, so no saving (not a zero one).
             saving=None,
             confidence=confidence(ev, th, th.thermal_min_evidence_days),
-            risk=Risk(3, "Throttling slows the work now; a failing card can stop it."),
+            risk=Risk(3, Text("thermal.risk")),
             evidence={
                 "hot_hours": int(np.count_nonzero(hot & observed)),
                 "observed_hours": int(observed.sum()),
@@ -227,11 +227,7 @@ def spot(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 price.source,
             ),
             confidence=confidence(ev, th, th.spot_min_evidence_days),
-            risk=Risk(
-                3,
-                "Reclaim risk: a spot instance is taken back with ~2 minutes' notice; jobs "
-                "must checkpoint and restart.",
-            ),
+            risk=Risk(3, Text("spot.risk")),
             evidence={
                 "tags": marked,
                 "spot_hourly": str(offer.hourly_spot),

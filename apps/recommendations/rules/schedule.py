@@ -127,11 +127,7 @@ def schedule(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             explanation=explanation,
             saving=saving,
             confidence=confidence(ev, th, th.schedule_min_evidence_days / 2),
-            risk=Risk(
-                2,
-                "Work started in the window is cut off by the stop; capacity is not "
-                "guaranteed at restart.",
-            ),
+            risk=Risk(2, Text("schedule.risk")),
             evidence={
                 "weekly_off_hours": weekly_hours,
                 "running_hours_per_week_in_window": str(running_weekly),

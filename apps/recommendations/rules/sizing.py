@@ -113,7 +113,7 @@ def downsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 price.source,
             ),
             confidence=confidence(ev, th, th.downsize_min_evidence_days),
-            risk=Risk(2, "Peaks beyond the lookback would run slower on the smaller type."),
+            risk=Risk(2, Text("downsize.risk")),
             evidence={
                 "gpu_util_p95_pct": round(util_p95, 2),
                 "gpu_mem_peak_pct": round(mem_peak, 2),
@@ -253,7 +253,7 @@ def upsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 saving=None,
                 upsize=figures,
                 confidence=confidence(ev, th, th.upsize_min_evidence_days),
-                risk=Risk(1, "Memory savings in the job change its speed, not the instance."),
+                risk=Risk(1, Text("upsize.no_larger_type.risk")),
                 evidence=_known({**evidence, "family": ev.family}),
                 action={
                     "steps": [
@@ -336,11 +336,7 @@ def upsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             saving=saving,
             upsize=figures,
             confidence=confidence(ev, th, th.upsize_min_evidence_days),
-            risk=Risk(
-                2,
-                "Moving the job to another type means a restart from a checkpoint; the work "
-                "per hour assumes it scales with the cards.",
-            ),
+            risk=Risk(2, Text("upsize.risk")),
             evidence=_known(
                 {
                     **evidence,

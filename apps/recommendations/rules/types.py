@@ -240,7 +240,7 @@ class Confidence:
 class Risk:
     level: int
     """0 (none) .. 4 (high): how likely the change hurts the workload."""
-    reason: str
+    reason: Text
 
 
 @dataclasses.dataclass(frozen=True)
