@@ -1,10 +1,11 @@
 """The API answers in its reader's language.
 
-A person signed in to the dashboard reads the language they chose (``User.language``, which
-their browser's Accept-Language must not override); any other caller (an API key of finance
-tooling, a client not signed in) gets the one its Accept-Language asks for among ours, else
-English. Words rendered at the edge (``gettext``: threshold labels and help, DRF's own error
-messages) follow it; the figures do not change.
+One precedence for every caller: the language the request's Accept-Language names among ours
+(the dashboard sends the language it is showing on every request, whatever chose it: the
+person's choice, or their browser's until they chose; finance tooling with an API key names its
+own), else the signed-in person's choice (``User.language``), else English. Words rendered at
+the edge (``gettext``: recommendation titles and risks, alert texts, threshold labels and help,
+audit action labels, DRF's own error messages) follow it; the figures do not change.
 """
 
 from __future__ import annotations
@@ -14,6 +15,25 @@ from collections.abc import Callable
 from django.http import HttpRequest, HttpResponse
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
+from django.utils.translation.trans_real import parse_accept_lang_header
+
+
+def accepted_language(request: HttpRequest) -> str | None:
+    """The first of our languages the request's Accept-Language names (by quality), if any."""
+    for code, _quality in parse_accept_lang_header(request.META.get("HTTP_ACCEPT_LANGUAGE", "")):
+        if code == "*":
+            continue
+        try:
+            return translation.get_supported_language_variant(code)
+        except LookupError:
+            continue
+    return None
+
+
+def request_language(request: HttpRequest) -> str:
+    user = getattr(request, "user", None)
+    chosen = getattr(user, "language", "") if user is not None and user.is_authenticated else ""
+    return accepted_language(request) or chosen or "en"
 
 
 class ApiLanguageMiddleware:
@@ -23,9 +43,7 @@ class ApiLanguageMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if not request.path.startswith("/api/"):
             return self.get_response(request)
-        user = getattr(request, "user", None)
-        chosen = getattr(user, "language", "") if user is not None and user.is_authenticated else ""
-        language = chosen or translation.get_language_from_request(request)
+        language = request_language(request)
         with translation.override(language):
             response = self.get_response(request)
         response.headers.setdefault("Content-Language", language)

@@ -1,11 +1,11 @@
 import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
+import { useEffect, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { BrowserRouter, Navigate, Route, Routes, useLocation } from 'react-router';
 import { AuthProvider, useAuth } from './auth/AuthContext';
 import { AppShell } from './components/AppShell';
 import { createQueryClient } from './data/queryClient';
-import './i18n';
+import { i18n } from './i18n';
 import { ErrorBanner, Spinner } from './components/ui';
 import { InstanceDetailPage } from './pages/InstanceDetailPage';
 import { InstancesPage } from './pages/InstancesPage';
@@ -91,6 +91,12 @@ export function AppRoutes() {
 const defaultQueryClient = createQueryClient();
 
 export function App({ queryClient = defaultQueryClient }: { queryClient?: QueryClient }) {
+  // The answers hold words the API rendered in the language of the request: ask again in the new one.
+  useEffect(() => {
+    const refetch = () => void queryClient.invalidateQueries();
+    i18n.on('languageChanged', refetch);
+    return () => i18n.off('languageChanged', refetch);
+  }, [queryClient]);
   return (
     <QueryClientProvider client={queryClient}>
       <BrowserRouter>

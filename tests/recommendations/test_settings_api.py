@@ -190,11 +190,18 @@ def test_a_chinese_reader_gets_every_label_and_help_in_chinese(
             assert text != other
 
 
-def test_the_chosen_language_wins_over_the_browser_s_and_an_api_key_reads_accept_language(
-    alice_client: APIClient, acme, key_client
+def test_accept_language_names_the_language_else_the_person_s_choice_else_english(
+    alice_client: APIClient, alice, acme, key_client
 ) -> None:
-    # A person who chose English reads English whatever their browser asks for.
+    # The dashboard names the language it shows on every request; it wins over the stored one.
     response = alice_client.get(URL, HTTP_ACCEPT_LANGUAGE="zh-CN,zh;q=0.9")
+    assert by_name(response.json())["lookback_days"]["label"] == "回看天数"
+    # A header naming none of ours falls back to the person's choice.
+    alice.language = "zh-hans"
+    alice.save(update_fields=["language"])
+    response = alice_client.get(URL, HTTP_ACCEPT_LANGUAGE="fr-FR,fr;q=0.9")
+    assert by_name(response.json())["lookback_days"]["label"] == "回看天数"
+    response = alice_client.get(URL, HTTP_ACCEPT_LANGUAGE="en-GB,en;q=0.9,zh;q=0.5")
     assert by_name(response.json())["lookback_days"]["label"] == "Lookback (days)"
     # Finance tooling with an API key names its language in Accept-Language.
     tooling, _key = key_client(acme)

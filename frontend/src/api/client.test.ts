@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ApiError, api, resetCsrfToken, setUnauthenticatedHandler } from './client';
 import { CSRF, mockApi, NOT_AUTHENTICATED } from '../test/mockApi';
+import { i18n } from '../i18n';
 
 describe('api client', () => {
   it('fetches a CSRF token first and sends it as X-CSRFToken on POST', async () => {
@@ -21,6 +22,18 @@ describe('api client', () => {
     expect(post.headers['content-type']).toBe('application/json');
     expect(post.credentials).toBe('same-origin');
     expect(server.find('GET', '/api/v1/auth/csrf')[0]!.credentials).toBe('same-origin');
+  });
+
+  it('asks the API for the language the page shows', async () => {
+    const server = mockApi({ 'GET /api/v1/me': { status: 200, body: {} } });
+    await i18n.changeLanguage('zh-CN');
+    try {
+      await api.get('/api/v1/me');
+    } finally {
+      await i18n.changeLanguage('en');
+    }
+    await api.get('/api/v1/me');
+    expect(server.find('GET', '/api/v1/me').map((c) => c.headers['accept-language'])).toEqual(['zh-CN', 'en']);
   });
 
   it("sends the page's token (Django's <meta name=\"csrf-token\">), without asking the endpoint", async () => {

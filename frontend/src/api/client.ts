@@ -84,7 +84,7 @@ async function fetchCsrfToken(): Promise<string> {
   const response = await safeFetch(`${API_BASE}/auth/csrf`, {
     method: 'GET',
     credentials: 'same-origin',
-    headers: { Accept: 'application/json' },
+    headers: { Accept: 'application/json', 'Accept-Language': i18n.language },
   });
   if (!response.ok) throw await toApiError(response);
   const body = (await parseJson(response)) as { csrfToken?: unknown } | null;
@@ -172,7 +172,8 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
   const seq = ++lastRequestSeq;
 
   const send = async (): Promise<Response> => {
-    const headers: Record<string, string> = { Accept: 'application/json' };
+    // The API renders its words (titles, alert texts, labels) in the language the page shows.
+    const headers: Record<string, string> = { Accept: 'application/json', 'Accept-Language': i18n.language };
     if (options.body !== undefined) headers['Content-Type'] = 'application/json';
     if (!SAFE_METHODS.has(method)) headers['X-CSRFToken'] = await ensureCsrfToken();
     return safeFetch(url, {
