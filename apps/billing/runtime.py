@@ -32,7 +32,6 @@ from decimal import Decimal
 from django.db.models import Q
 
 from apps.billing import classify
-from apps.billing.amortization import covered_until
 
 PRICED_AS_RUNTIME = classify.PRICED_AS_RUNTIME
 PERSISTENT = (classify.STORAGE, classify.NETWORK)
@@ -126,28 +125,30 @@ def runtime_lines() -> Q:
 
 
 def spread_share(
-    cost: Decimal, begin: dt.datetime, end: dt.datetime, start: dt.datetime, stop: dt.datetime
-) -> tuple[Decimal, dt.datetime, dt.datetime]:
+    cost: Decimal, begin: int, end: int, start: int, stop: int
+) -> tuple[Decimal, int, int]:
     """The part of a purchase (or refund) line's ``cost`` amortized into ``[start, stop)``, and
-    the stretch of it that falls there (empty when none): the cost spread evenly over the
-    seconds the line covers (``apps.billing.amortization``'s view, without its per-bucket
-    pieces: a price needs the share of a window, not every hour's)."""
-    covered_to = covered_until(end)
+    the stretch of it that falls there (empty when none), all moments in epoch seconds (bills
+    are whole seconds; a month's spread lines read as timestamps cost more than the rest of
+    the amortization): the cost spread evenly over the seconds the line covers, its last
+    second included when it ends on :59 (``apps.billing.amortization``'s view, without its
+    per-bucket pieces: a price needs the share of a window, not every hour's)."""
+    covered_to = end + 1 if end % 60 == 59 else end
     lo, hi = max(begin, start), min(covered_to, stop)
-    total = int((covered_to - begin).total_seconds())
+    total = covered_to - begin
     if hi <= lo or total <= 0:
         return Decimal(0), lo, lo
-    return cost * int((hi - lo).total_seconds()) / total, lo, hi
+    return cost * (hi - lo) / total, lo, hi
 
 
-def union_seconds(spans: Iterable[tuple[dt.datetime, dt.datetime]]) -> int:
-    """Seconds covered by the union of ``[a, b)`` spans: two purchases of one period (a
-    renewal and its refund) cover its hours once."""
+def union_seconds(spans: Iterable[tuple[int, int]]) -> int:
+    """Seconds covered by the union of ``[a, b)`` spans (epoch seconds): two purchases of one
+    period (a renewal and its refund) cover its hours once."""
     total, reach = 0, None
     for a, b in sorted(spans):
         if reach is not None:
             a = max(a, reach)
         if b > a:
-            total += int((b - a).total_seconds())
+            total += b - a
             reach = b
     return total

@@ -14,7 +14,7 @@ from django.db.models import Max, QuerySet, Sum
 
 from apps.accounts.models import Organization
 from apps.billing import classify
-from apps.billing.amortization import SPREAD_CATEGORIES, is_spread
+from apps.billing.amortization import HOURLY_LINE_MAX, SPREAD_CATEGORIES
 from apps.billing.models import BillLine, InstanceBillDay, InstanceComponentDay
 from apps.billing.runtime import (
     BILLED_SECONDS_SQL,
@@ -326,23 +326,18 @@ def amortized_runtime(
     ids = list(ids)
     if not ids or end <= start:
         return {}
-    lines = BillLine.objects.filter(
-        instance_id__in=ids,
-        charge_category__in=sorted(SPREAD_CATEGORIES),
-        fee_begin_at__lt=end,
-        fee_end_at__gte=start,
-    ).values_list(
-        "instance_id", "currency", "fee_begin_at", "fee_end_at", "cost", "component_class",
-        "component_code", "component_name", "charge_category",
-    )  # fmt: skip
     sums: _Sums = defaultdict(lambda: [Decimal(0), 0])
     parts: _Parts = defaultdict(lambda: [Decimal(0), 0, ""])
-    spans: dict[tuple[int, str], list[tuple[dt.datetime, dt.datetime]]] = defaultdict(list)
-    part_spans: dict[tuple[int, str, str, str], list] = defaultdict(list)
-    for instance_id, currency, begin, end_at, cost, cls, code, name, category in lines:
-        if not is_spread(category, begin, end_at):
-            continue
-        share, lo, hi = spread_share(cost, begin, end_at, start, end)
+    # Per key, the [lo, hi) stretches its lines put into the period, in epoch seconds.
+    spans: dict[tuple[int, str], list[tuple[int, int]]] = defaultdict(list)
+    part_spans: dict[tuple[int, str, str, str], list[tuple[int, int]]] = defaultdict(list)
+    first, stop = _epoch_second(start), _epoch_second(end)
+    for instance_id, currency, begin, end_at, cost, cls, code, name in _spread_rows(
+        ids, start, end
+    ):
+        if end_at - begin <= _HOURLY_LINE_MAX_S:
+            continue  # an hour or less stays where billed (``amortization.is_spread``)
+        share, lo, hi = spread_share(cost, begin, end_at, first, stop)
         if hi <= lo:
             continue
         _add(parts[(instance_id, currency, cls, code)], share, 0, name)
@@ -356,3 +351,40 @@ def amortized_runtime(
     for part_key, part_covered in part_spans.items():
         parts[part_key][1] = union_seconds(part_covered)
     return _per_instance(sums, parts)
+
+
+_HOURLY_LINE_MAX_S = int(HOURLY_LINE_MAX.total_seconds())
+# The spread lines (purchases, renewals, refunds) of the instances that reach into a period,
+# their moments as epoch seconds (``runtime.spread_share``).
+_SPREAD_SQL = f"""
+    SELECT instance_id, currency, floor(EXTRACT(EPOCH FROM fee_begin_at))::bigint,
+           floor(EXTRACT(EPOCH FROM fee_end_at))::bigint, cost, component_class,
+           component_code, component_name
+    FROM {BillLine._meta.db_table}
+    WHERE instance_id = ANY(%(ids)s) AND charge_category = ANY(%(categories)s)
+      AND fee_begin_at < %(end)s AND fee_end_at >= %(start)s
+"""
+
+
+def _epoch_second(moment: dt.datetime) -> int:
+    return int(moment.timestamp() // 1)
+
+
+def _spread_rows(ids: list[int], start: dt.datetime, end: dt.datetime) -> Iterable[tuple]:
+    categories = sorted(SPREAD_CATEGORIES)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _SPREAD_SQL, {"ids": ids, "categories": categories, "start": start, "end": end}
+            )
+            return cursor.fetchall()
+    lines = BillLine.objects.filter(
+        instance_id__in=ids, charge_category__in=categories, fee_begin_at__lt=end, fee_end_at__gte=start
+    ).values_list(
+        "instance_id", "currency", "fee_begin_at", "fee_end_at", "cost", "component_class",
+        "component_code", "component_name",
+    )  # fmt: skip
+    return [
+        (i, currency, _epoch_second(b), _epoch_second(e), cost, cls, code, name)
+        for i, currency, b, e, cost, cls, code, name in lines
+    ]

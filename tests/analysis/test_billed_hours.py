@@ -70,6 +70,9 @@ def test_the_rollup_answers_what_the_lines_answer(billed) -> None:  # noqa: F811
         ).exists()
     ]
     assert len(hourly) >= 3
+    # Instances without hourly lines (prepaid: priced from their purchases) take the other
+    # path, PhaseDay's whole-day sums and the partial days' bytes: the periods below cut days.
+    assert len(hourly) < len(instances)
     a, b, c = hourly[:3]
     hour = DAY + dt.timedelta(hours=30)  # 2026-11-02 06:00 UTC, a whole UTC day
     second = dt.timedelta(seconds=1)
