@@ -203,9 +203,14 @@ def _cents(value: Decimal) -> Decimal:
     return value.quantize(CENT, rounding=ROUND_HALF_UP)
 
 
-def _monthly_hours(hours_text: Text) -> Decimal:
+def _text(value: object) -> Text:
+    assert isinstance(value, Text), value
+    return value
+
+
+def _monthly_hours(hours_text: object) -> Decimal:
     """The hours a month, from the numbers the hours' text states."""
-    p = hours_text.params
+    p = _text(hours_text).params
     days = _d(p["days"])
     return min((_d(p["basis"]) * _d(p["days_per_month"]) / days).quantize(Decimal("0.1")), _d(720))
 
@@ -228,9 +233,9 @@ def _recomputed(formula: Text) -> Decimal:
     if formula.code == "spot.formula":
         return _cents(_d(p["monthly"]) * (1 - _d(p["spot"]) / _d(p["postpaid"])))
     if formula.code == "fewer_instances.formula":
-        lines = p["lines"]
-        assert isinstance(lines, Text)
-        parts = [line.params for line in lines.params["items"]]  # type: ignore[union-attr]
+        items = _text(p["lines"]).params["items"]
+        assert isinstance(items, list)
+        parts = [_text(line).params for line in items]
         for part in parts:
             assert _d(part["part"]) == _cents(_d(part["hourly"]) * _d(part["hours"]))
         return sum((_d(part["part"]) for part in parts), Decimal(0))
