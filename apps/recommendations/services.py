@@ -105,7 +105,7 @@ def _english(text: rules.Text) -> str:
         return messages.render(text)
 
 
-#: The texts inside a finding's action and evidence: (where, key), each a list of texts or one.
+#: The keys of a finding's action and evidence that hold texts (a list of them, or one).
 _ACTION_TEXTS = ("steps", "still_billed_when_stopped")
 _EVIDENCE_TEXTS = ("when_stopped",)
 
