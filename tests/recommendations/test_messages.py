@@ -137,7 +137,7 @@ def test_the_api_renders_every_text_of_a_row_in_its_readers_language(
     alice.save(update_fields=["language"])
     chinese = alice_client.get(url).json()
     assert chinese["explanation"].startswith("box (GN7.2XLARGE32) 在 周一 19:00-周二 09:00、")
-    assert "关机期间仍继续计费的有 系统盘 (v_cbs_system) 0.0500 CNY/h" in chinese["explanation"]
+    assert "关机期间仍继续计费：系统盘 (v_cbs_system) 0.0500 CNY/h；" in chinese["explanation"]
     assert chinese["saving"]["formula"].startswith(
         "时段每周 118 h 中仍运行 118.0 h/周 × 30/7 周/月"
     )
