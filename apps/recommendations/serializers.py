@@ -17,6 +17,7 @@ from rest_framework import serializers
 from apps.accounts.models import Currency
 from apps.api.parameters import INT64_MAX
 from apps.api.serializers import StatedCharField, StrictSerializer
+from apps.core.weekruns import WeekRun
 from apps.recommendations import messages
 from apps.recommendations.models import Recommendation, RecommendationEvent, Status
 from apps.recommendations.rules import (
@@ -28,6 +29,7 @@ from apps.recommendations.rules import (
 )
 from apps.recommendations.rules.thresholds import threshold_limit
 from apps.recommendations.rules.types import NEXT_IN_FAMILY, NO_LARGER_TYPE
+from apps.recommendations.rules.weekly import run_text
 from apps.recommendations.selectors import ORDERINGS
 
 ACTIONS = ("accept", "dismiss", "snooze", "reopen")
@@ -293,6 +295,25 @@ def _members(row: Recommendation) -> list[dict[str, Any]]:
     ]
 
 
+def _formula(row: Recommendation) -> str:
+    """How the row's money was computed, in the reader's language (the column is English)."""
+    return messages.render_json(row.words.get("formula"), row.saving_formula)
+
+
+def _window(window: Any) -> Any:
+    """A schedule's window with each run's label in the reader's language, from its numbers."""
+    if not isinstance(window, dict) or not isinstance(window.get("runs"), list):
+        return window
+    runs = []
+    for run in window["runs"]:
+        try:
+            said = run_text(WeekRun(run["start_weekday"], run["start_hour"], run["hours"]))
+            runs.append({**run, "label": messages.render(said)})
+        except (KeyError, TypeError, IndexError):
+            runs.append(run)
+    return {**window, "runs": runs}
+
+
 class RecommendationSerializer(serializers.ModelSerializer):
     """One recommendation as lists show it."""
 
@@ -364,8 +385,11 @@ class RecommendationSerializer(serializers.ModelSerializer):
 
     def to_representation(self, instance: Recommendation) -> dict[str, Any]:
         data = super().to_representation(instance)
-        # The rules' words in the reader's language (the stored title is English).
+        # The rules' words in the reader's language (the stored columns are English).
         data["title"] = messages.render_json(instance.words.get("title"), instance.title)
+        data["explanation"] = messages.render_json(
+            instance.words.get("explanation"), instance.explanation
+        )
         return data
 
     def get_target(self, row: Recommendation) -> str:
@@ -394,7 +418,7 @@ class RecommendationSerializer(serializers.ModelSerializer):
             {
                 "monthly_amount": row.monthly_saving,
                 "currency": row.currency,
-                "formula": row.saving_formula,
+                "formula": _formula(row),
                 "price_source": row.price_source,
             }
         ).data
@@ -408,7 +432,7 @@ class RecommendationSerializer(serializers.ModelSerializer):
                 "monthly_amount": row.monthly_paid_while_waiting,
                 "gpu_hours_per_month": row.gpu_hours_waiting_per_month,
                 "currency": row.currency,
-                "formula": row.saving_formula,
+                "formula": _formula(row),
                 "price_source": row.price_source,
             }
         ).data
@@ -425,7 +449,7 @@ class RecommendationSerializer(serializers.ModelSerializer):
                 "current_samples_per_currency_unit": row.current_samples_per_currency_unit,
                 "target_samples_per_currency_unit": row.target_samples_per_currency_unit,
                 "currency": row.currency,
-                "formula": row.saving_formula,
+                "formula": _formula(row),
             }
         ).data
 
@@ -480,6 +504,10 @@ class RecommendationDetailSerializer(RecommendationSerializer):
         chart_range = evidence.pop("chart_range", None)
         if not (isinstance(chart_range, dict) and {"start", "end"} <= chart_range.keys()):
             chart_range = None
+        if "when_stopped" in evidence:
+            evidence["when_stopped"] = messages.render_json(
+                row.words.get("when_stopped"), str(evidence["when_stopped"])
+            )
         figures: list[dict[str, str]] = []
         _flatten("", evidence, figures)
         return EvidenceSerializer(
@@ -491,12 +519,15 @@ class RecommendationDetailSerializer(RecommendationSerializer):
         action = row.action
         return ActionSerializer(
             {
-                "steps": action.get("steps", []),
+                "steps": messages.render_list_json(row.words.get("steps"), action.get("steps", [])),
                 "commands": action.get("commands", []),
                 "cron": action.get("cron", []),
-                "window": action.get("window"),
+                "window": _window(action.get("window")),
                 "stopped_mode": action.get("stopped_mode"),
-                "still_billed_when_stopped": action.get("still_billed_when_stopped", []),
+                "still_billed_when_stopped": messages.render_list_json(
+                    row.words.get("still_billed_when_stopped"),
+                    action.get("still_billed_when_stopped", []),
+                ),
             }
         ).data
 

@@ -105,6 +105,45 @@ def _english(text: rules.Text) -> str:
         return messages.render(text)
 
 
+#: The keys of a finding's action and evidence that hold texts (a list of them, or one).
+_ACTION_TEXTS = ("steps", "still_billed_when_stopped")
+_EVIDENCE_TEXTS = ("when_stopped",)
+
+
+def _words(finding: rules.Finding, formula: rules.Text | None) -> dict[str, Any]:
+    """Every text of a finding as JSON (``Recommendation.words``), by where it is shown."""
+    words: dict[str, Any] = {
+        "title": messages.text_json(finding.title),
+        "explanation": messages.text_json(finding.explanation),
+        "risk": messages.text_json(finding.risk.reason),
+    }
+    if formula is not None:
+        words["formula"] = messages.text_json(formula)
+    for key in _ACTION_TEXTS:
+        if key in finding.action:
+            words[key] = [messages.text_json(text) for text in finding.action[key]]
+    for key in _EVIDENCE_TEXTS:
+        if key in finding.evidence:
+            words[key] = messages.text_json(finding.evidence[key])
+    return words
+
+
+def _in_english(figures: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """``figures`` with the texts under ``keys`` in English (a list of texts, or one)."""
+    out = dict(figures)
+    for key in keys:
+        value = out.get(key)
+        if isinstance(value, rules.Text):
+            out[key] = _english(value)
+        elif isinstance(value, list | tuple):
+            out[key] = [_english(text) for text in value]
+    return out
+
+
+def _json(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+
 def _figures(finding: rules.Finding, currency: str) -> dict[str, Any]:
     """The stored figures of a finding; ``currency`` (the organization's) stands in where the
     finding carries no money at all (a thermal alert)."""
@@ -115,11 +154,8 @@ def _figures(finding: rules.Finding, currency: str) -> dict[str, Any]:
     # JSON round trip: the stored JSON compares equal to a fresh one only in its stored form.
     return {
         "title": _english(finding.title)[:300],
-        "words": {
-            "title": messages.text_json(finding.title),
-            "risk": messages.text_json(finding.risk.reason),
-        },
-        "explanation": finding.explanation,
+        "words": _json(_words(finding, money.formula if money else None)),
+        "explanation": _english(finding.explanation),
         "monthly_saving": saving.monthly_amount if saving else None,
         "monthly_paid_while_waiting": waiting.monthly_amount if waiting else None,
         "gpu_hours_waiting_per_month": waiting.gpu_hours_per_month if waiting else None,
@@ -132,15 +168,15 @@ def _figures(finding: rules.Finding, currency: str) -> dict[str, Any]:
             upsize.target_samples_per_currency_unit if upsize else None
         ),
         "currency": money.currency if money else currency,
-        "saving_formula": money.formula if money else "",
+        "saving_formula": _english(money.formula) if money else "",
         "price_source": money.price_source if money else "none",
         "confidence": finding.confidence.level,
         "evidence_days": finding.confidence.evidence_days,
         "coverage_pct": finding.confidence.coverage_pct,
         "risk_level": finding.risk.level,
         "risk_reason": _english(finding.risk.reason),
-        "evidence": json.loads(json.dumps(finding.evidence, default=str)),
-        "action": json.loads(json.dumps(finding.action, default=str)),
+        "evidence": _json(_in_english(finding.evidence, _EVIDENCE_TEXTS)),
+        "action": _json(_in_english(finding.action, _ACTION_TEXTS)),
         "project_id": finding.project_id,
         "role": finding.role,
     }

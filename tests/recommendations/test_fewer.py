@@ -29,6 +29,7 @@ from apps.recommendations.rules import (
 from apps.recommendations.selectors import realised_saving
 from tests.recommendations.builders import END, evidence, profile, working_hours_matrix
 from tests.recommendations.factories import AS_OF, bill_hours, make_instance, set_profile, set_usage
+from tests.recommendations.words import english, english_list
 
 CENT = Decimal("0.01")
 TH = DEFAULT_RULE_THRESHOLDS
@@ -101,12 +102,15 @@ def test_it_runs_the_night_of_four_alike_instances_on_one_and_prices_the_three_s
         (Decimal(prices[pid]) * month_hours(Decimal(weekly[pid]))).quantize(CENT) for pid in stopped
     )
     assert finding.saving.price_source == PRICE_FROM_BILLS
-    assert f"sum = {finding.saving.monthly_amount} CNY/month" in finding.saving.formula
+    assert f"sum = {finding.saving.monthly_amount} CNY/month" in english(finding.saving.formula)
     # Honest about what a stop with STOP_CHARGING leaves billed, and about who takes the load.
-    assert "disks" in finding.explanation
-    assert finding.action["still_billed_when_stopped"] == ["system and data disks", "bandwidth"]
+    assert "disks" in english(finding.explanation)
+    assert english_list(finding.action["still_billed_when_stopped"]) == [
+        "system and data disks",
+        "bandwidth",
+    ]
     assert finding.risk.reason == Text("fewer_instances.risk_one", {"keep": 1})
-    assert "ins-web1" in finding.action["steps"][0]
+    assert "ins-web1" in english(finding.action["steps"][0])
 
 
 def test_it_keeps_two_when_the_night_load_needs_two_and_prices_from_the_catalog() -> None:
@@ -120,7 +124,7 @@ def test_it_keeps_two_when_the_night_load_needs_two_and_prices_from_the_catalog(
     per_instance = (Decimal("5.20") * month_hours(NIGHT_HOURS)).quantize(CENT)
     assert finding.saving.monthly_amount == 2 * per_instance
     assert finding.saving.price_source == PRICE_FROM_CATALOG
-    assert "catalog price 5.20 CNY/h" in finding.saving.formula
+    assert "catalog price 5.20 CNY/h" in english(finding.saving.formula)
 
 
 def test_it_stops_none_when_the_night_load_needs_every_instance() -> None:

@@ -32,6 +32,7 @@ from tests.recommendations.factories import (
     set_profile,
     set_usage,
 )
+from tests.recommendations.words import english
 
 pytestmark = pytest.mark.django_db
 
@@ -90,7 +91,7 @@ def test_a_pipeline_and_a_thermal_finding_are_stored_without_a_saving(
     (waiting,) = [f.paid_while_waiting for f in found if f.paid_while_waiting]
     assert pipeline.monthly_paid_while_waiting == waiting.monthly_amount
     assert pipeline.gpu_hours_waiting_per_month == waiting.gpu_hours_per_month
-    assert pipeline.saving_formula == waiting.formula
+    assert pipeline.saving_formula == english(waiting.formula)
     assert thermal.monthly_paid_while_waiting is None
     assert (thermal.currency, thermal.price_source) == ("CNY", "none")
     # Stored as found: a second run changes nothing (None compares equal to the stored null).
@@ -127,7 +128,7 @@ def test_an_upsize_is_stored_with_its_own_figures_and_no_negative_saving(
         assert row.monthly_extra_cost == figures.monthly_extra_cost
         assert row.current_samples_per_currency_unit == figures.current_samples_per_currency_unit
         assert row.target_samples_per_currency_unit == figures.target_samples_per_currency_unit
-        assert row.saving_formula == figures.formula
+        assert row.saving_formula == english(figures.formula)
     # 5.0000 CNY/h x 720 h now; 2 cards at 5.0000 x 20.00/5.20 = 19.2308 CNY/h do it in 360 h.
     assert rows["next_in_family"].monthly_extra_cost == Decimal("3323.09")
     assert rows["no_larger_type"].monthly_extra_cost is None

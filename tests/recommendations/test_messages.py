@@ -1,4 +1,6 @@
-"""The rules' words rendered in each language (apps/recommendations/messages.py)."""
+"""The rules' titles and risks rendered in each language (apps/recommendations/messages), and
+the API rendering every text of a row in its reader's language (every other sentence of every
+kind: test_words.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,9 @@ import pytest
 from django.utils import translation
 from rest_framework.test import APIClient
 
-from apps.recommendations.messages import KIND_LABELS, TEMPLATES, kind_label, render, render_json
+from apps.recommendations import services
+from apps.recommendations.messages import KIND_LABELS, kind_label, render, render_json
+from apps.recommendations.messages.titles import TEMPLATES
 from apps.recommendations.models import Recommendation
 from apps.recommendations.rules import KINDS, Text
 
@@ -92,3 +96,81 @@ def test_the_api_renders_a_title_in_its_readers_language(
         "关停闲置实例",
     )
     assert alice_client.get(f"{url}/{row.pk}").json()["title"] == item["title"]
+
+
+@pytest.mark.django_db
+def test_the_api_renders_every_text_of_a_row_in_its_readers_language(
+    acme, alice, alice_client: APIClient
+) -> None:
+    """A schedule as the run stores it: in Chinese its explanation, steps, formula, window,
+    what stays billed and the stop figures; in English exactly the stored columns."""
+    from django.utils import timezone
+
+    from tests.recommendations.gallery import gallery
+
+    finding = gallery()["schedule"]
+    instance = make_instance(acme, "alpha")
+    now = timezone.now()
+    figures = {**services._figures(finding, "CNY"), "project_id": instance.project_id}
+    row = Recommendation.objects.create(
+        organization=acme,
+        kind=finding.kind,
+        fingerprint="schedule-alpha",
+        instance=instance,
+        parameters=finding.parameters,
+        first_seen_at=now,
+        last_seen_at=now,
+        **figures,
+    )
+    url = f"/api/v1/recommendations/{row.pk}"
+    english = alice_client.get(url).json()
+    assert english["explanation"] == row.explanation
+    assert english["saving"]["formula"] == row.saving_formula
+    assert english["action"]["steps"] == row.action["steps"]
+    assert english["action"]["still_billed_when_stopped"] == ["系统盘 (v_cbs_system) 0.0500 CNY/h"]
+    assert english["action"]["window"]["runs"][0]["label"] == "Mon 19:00-Tue 09:00"
+    stop = {f["name"]: f["value"] for f in english["evidence"]["figures"]}["when_stopped"]
+    assert stop == row.evidence["when_stopped"]
+    assert stop.startswith("stopping saves 5.0000 CNY/h; 系统盘 0.0500 CNY/h keep billing")
+
+    alice.language = "zh-hans"
+    alice.save(update_fields=["language"])
+    chinese = alice_client.get(url).json()
+    assert chinese["explanation"].startswith("box (GN7.2XLARGE32) 在 周一 19:00-周二 09:00、")
+    assert "关机期间仍继续计费：系统盘 (v_cbs_system) 0.0500 CNY/h；" in chinese["explanation"]
+    assert chinese["saving"]["formula"].startswith(
+        "时段每周 118 h 中仍运行 118.0 h/周 × 30/7 周/月"
+    )
+    assert chinese["action"]["steps"] == [
+        "把这个时段告知该实例的使用者。",
+        "在已配置 tccli 的主机上（或用云函数定时触发器）按组织时区安装这些 cron 行。",
+    ]
+    assert [run["label"] for run in chinese["action"]["window"]["runs"]] == [
+        "周一 19:00-周二 09:00",
+        "周二 19:00-周三 09:00",
+        "周三 19:00-周四 09:00",
+        "周四 19:00-周五 09:00",
+        "周五 19:00-周一 09:00",
+    ]
+    # The commands and cron lines are shell, the same in every language.
+    assert chinese["action"]["cron"] == english["action"]["cron"]
+    stop = {f["name"]: f["value"] for f in chinese["evidence"]["figures"]}["when_stopped"]
+    assert stop.startswith("关机可省 5.0000 CNY/h；系统盘 0.0500 CNY/h 仍继续计费")
+    (listed,) = alice_client.get("/api/v1/recommendations").json()["results"]
+    assert listed["explanation"] == chinese["explanation"]
+    assert listed["saving"]["formula"] == chinese["saving"]["formula"]
+
+
+@pytest.mark.django_db
+def test_a_row_an_older_rule_wrote_shows_its_stored_english_in_every_language(
+    acme, alice, alice_client: APIClient
+) -> None:
+    from tests.recommendations.test_api import make_rec
+
+    row = make_rec(acme, make_instance(acme, "alpha"), "stop_idle", "3600.00")
+    alice.language = "zh-hans"
+    alice.save(update_fields=["language"])
+    body = alice_client.get(f"/api/v1/recommendations/{row.pk}").json()
+    assert body["explanation"] == "Because."
+    assert body["saving"]["formula"] == "5.0000 CNY/h x 720 h/month"
+    assert body["action"]["steps"] == ["Stop it."]

@@ -39,14 +39,15 @@ def finding(
     parameters: dict | None = None,
     **action,
 ) -> Finding:
-    saving = None if amount is None else Saving(Decimal(amount), "CNY", f"{kind} {amount}", "bills")
+    formula = Text("price.catalog", {"hourly": amount, "currency": "CNY"})
+    saving = None if amount is None else Saving(Decimal(amount), "CNY", formula, "bills")
     return Finding(
         kind=kind,
         instance_id=instance_id,
         project_id=3,
         parameters=parameters or {},
         title=Text(f"{kind}.title", {"name": "box"}),
-        explanation="",
+        explanation=Text("stop_idle.step.check"),
         saving=saving,
         confidence=Confidence(14, 100.0, "high"),
         risk=Risk(1, Text("stop_idle.risk")),

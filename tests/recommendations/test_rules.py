@@ -30,6 +30,7 @@ from tests.recommendations.builders import (
     profile,
     working_hours_matrix,
 )
+from tests.recommendations.words import english
 
 CENT = Decimal("0.01")
 
@@ -62,7 +63,9 @@ def test_it_stops_an_instance_idle_around_the_clock_and_prices_it_from_the_bills
     # 1680.00 CNY / 336 h = 5.0000 CNY/h; 336 h billed in 14 days -> 720 h a month.
     assert finding.saving.monthly_amount == Decimal("5.0000") * 720
     assert finding.saving.price_source == PRICE_FROM_BILLS
-    assert "1680.00 CNY runtime billed / 336.0 h billed = 5.0000 CNY/h" in finding.saving.formula
+    assert "1680.00 CNY runtime billed / 336.0 h billed = 5.0000 CNY/h" in english(
+        finding.saving.formula
+    )
     assert "--StoppedMode STOP_CHARGING" in finding.action["commands"][0]
     assert "--InstanceIds '[\"ins-abc12345\"]'" in finding.action["commands"][0]
     assert finding.evidence["idle_hours"] == HOURS
@@ -72,7 +75,7 @@ def test_it_reports_idle_held_separately_when_gpu_memory_is_held() -> None:
     findings = evaluate(idle_evidence(gpu_mem_avg=hourly(40.0)))
     assert kinds(findings) == ["idle_held"]
     assert findings[0].risk.level == 3
-    assert "Tell the owner" in findings[0].action["steps"][0]
+    assert "Tell the owner" in english(findings[0].action["steps"][0])
 
 
 def test_it_uses_the_catalog_price_without_bills_and_says_so() -> None:
@@ -118,7 +121,7 @@ def test_it_schedules_a_day_only_instance_with_cron_and_honest_stop_charging() -
     assert any(
         line.startswith("0 9 * * 1-5 tccli cvm StartInstances") for line in finding.action["cron"]
     )
-    assert "disks" in finding.explanation
+    assert "disks" in english(finding.explanation)
     # The schedule changes the uptime, so no subscription is offered beside it.
     assert "subscription" not in kinds(evaluate(ev))
 
@@ -324,7 +327,7 @@ def test_an_upsize_without_any_price_names_its_target_and_prices_nothing() -> No
     assert finding.upsize is not None
     assert finding.upsize.target_type == "GN10Xp.10XLARGE160"
     assert finding.upsize.monthly_extra_cost is None
-    assert "cannot be priced" in finding.upsize.formula
+    assert "cannot be priced" in english(finding.upsize.formula)
 
 
 def test_memory_pressure_without_a_larger_type_stays_a_finding_without_a_saving() -> None:
@@ -389,8 +392,8 @@ def test_it_reports_a_data_bound_pipeline_as_paid_while_waiting_not_as_a_saving(
     # And the figures themselves: 1680.00 CNY / 336 h = 5.0000 CNY/h, 720 h, 2 cards.
     assert (hourly_price, hours, shown["gpu_count"]) == (Decimal("5.0000"), Decimal("720.0"), 2)
     assert waiting.gpu_hours_per_month == Decimal("1142.9")  # 720 x 2 x 16000/20160
-    assert f"= {waiting.monthly_amount} CNY/month paid while waiting" in waiting.formula
-    assert f"= {waiting.gpu_hours_per_month} GPU-hours/month" in waiting.formula
+    assert f"= {waiting.monthly_amount} CNY/month paid while waiting" in english(waiting.formula)
+    assert f"= {waiting.gpu_hours_per_month} GPU-hours/month" in english(waiting.formula)
     assert waiting.price_source == PRICE_FROM_BILLS
     assert finding.risk.level == 0
 
@@ -419,10 +422,10 @@ def test_it_does_not_claim_a_busy_cpu_for_data_bound_minutes_seen_without_cpu() 
     )
     confirmed = by_kind(evaluate(seen), "data_pipeline")
     unconfirmed = by_kind(evaluate(blind), "data_pipeline")
-    assert "the CPU busy preparing input" in confirmed.explanation
+    assert "the CPU busy preparing input" in english(confirmed.explanation)
     assert confirmed.confidence.level == "high"
-    assert "the CPU busy preparing input" not in unconfirmed.explanation
-    assert "no CPU utilization for 15000 of those 16000 minutes" in unconfirmed.explanation
+    assert "the CPU busy preparing input" not in english(unconfirmed.explanation)
+    assert "no CPU utilization for 15000 of those 16000 minutes" in english(unconfirmed.explanation)
     assert unconfirmed.confidence.level == "low"
     assert unconfirmed.evidence["data_bound_minutes_without_cpu"] == 15000
     # The money is the same waiting, priced the same way, and neither is a saving.
@@ -432,7 +435,9 @@ def test_it_does_not_claim_a_busy_cpu_for_data_bound_minutes_seen_without_cpu() 
     partly = dataclasses.replace(
         seen, phase_minutes_missing={"data_processing": {"cpu_util": 6000}}
     )
-    assert "the CPU busy preparing input" in by_kind(evaluate(partly), "data_pipeline").explanation
+    assert "the CPU busy preparing input" in english(
+        by_kind(evaluate(partly), "data_pipeline").explanation
+    )
 
 
 def test_it_raises_a_thermal_alert_without_a_saving() -> None:
@@ -440,7 +445,7 @@ def test_it_raises_a_thermal_alert_without_a_saving() -> None:
     # No saving at all, rather than a zero one that a total would count.
     assert finding.saving is None
     assert finding.paid_while_waiting is None
-    assert "operations alert" in finding.explanation
+    assert "operations alert" in english(finding.explanation)
 
 
 def test_it_downshifts_a_multi_card_instance_at_night() -> None:
@@ -501,7 +506,7 @@ def test_each_rule_reads_its_own_lookback_when_it_is_overridden() -> None:
     assert short.lookbacks() == [7, 14]
     finding = by_kind(evaluate(fortnight, short, {7: last_week}), "stop_idle")
     assert finding.evidence["idle_hours"] == week
-    assert "last 7 days" in finding.explanation
+    assert "last 7 days" in english(finding.explanation)
     assert finding.confidence.level == "high"  # the whole 7-day lookback observed
     with pytest.raises(ValueError, match="idle_lookback_days: no evidence over 7 days"):
         evaluate(fortnight, short)

@@ -42,10 +42,10 @@ def commitment(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
     full = Decimal(month_hours(th))
     uptime = hours / full
     payg_monthly = cents(price.hourly * hours)
-    options: list[tuple[str, Decimal, str]] = []
+    options: list[tuple[str, Decimal, Text]] = []
     offer = ev.offer()
     if offer is not None and offer.monthly_prepaid is not None:
-        options.append((SUBSCRIPTION, offer.monthly_prepaid, "monthly subscription"))
+        options.append((SUBSCRIPTION, offer.monthly_prepaid, Text("commitment.subscription")))
     reserved = next(
         (
             r
@@ -59,7 +59,7 @@ def commitment(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             (
                 RESERVED_INSTANCE,
                 cents(reserved.hourly * full),
-                f"{reserved.term_years}-year reserved instance",
+                Text("commitment.reserved", {"years": reserved.term_years}),
             )
         )
     if not options:
@@ -82,19 +82,25 @@ def commitment(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
         for name, monthly, _ in options
     }
     name = label(ev)
-    formula = (
-        f"{price.hourly} {currency}/h x {hours} h/month = {payg_monthly} {currency}/month "
-        f"pay-as-you-go - {commit_monthly} {currency}/month {what} = {amount} {currency}/month "
-        f"(break-even uptime {commit_monthly} / ({price.hourly} x {full} h) = {break_even_pct} %;"
-        f" hours: {hours_text}; price: {price.text})"
+    formula = Text(
+        "commitment.formula",
+        {
+            "hourly": price.hourly,
+            "currency": currency,
+            "hours": hours,
+            "payg": payg_monthly,
+            "commitment": commit_monthly,
+            "what": what,
+            "amount": amount,
+            "full": full,
+            "break_even": break_even_pct,
+            "hours_text": hours_text,
+            "price": price.text,
+        },
     )
     if kind == SUBSCRIPTION:
         title = Text("subscription.title", {"name": name})
-        steps = [
-            "Console: CVM > Instances > More > Instance Settings > Switch to Monthly "
-            "Subscription, 1 month, auto-renew.",
-            "Or the API command below; the subscription starts at once and bills a month ahead.",
-        ]
+        steps = [Text("subscription.step.console"), Text("subscription.step.api")]
         commands = [
             f"tccli cvm ModifyInstancesChargeType --region {ev.region} "
             f"{instance_ids_arg([ev.provider_id])} --InstanceChargeType PREPAID "
@@ -105,16 +111,25 @@ def commitment(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
         assert reserved is not None
         title = Text("reserved_instance.title", {"name": name})
         steps = [
-            f"Console: CVM > Reserved Instances > Purchase: {ev.instance_type} in {ev.region}, "
-            f"{reserved.term_years} year(s).",
-            "It matches this running pay-as-you-go instance automatically; keep it running as is.",
+            Text(
+                "reserved_instance.step.purchase",
+                {"type": ev.instance_type, "region": ev.region, "years": reserved.term_years},
+            ),
+            Text("reserved_instance.step.match"),
         ]
         commands = []
         reason = Text("reserved_instance.risk", {"years": reserved.term_years})
-    explanation = (
-        f"{name} is pay-as-you-go and was up {uptime_pct} % of the time over the last "
-        f"{lookback_days(ev)} days; a {what} is cheaper above {break_even_pct} % uptime, so at "
-        f"this uptime it saves {amount} {currency} a month."
+    explanation = Text(
+        "commitment.explanation",
+        {
+            "name": name,
+            "uptime": uptime_pct,
+            "days": lookback_days(ev),
+            "what": what,
+            "break_even": break_even_pct,
+            "amount": amount,
+            "currency": currency,
+        },
     )
     return [
         Finding(

@@ -12,6 +12,7 @@ import numpy as np
 
 from .thresholds import RuleThresholds
 from .types import (
+    LIST_PLUS,
     POSTPAID,
     PREPAID,
     PRICE_FROM_BILLS,
@@ -23,6 +24,8 @@ from .types import (
     BilledComponent,
     Confidence,
     InstanceEvidence,
+    Saving,
+    Text,
     TypeOffer,
 )
 
@@ -72,8 +75,8 @@ class PaidPrice:
 
     hourly: Decimal
     source: str
-    text: str
-    """How it was obtained, e.g. ``1234.56 CNY billed / 240.0 h = 5.1440 CNY/h``."""
+    text: Text
+    """How it was obtained, e.g. ``1234.56 CNY runtime billed / 240.0 h billed = 5.1440 CNY/h``."""
     components: tuple[PricedComponent, ...] = ()
     persistent: tuple[PricedComponent, ...] = ()
 
@@ -100,30 +103,49 @@ class PaidPrice:
             "currency": currency,
         }
 
-    def stop_note(self, currency: str) -> str:
+    def stop_note(self, currency: str) -> Text:
         """'stopping saves X/h; disks Y/h keep billing', named."""
-        kept = ", ".join(f"{c.name or c.code} {c.hourly}" for c in self.persistent)
-        note = f"stopping saves {self.hourly} {currency}/h"
+        kept: Text | str = ""
         if self.persistent:
-            note += f"; {kept} {currency}/h keep billing ({self.persistent_hourly} {currency}/h)"
-        if self.unknown:
-            note += (
-                f"; {len(self.unknown)} component(s) of unknown kind counted as runtime: "
-                + ", ".join(f"{c.name or c.code} {c.hourly}" for c in self.unknown)
+            kept = Text(
+                "stop_note.kept",
+                {
+                    "items": [f"{c.name or c.code} {c.hourly}" for c in self.persistent],
+                    "hourly": self.persistent_hourly,
+                    "currency": currency,
+                },
             )
-        return note
+        unknown: Text | str = ""
+        if self.unknown:
+            unknown = Text(
+                "stop_note.unknown",
+                {
+                    "count": len(self.unknown),
+                    "items": [f"{c.name or c.code} {c.hourly}" for c in self.unknown],
+                },
+            )
+        return Text(
+            "stop_note",
+            {"hourly": self.hourly, "currency": currency, "kept": kept, "unknown": unknown},
+        )
 
 
 #: What keeps billing while stopped when no bill names it (no bills yet, or a catalog price).
-KEPT_WHEN_STOPPED = ("system and data disks", "bandwidth")
+KEPT_WHEN_STOPPED = (Text("kept.disks"), Text("kept.bandwidth"))
 
 
-def still_billed(price: PaidPrice | None, currency: str) -> list[str]:
+def still_billed(price: PaidPrice | None, currency: str) -> list[Text]:
     """What keeps billing while the instance is stopped with STOP_CHARGING: the bills'
     persistent components, named with their hourly price, else the usual parts."""
     if price is None or not price.persistent:
         return list(KEPT_WHEN_STOPPED)
-    return [f"{c.name or c.code} ({c.code}) {c.hourly} {currency}/h" for c in price.persistent]
+    return [
+        Text(
+            "kept.component",
+            {"name": c.name or c.code, "code": c.code, "hourly": c.hourly, "currency": currency},
+        )
+        for c in price.persistent
+    ]
 
 
 def stop_evidence(price: PaidPrice | None, currency: str) -> dict[str, object]:
@@ -172,18 +194,23 @@ def paid_price(ev: InstanceEvidence, th: RuleThresholds) -> PaidPrice | None:
     if ev.billed_hours > 0:
         hourly = hourly_rounded(ev.billed_runtime_cost / ev.billed_hours)
         components = tuple(_priced(c, ev.billed_hours) for c in ev.billed_components if c.runtime)
-        parts = " + ".join(f"{c.name or c.code} {cents(c.cost)}" for c in components)
-        billed, hours = (
-            ("subscription runtime amortized", "h covered")
-            if ev.charge_type == PREPAID
-            else ("runtime billed", "h billed")
-        )
+        parts: Text | str = ""
+        if components:
+            items = [f"{c.name or c.code} {cents(c.cost)}" for c in components]
+            parts = Text("price.parts", {"items": Text(LIST_PLUS, {"items": items})})
         return PaidPrice(
             hourly,
             PRICE_FROM_BILLS,
-            f"{cents(ev.billed_runtime_cost)} {ev.currency} {billed} / "
-            f"{ev.billed_hours.quantize(TENTH)} {hours} = {hourly} {ev.currency}/h"
-            f"{f' ({parts})' if parts else ''}",
+            Text(
+                "price.amortized" if ev.charge_type == PREPAID else "price.billed",
+                {
+                    "cost": cents(ev.billed_runtime_cost),
+                    "currency": ev.currency,
+                    "hours": ev.billed_hours.quantize(TENTH),
+                    "hourly": hourly,
+                    "parts": parts,
+                },
+            ),
             components,
             persistent,
         )
@@ -194,12 +221,17 @@ def paid_price(ev: InstanceEvidence, th: RuleThresholds) -> PaidPrice | None:
     if hourly_or_none is None:
         return None
     if ev.charge_type == PREPAID and offer.monthly_prepaid is not None:
-        text = (
-            f"catalog subscription {offer.monthly_prepaid} {offer.currency}/month / "
-            f"{month_hours(th)} h = {hourly_or_none} {offer.currency}/h"
+        text = Text(
+            "price.catalog_subscription",
+            {
+                "monthly": offer.monthly_prepaid,
+                "currency": offer.currency,
+                "hours": month_hours(th),
+                "hourly": hourly_or_none,
+            },
         )
     else:
-        text = f"catalog price {hourly_or_none} {offer.currency}/h"
+        text = Text("price.catalog", {"hourly": hourly_or_none, "currency": offer.currency})
     return PaidPrice(hourly_or_none, PRICE_FROM_CATALOG, text, (), persistent)
 
 
@@ -211,7 +243,7 @@ def existed_days(ev: InstanceEvidence) -> float:
     return max(ev.existed_hours, 0.0) / 24.0
 
 
-def running_hours_per_month(ev: InstanceEvidence, th: RuleThresholds) -> tuple[Decimal, str]:
+def running_hours_per_month(ev: InstanceEvidence, th: RuleThresholds) -> tuple[Decimal, Text]:
     """Hours a month the instance is paid for at today's pattern, and how that was computed.
 
     From the billed hours where there are bills (a KEEP_CHARGING stop is billed without
@@ -219,14 +251,17 @@ def running_hours_per_month(ev: InstanceEvidence, th: RuleThresholds) -> tuple[D
     """
     days = Decimal(str(round(existed_days(ev), 2)))
     if days <= 0:
-        return Decimal(0), "no days in the lookback"
+        return Decimal(0), Text("hours.none")
     if ev.charge_type != PREPAID and ev.billed_hours > 0:
-        basis, what = ev.billed_hours.quantize(TENTH), "h billed"
+        basis, code = ev.billed_hours.quantize(TENTH), "hours.billed"
     else:
-        basis, what = Decimal(ev.observed_hours), "h observed running"
+        basis, code = Decimal(ev.observed_hours), "hours.observed"
     hours = (basis * th.days_per_month / days).quantize(TENTH, rounding=ROUND_HALF_UP)
     hours = min(hours, Decimal(month_hours(th)))
-    return hours, f"{basis} {what} in {days} days x {th.days_per_month}/{days} = {hours} h/month"
+    return hours, Text(
+        code,
+        {"basis": basis, "days": days, "days_per_month": th.days_per_month, "hours": hours},
+    )
 
 
 def confidence(ev: InstanceEvidence, th: RuleThresholds, min_days: float) -> Confidence:
@@ -276,6 +311,16 @@ def start_command(region: str, provider_ids: Sequence[str]) -> str:
 def hourly_share(mask: np.ndarray, of: np.ndarray) -> float:
     total = int(np.count_nonzero(of))
     return float(np.count_nonzero(mask & of)) / total if total else 0.0
+
+
+def pct(value: float) -> str:
+    """A threshold in percent as the words show it (``5``, ``12.5``)."""
+    return f"{value:g}"
+
+
+def no_price(currency: str, source: str = "none") -> Saving:
+    """The saving of a finding whose instance has no known price: nothing to promise."""
+    return Saving(Decimal(0), currency, Text("saving.no_price"), source)
 
 
 def label(ev: InstanceEvidence) -> str:

@@ -26,11 +26,12 @@ from .common import (
     is_payg,
     label,
     paid_price,
+    pct,
     price_evidence,
 )
 from .thresholds import RuleThresholds
 from .types import Finding, InstanceEvidence, Profile, Risk, Saving, Text
-from .weekly import circular_runs, profile_chart, run_json, run_mask, window_cron
+from .weekly import circular_runs, profile_chart, run_json, run_mask, run_text, window_cron
 
 DOWNSHIFT = "night_downshift"
 
@@ -87,7 +88,7 @@ def night_downshift(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
     amount = cents((price.hourly - target_hourly) * hours)
     currency = ev.currency
     name = label(ev)
-    windows = ", ".join(str(run) for run in runs)
+    windows = [run_text(run) for run in runs]
     resize = (
         f"tccli cvm ResetInstancesType --region {ev.region} "
         f"{instance_ids_arg([ev.provider_id])} --InstanceType "
@@ -102,20 +103,38 @@ def night_downshift(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 "runs": [[r.start_weekday, r.start_hour, r.hours] for r in runs],
             },
             title=Text("night_downshift.title", {"name": name, "target": target.instance_type}),
-            explanation=(
-                f"In {windows} ({profile.tz}) {name} stays between "
-                f"{th.idle_gpu_util_p95_max_pct:g} and {th.downshift_p95_max_pct:g} % GPU "
-                f"utilization (p95, peak {night_peak:.0f} %): low but not zero, so it cannot "
-                f"stop. {target.instance_type} ({target.gpu_count:g} x {target.gpu_model}) "
-                "carries that load; switch to it for the window and back for the day."
+            explanation=Text(
+                "night_downshift.explanation",
+                {
+                    "windows": windows,
+                    "tz": profile.tz,
+                    "name": name,
+                    "idle_max": pct(th.idle_gpu_util_p95_max_pct),
+                    "max": pct(th.downshift_p95_max_pct),
+                    "peak": f"{night_peak:.0f}",
+                    "target": target.instance_type,
+                    "cards": f"{target.gpu_count:g}",
+                    "model": target.gpu_model,
+                },
             ),
             saving=Saving(
                 amount,
                 currency,
-                f"{running_weekly} h/week in the window x {th.days_per_month}/7 = {hours} "
-                f"h/month x ({price.hourly} - {target_hourly}) {currency}/h = {amount} "
-                f"{currency}/month; target price {price.hourly} x catalog "
-                f"{target.hourly_postpaid}/{current.hourly_postpaid} (price: {price.text})",
+                Text(
+                    "night_downshift.formula",
+                    {
+                        "running": running_weekly,
+                        "days_per_month": th.days_per_month,
+                        "hours": hours,
+                        "hourly": price.hourly,
+                        "target_hourly": target_hourly,
+                        "currency": currency,
+                        "amount": amount,
+                        "target_catalog": target.hourly_postpaid,
+                        "current_catalog": current.hourly_postpaid,
+                        "price": price.text,
+                    },
+                ),
                 price.source,
             ),
             confidence=confidence(ev, th, th.schedule_min_evidence_days / 2),
@@ -130,10 +149,8 @@ def night_downshift(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             action={
                 "window": {"tz": profile.tz, "runs": [run_json(run) for run in runs]},
                 "steps": [
-                    "Put the service behind a load balancer so a resize does not drop traffic, "
-                    "or run a small night instance beside it and stop this one.",
-                    "Resize at the window's start and back at its end (the instance must be "
-                    "stopped for ResetInstancesType).",
+                    Text("night_downshift.step.balance"),
+                    Text("night_downshift.step.resize"),
                 ],
                 "commands": [resize + target.instance_type, resize + ev.instance_type],
                 "cron": window_cron(

@@ -30,6 +30,7 @@ import numpy as np
 from apps.core.weekruns import WeekRun
 
 from .common import (
+    KEPT_WHEN_STOPPED,
     TENTH,
     PaidPrice,
     cents,
@@ -37,12 +38,14 @@ from .common import (
     existed_days,
     is_payg,
     paid_price,
+    pct,
     start_command,
     stop_command,
 )
 from .downshift import DOWNSHIFT, night_runs
 from .thresholds import RuleThresholds
 from .types import (
+    LIST_SEMICOLON,
     PRICE_FROM_BILLS,
     PRICE_FROM_CATALOG,
     Finding,
@@ -51,7 +54,7 @@ from .types import (
     Saving,
     Text,
 )
-from .weekly import circular_runs, profile_chart, run_json, run_mask, window_cron
+from .weekly import circular_runs, profile_chart, run_json, run_mask, run_text, window_cron
 
 #: ``parameters["variant"]`` of a fewer-instances night downshift (the smaller-type variant,
 #: one instance's, has none).
@@ -136,7 +139,7 @@ def fewer_at_night(group: Sequence[InstanceEvidence], th: RuleThresholds) -> lis
     weekly_hours = int(mask.sum())
     summed_peak = float(load[mask].max())
     hot_peak = float(load.max())
-    lines: list[str] = []
+    lines: list[Text] = []
     amount = Decimal(0)
     running_weekly: dict[str, str] = {}
     shares: dict[int, Decimal] = {}
@@ -149,19 +152,33 @@ def fewer_at_night(group: Sequence[InstanceEvidence], th: RuleThresholds) -> lis
         shares[i] = part
         running_weekly[ev.provider_id] = str(weekly)
         lines.append(
-            f"{ev.provider_id}: {weekly} h/week running in the window x {th.days_per_month}/7 "
-            f"= {hours} h/month x {price.hourly} {currency}/h = {part} {currency}"
+            Text(
+                "fewer_instances.formula.line",
+                {
+                    "id": ev.provider_id,
+                    "running": weekly,
+                    "days_per_month": th.days_per_month,
+                    "hours": hours,
+                    "hourly": price.hourly,
+                    "currency": currency,
+                    "part": part,
+                },
+            )
         )
     sources = {prices[i].source for i in stopped}
     source = PRICE_FROM_BILLS if sources == {PRICE_FROM_BILLS} else PRICE_FROM_CATALOG
-    priced = "; ".join(f"{members[i].provider_id}: {prices[i].text}" for i in stopped)
+    priced = [
+        Text(
+            "fewer_instances.formula.price", {"id": members[i].provider_id, "price": prices[i].text}
+        )
+        for i in stopped
+    ]
     stop_ids = [members[i].provider_id for i in stopped]
     keep_ids = [members[i].provider_id for i in kept]
     stop = stop_command(first.region, stop_ids)
     start = start_command(first.region, stop_ids)
     cron = window_cron(profile.tz, runs, at_start=stop, at_end=start)
-    windows = ", ".join(str(run) for run in runs)
-    kind_of = f"{first.instance_type} in {first.region}"
+    windows = [run_text(run) for run in runs]
     per_kept = summed_peak / keep
     day_need = min(math.ceil(hot_peak / target - 1e-9), n)
     weakest = min(
@@ -189,23 +206,35 @@ def fewer_at_night(group: Sequence[InstanceEvidence], th: RuleThresholds) -> lis
                     "region": first.region,
                 },
             ),
-            explanation=(
-                f"In {windows} ({profile.tz}) the project's {n} {kind_of} together carry at most "
-                f"{summed_peak:.0f} % of one instance (the sum of their p95 GPU utilization): "
-                f"low but not zero, so they cannot all stop, yet {keep} of them can carry it at "
-                f"{per_kept:.0f} % {'each ' if keep > 1 else ''}(at most {target:g} %). The "
-                f"rest of the week needs up to {day_need} of them. Stop {', '.join(stop_ids)} "
-                f"(the lowest night load) for the window and start them after; "
-                f"{', '.join(keep_ids)} {'keep' if keep > 1 else 'keeps'} serving. "
-                "STOP_CHARGING stops the compute charges only: the system and data disks and "
-                "the bandwidth keep billing while they are stopped, and a GPU type can be sold "
-                "out when they start again."
+            explanation=Text(
+                "fewer_instances.explanation" if keep > 1 else "fewer_instances.explanation_one",
+                {
+                    "windows": windows,
+                    "tz": profile.tz,
+                    "count": n,
+                    "type": first.instance_type,
+                    "region": first.region,
+                    "peak": f"{summed_peak:.0f}",
+                    "keep": keep,
+                    "per_kept": f"{per_kept:.0f}",
+                    "max": pct(target),
+                    "day_need": day_need,
+                    "stop_ids": stop_ids,
+                    "keep_ids": keep_ids,
+                },
             ),
             saving=Saving(
                 amount,
                 currency,
-                f"{'; '.join(lines)}; sum = {amount} {currency}/month (compute only; prices: "
-                f"{priced})",
+                Text(
+                    "fewer_instances.formula",
+                    {
+                        "lines": Text(LIST_SEMICOLON, {"items": lines}),
+                        "amount": amount,
+                        "currency": currency,
+                        "prices": Text(LIST_SEMICOLON, {"items": priced}),
+                    },
+                ),
                 source,
             ),
             confidence=weakest,
@@ -253,17 +282,15 @@ def fewer_at_night(group: Sequence[InstanceEvidence], th: RuleThresholds) -> lis
                     for i in sorted(stopped + kept, key=lambda i: members[i].provider_id)
                 ],
                 "stopped_mode": "STOP_CHARGING",
-                "still_billed_when_stopped": ["system and data disks", "bandwidth"],
+                "still_billed_when_stopped": list(KEPT_WHEN_STOPPED),
                 "commands": [stop, start],
                 "cron": cron,
                 "steps": [
-                    f"Serve from {', '.join(keep_ids)} at night: take {', '.join(stop_ids)} out "
-                    "of the load balancer (or stop their queue consumers) at the window's start "
-                    "and let them drain before the stop.",
-                    f"Stop {', '.join(stop_ids)} with STOP_CHARGING at the window's start and "
-                    "start them at its end; add them back once healthy.",
-                    "Install the cron lines on a host with tccli configured (or a serverless "
-                    "timer) in the organization's timezone.",
+                    Text(
+                        "fewer_instances.step.drain", {"keep_ids": keep_ids, "stop_ids": stop_ids}
+                    ),
+                    Text("fewer_instances.step.stop", {"stop_ids": stop_ids}),
+                    Text("step.install_cron"),
                 ],
             },
         )

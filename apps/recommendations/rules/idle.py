@@ -19,7 +19,9 @@ from .common import (
     label,
     lookback_days,
     month_hours,
+    no_price,
     paid_price,
+    pct,
     price_evidence,
     running_hours_per_month,
     still_billed,
@@ -56,33 +58,42 @@ def stop_idle(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
     price = paid_price(ev, th)
     currency = ev.currency
     if price is None:
-        saving = Saving(Decimal(0), currency, "no price known for this instance", "none")
+        saving = no_price(currency)
     elif ev.charge_type == PREPAID:
         offer = ev.offer()
         monthly = offer.monthly_prepaid if offer and offer.monthly_prepaid else Decimal(0)
-        basis = f"subscription {monthly} {currency}/month"
+        formula = Text("stop_idle.formula.subscription", {"monthly": monthly, "currency": currency})
         if price.source == PRICE_FROM_BILLS:
             # What the bills say it costs: its runtime amortized, a month of hours.
             monthly = cents(price.hourly * month_hours(th))
-            basis = (
-                f"{price.hourly} {currency}/h x {month_hours(th)} h/month = {monthly} "
-                f"{currency}/month (price: {price.text})"
+            formula = Text(
+                "stop_idle.formula.amortized",
+                {
+                    "hourly": price.hourly,
+                    "currency": currency,
+                    "hours": month_hours(th),
+                    "monthly": monthly,
+                    "price": price.text,
+                },
             )
-        saving = Saving(
-            cents(monthly),
-            currency,
-            f"{basis} not renewed (a stopped subscription keeps billing, so the saving comes "
-            "only from releasing it at the end of its term)",
-            price.source,
-        )
+        saving = Saving(cents(monthly), currency, formula, price.source)
     else:
         hours, hours_text = running_hours_per_month(ev, th)
         amount = cents(price.hourly * hours)
         saving = Saving(
             amount,
             currency,
-            f"{price.hourly} {currency}/h x {hours} h/month = {amount} {currency}/month "
-            f"(price: {price.text}; hours: {hours_text})",
+            Text(
+                "stop_idle.formula",
+                {
+                    "hourly": price.hourly,
+                    "currency": currency,
+                    "hours": hours,
+                    "amount": amount,
+                    "price": price.text,
+                    "hours_text": hours_text,
+                },
+            ),
             price.source,
         )
     util_mean = float(np.nanmean(ev.gpu_util_avg[observed])) if observed_count else 0.0
@@ -103,40 +114,41 @@ def stop_idle(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
         **price_evidence(price, currency),
     }
     name = label(ev)
+    kept = still_billed(price, currency)
+    said = {
+        "name": name,
+        "idle": idle_count,
+        "observed": observed_count,
+        "days": lookback_days(ev),
+    }
     if kind == STOP_IDLE:
         title = Text("stop_idle.title", {"name": name})
-        explanation = (
-            f"{name} was idle in {idle_count} of its {observed_count} observed hours over the "
-            f"last {lookback_days(ev)} days (p95 GPU utilization at most "
-            f"{th.idle_gpu_util_p95_max_pct:g} %, no GPU memory held, average "
-            f"{util_mean:.1f} %). Nothing is running on it: stop it with STOP_CHARGING, or "
-            "release it if nobody claims it. "
-            f"{', '.join(still_billed(price, currency))} keep billing while it is stopped"
-            f"{f' ({price.stop_note(currency)})' if price and ev.charge_type != PREPAID else ''}."
-        )
+        said |= {"max": pct(th.idle_gpu_util_p95_max_pct), "avg": f"{util_mean:.1f}", "kept": kept}
+        if price and ev.charge_type != PREPAID:
+            explanation = Text(
+                "stop_idle.explanation.priced", said | {"note": price.stop_note(currency)}
+            )
+        else:
+            explanation = Text("stop_idle.explanation", said)
         steps = [
-            "Check with the owner (tags, project) that nothing needs it.",
-            "Stop it with STOP_CHARGING (compute and GPU stop billing; "
-            f"{', '.join(still_billed(price, currency))} still bill).",
-            "Release it (TerminateInstances) once nobody claims it, after a snapshot if needed.",
+            Text("stop_idle.step.check"),
+            Text("stop_idle.step.stop", {"kept": kept}),
+            Text("stop_idle.step.release"),
         ]
         risk = Risk(1, Text("stop_idle.risk"))
     else:
         title = Text("idle_held.title", {"name": name})
-        explanation = (
-            f"{name} did no work in {idle_count} of its {observed_count} observed hours over "
-            f"the last {lookback_days(ev)} days, yet it held GPU memory in {held_count} of them "
-            f"(average {mem_mean:.1f} % of the card): a notebook left open or a hung or failed "
-            "job. Tell the owner before anyone stops it: stopping it loses what is in memory."
+        explanation = Text(
+            "idle_held.explanation", said | {"held": held_count, "mem": f"{mem_mean:.1f}"}
         )
         steps = [
-            "Tell the owner: a process holds GPU memory but computes nothing.",
-            "Have them save their work and end the process (nvidia-smi shows which one).",
-            "Then stop the instance with STOP_CHARGING or release it.",
+            Text("idle_held.step.tell"),
+            Text("idle_held.step.end"),
+            Text("idle_held.step.stop"),
         ]
         risk = Risk(3, Text("idle_held.risk"))
     if ev.charge_type == PREPAID:
-        steps.append("It is a monthly subscription: turn off auto-renewal and let it expire.")
+        steps.append(Text("stop_idle.step.no_renewal"))
         commands = [
             f"tccli cvm ModifyInstancesRenewFlag --region {ev.region} "
             f"{instance_ids_arg([ev.provider_id])} --RenewFlag DISABLE_NOTIFY_AND_MANUAL_RENEW"

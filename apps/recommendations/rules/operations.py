@@ -17,6 +17,7 @@ from .common import (
     label,
     lookback_days,
     paid_price,
+    pct,
     price_evidence,
     running_hours_per_month,
 )
@@ -58,13 +59,24 @@ def data_pipeline(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
     # waiting back to the work; the bill only shrinks if fewer or smaller cards follow.
     hours, hours_text = running_hours_per_month(ev, th)
     gpu_hours = (hours * Decimal(str(ev.gpu_count)) * share).quantize(TENTH, ROUND_HALF_UP)
-    hours_formula = (
-        f"{hours} h/month x {ev.gpu_count:g} GPU(s) x {waiting}/{known} data-bound minutes = "
-        f"{gpu_hours} GPU-hours/month waiting (hours: {hours_text})"
+    hours_formula = Text(
+        "data_pipeline.formula.gpu_hours",
+        {
+            "hours": hours,
+            "gpus": f"{ev.gpu_count:g}",
+            "waiting": waiting,
+            "known": known,
+            "gpu_hours": gpu_hours,
+            "hours_text": hours_text,
+        },
     )
     if price is None:
         waiting_cost = PaidWhileWaiting(
-            None, gpu_hours, currency, f"{hours_formula}; no price known", "none"
+            None,
+            gpu_hours,
+            currency,
+            Text("data_pipeline.formula.no_price", {"gpu_hours": hours_formula}),
+            "none",
         )
     else:
         monthly = cents(price.hourly * hours)
@@ -73,32 +85,38 @@ def data_pipeline(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             amount,
             gpu_hours,
             currency,
-            f"{price.hourly} {currency}/h x {hours} h/month = {monthly} {currency}/month x "
-            f"{waiting}/{known} data-bound minutes = {amount} {currency}/month paid while "
-            f"waiting for data; {hours_formula} (price: {price.text})",
+            Text(
+                "data_pipeline.formula",
+                {
+                    "hourly": price.hourly,
+                    "currency": currency,
+                    "hours": hours,
+                    "monthly": monthly,
+                    "waiting": waiting,
+                    "known": known,
+                    "amount": amount,
+                    "gpu_hours": hours_formula,
+                    "price": price.text,
+                },
+            ),
             price.source,
         )
     name = label(ev)
     share_pct = round(float(100 * share), 1)
     level = confidence(ev, th, th.pipeline_min_evidence_days)
+    said = {
+        "name": name,
+        "share": share_pct,
+        "days": lookback_days(ev),
+        "without_cpu": without_cpu,
+        "waiting": waiting,
+    }
     if confirmed:
         title = Text("data_pipeline.title", {"name": name})
-        explanation = (
-            f"{name} was data-bound in {share_pct} % of its analysed minutes over the last "
-            f"{lookback_days(ev)} days: GPU utilization low, GPU memory allocated and the CPU "
-            "busy preparing input. The card is paid for while it waits; a faster input "
-            "pipeline gives that time back to training."
-        )
+        explanation = Text("data_pipeline.explanation", said)
     else:
         title = Text("data_pipeline.check.title", {"name": name})
-        explanation = (
-            f"{name} looked data-bound in {share_pct} % of its analysed minutes over the last "
-            f"{lookback_days(ev)} days: GPU utilization low with GPU memory allocated. Its "
-            f"metrics have no CPU utilization for {without_cpu} of those {waiting} minutes, so "
-            "a CPU busy preparing input could not be confirmed: a job stalled on something "
-            "else, or a notebook holding the card, looks the same. Check the input pipeline "
-            "before acting; if it is the bottleneck, fixing it gives that time back."
-        )
+        explanation = Text("data_pipeline.check.explanation", said)
         level = dataclasses.replace(level, level="low")
     return [
         Finding(
@@ -125,10 +143,10 @@ def data_pipeline(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             },
             action={
                 "steps": [
-                    "Profile the input pipeline (e.g. torch.utils.bottleneck, tf.data profiler).",
-                    "Raise DataLoader num_workers, enable pin_memory and prefetching.",
-                    "Pre-process and cache the data set (decoded, resized) once, on CPU instances.",
-                    "Move data next to the instance (local NVMe, CFS Turbo) instead of COS reads.",
+                    Text("data_pipeline.step.profile"),
+                    Text("data_pipeline.step.loader"),
+                    Text("data_pipeline.step.cache"),
+                    Text("data_pipeline.step.local"),
                 ],
                 "commands": [],
             },
@@ -155,11 +173,14 @@ def thermal(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             project_id=ev.project_id,
             parameters={},
             title=Text("thermal.title", {"name": name}),
-            explanation=(
-                f"{name}'s GPU temperature (p95 of the hour) was above "
-                f"{th.thermal_temp_min_c:g} °C in {100 * share:.0f} % of its observed hours, up "
-                f"to {peak:.0f} °C. Hot cards throttle their clocks (slower work for the same "
-                "money) and fail sooner. This is an operations alert, not a saving."
+            explanation=Text(
+                "thermal.explanation",
+                {
+                    "name": name,
+                    "min": pct(th.thermal_temp_min_c),
+                    "share": f"{100 * share:.0f}",
+                    "peak": f"{peak:.0f}",
+                },
             ),
             # An operations alert: nothing on the bill changes, so no saving (not a zero one).
             saving=None,
@@ -174,9 +195,9 @@ def thermal(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             },
             action={
                 "steps": [
-                    "Open a ticket with Tencent Cloud support naming the instance and the hours.",
-                    "Stop and start it (STOP_CHARGING) so it is placed on another host.",
-                    "Check the workload's power limit (nvidia-smi -pl) if the heat persists.",
+                    Text("thermal.step.ticket"),
+                    Text("thermal.step.restart"),
+                    Text("thermal.step.power"),
                 ],
                 "commands": [],
             },
@@ -213,17 +234,32 @@ def spot(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             project_id=ev.project_id,
             parameters={},
             title=Text("spot.title", {"name": name}),
-            explanation=(
-                f"{name} is tagged {', '.join(marked)}: its work survives interruption. Spot "
-                f"{ev.instance_type} costs {offer.hourly_spot} instead of "
-                f"{offer.hourly_postpaid} {currency}/h, but can be reclaimed with about two "
-                "minutes' notice whenever the zone needs the capacity."
+            explanation=Text(
+                "spot.explanation",
+                {
+                    "name": name,
+                    "tags": marked,
+                    "type": ev.instance_type,
+                    "spot": offer.hourly_spot,
+                    "postpaid": offer.hourly_postpaid,
+                    "currency": currency,
+                },
             ),
             saving=Saving(
                 amount,
                 currency,
-                f"{monthly} {currency}/month x (1 - {offer.hourly_spot}/{offer.hourly_postpaid}"
-                f") = {amount} {currency}/month (hours: {hours_text}; price: {price.text})",
+                Text(
+                    "spot.formula",
+                    {
+                        "monthly": monthly,
+                        "currency": currency,
+                        "spot": offer.hourly_spot,
+                        "postpaid": offer.hourly_postpaid,
+                        "amount": amount,
+                        "hours_text": hours_text,
+                        "price": price.text,
+                    },
+                ),
                 price.source,
             ),
             confidence=confidence(ev, th, th.spot_min_evidence_days),
@@ -238,9 +274,8 @@ def spot(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             },
             action={
                 "steps": [
-                    "Make sure the job checkpoints at least every few minutes.",
-                    f"Create a SPOTPAID {ev.instance_type} from an image of this instance; "
-                    "release this one once the job runs there.",
+                    Text("spot.step.checkpoint"),
+                    Text("spot.step.create", {"type": ev.instance_type}),
                 ],
                 "commands": [
                     f"tccli cvm RunInstances --region {ev.region} --InstanceChargeType SPOTPAID "

@@ -40,7 +40,7 @@ from .operations import SPOT
 from .schedule import SCHEDULE
 from .sizing import DOWNSIZE, UPSIZE
 from .thresholds import RuleThresholds
-from .types import PREPAID, Finding, InstanceEvidence, Saving
+from .types import PREPAID, Finding, InstanceEvidence, Saving, Text
 
 PLAN = "plan"
 ALTERNATIVE = "alternative"
@@ -233,7 +233,7 @@ def _alternative(finding: Finding, cost: Decimal | None) -> Finding:
         saving = Saving(
             cost,
             saving.currency,
-            f"{saving.formula}; at most the instance's monthly runtime cost {cost}",
+            Text("plan.capped", {"formula": saving.formula, "cost": cost}),
             saving.price_source,
         )
     return dataclasses.replace(finding, role=ALTERNATIVE, saving=saving)
@@ -252,9 +252,16 @@ def _priced(
     formula = finding.saving.formula
     if saving != finding.saving.monthly_amount:
         before = [s.kind for s, _left, _saving in priced if _step(s.kind) < _step(step.kind)]
-        formula += (
-            f"; in the instance's plan after {', '.join(before) or 'nothing'}: {cost} x "
-            f"{left.normalize()} left x {step.share.normalize()} = {saving}"
+        formula = Text(
+            "plan.after" if before else "plan.after_nothing",
+            {
+                "formula": formula,
+                "before": [Text(f"kind.{kind}") for kind in before],
+                "cost": cost,
+                "left": left.normalize(),
+                "share": step.share.normalize(),
+                "saving": saving,
+            },
         )
     return dataclasses.replace(
         finding,

@@ -19,7 +19,9 @@ from .common import (
     existed_days,
     is_payg,
     label,
+    no_price,
     paid_price,
+    pct,
     price_evidence,
     start_command,
     still_billed,
@@ -34,6 +36,7 @@ from .weekly import (
     profile_chart,
     run_json,
     run_mask,
+    run_text,
     window_cron,
 )
 
@@ -76,46 +79,55 @@ def schedule(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
     currency = ev.currency
     weeks = Decimal(th.days_per_month) / 7
     if price is None:
-        saving = Saving(Decimal(0), currency, "no price known for this instance", "none")
+        saving = no_price(currency)
     else:
         hours = (running_weekly * weeks).quantize(TENTH, rounding=ROUND_HALF_UP)
         amount = cents(price.hourly * hours)
         saving = Saving(
             amount,
             currency,
-            f"{running_weekly} h/week still running inside the {weekly_hours} h/week window "
-            f"x {th.days_per_month}/7 weeks/month = {hours} h/month x {price.hourly} "
-            f"{currency}/h = {amount} {currency}/month (runtime components only; price: {price.text})",
+            Text(
+                "schedule.formula",
+                {
+                    "running": running_weekly,
+                    "weekly_hours": weekly_hours,
+                    "days_per_month": th.days_per_month,
+                    "hours": hours,
+                    "hourly": price.hourly,
+                    "currency": currency,
+                    "amount": amount,
+                    "price": price.text,
+                },
+            ),
             price.source,
         )
     already = running_weekly < 1
     name = label(ev)
-    windows = ", ".join(str(run) for run in runs)
+    windows = [run_text(run) for run in runs]
     stop = stop_command(ev.region, [ev.provider_id])
     start = start_command(ev.region, [ev.provider_id])
     cron = window_cron(profile.tz, runs, at_start=stop, at_end=start)
     kept = still_billed(price, currency)
     honest = (
-        "STOP_CHARGING stops the runtime charges (compute, GPU) only: "
-        f"{', '.join(kept)} keep billing while it is stopped, and a GPU type can be sold out "
-        "when it starts again."
+        Text("schedule.honest", {"kept": kept})
+        if price is None
+        else Text("schedule.honest.priced", {"kept": kept, "note": price.stop_note(currency)})
     )
-    if price is not None:
-        honest += f" In numbers: {price.stop_note(currency)}."
+    said = {
+        "name": name,
+        "windows": windows,
+        "tz": profile.tz,
+        "weekly_hours": weekly_hours,
+        "honest": honest,
+    }
     if already:
         title = Text("schedule.automate.title", {"name": name})
-        explanation = (
-            f"{name} is already not running in {windows} ({profile.tz}), {weekly_hours} h a "
-            "week, so there is nothing more to save; a schedule makes that automatic, so a "
-            f"forgotten stop does not run all night. {honest}"
-        )
+        explanation = Text("schedule.automate.explanation", said)
     else:
         title = Text("schedule.title", {"name": name})
-        explanation = (
-            f"{name} sits under {th.schedule_p95_max_pct:g} % GPU utilization (p95) in "
-            f"{windows} ({profile.tz}), {weekly_hours} h a week, yet it runs and is billed in "
-            f"{running_weekly} of those hours. Stop it in that window and start it again after. "
-            f"{honest}"
+        explanation = Text(
+            "schedule.explanation",
+            said | {"max": pct(th.schedule_p95_max_pct), "running": running_weekly},
         )
     return [
         Finding(
@@ -148,11 +160,7 @@ def schedule(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 "still_billed_when_stopped": kept,
                 "commands": [stop, start],
                 "cron": cron,
-                "steps": [
-                    "Tell the instance's users the window.",
-                    "Install the cron lines on a host with tccli configured (or a serverless "
-                    "timer) in the organization's timezone.",
-                ],
+                "steps": [Text("schedule.step.tell"), Text("step.install_cron")],
             },
         )
     ]

@@ -25,6 +25,7 @@ from .common import (
     month_hours,
     offer_hourly,
     paid_price,
+    pct,
     price_evidence,
     running_hours_per_month,
 )
@@ -97,19 +98,36 @@ def downsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             project_id=ev.project_id,
             parameters={"to": target.instance_type},
             title=Text("downsize.title", {"name": name, "target": target.instance_type}),
-            explanation=(
-                f"Over the last {lookback_days(ev)} days {name} never needed its size: p95 GPU "
-                f"utilization {util_p95:.1f} % and peak GPU memory {mem_peak:.1f} %. "
-                f"{target.instance_type} ({target.gpu_count:g} x {target.gpu_model}) runs the "
-                f"same peak under {th.downsize_target_load_max_pct:g} % for less."
+            explanation=Text(
+                "downsize.explanation",
+                {
+                    "days": lookback_days(ev),
+                    "name": name,
+                    "util": f"{util_p95:.1f}",
+                    "mem": f"{mem_peak:.1f}",
+                    "target": target.instance_type,
+                    "cards": f"{target.gpu_count:g}",
+                    "model": target.gpu_model,
+                    "max": pct(th.downsize_target_load_max_pct),
+                },
             ),
             saving=Saving(
                 amount,
                 currency,
-                f"({price.hourly} - {target_hourly}) {currency}/h x {hours} h/month = {amount} "
-                f"{currency}/month; target price {price.hourly} x catalog "
-                f"{target.hourly_postpaid}/{current.hourly_postpaid} (hours: {hours_text}; "
-                f"price: {price.text})",
+                Text(
+                    "downsize.formula",
+                    {
+                        "hourly": price.hourly,
+                        "target_hourly": target_hourly,
+                        "currency": currency,
+                        "hours": hours,
+                        "amount": amount,
+                        "target_catalog": target.hourly_postpaid,
+                        "current_catalog": current.hourly_postpaid,
+                        "hours_text": hours_text,
+                        "price": price.text,
+                    },
+                ),
                 price.source,
             ),
             confidence=confidence(ev, th, th.downsize_min_evidence_days),
@@ -124,8 +142,8 @@ def downsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             },
             action={
                 "steps": [
-                    "Stop the instance (ResetInstancesType needs it stopped).",
-                    f"Change its type to {target.instance_type}, then start it.",
+                    Text("downsize.step.stop"),
+                    Text("downsize.step.change", {"target": target.instance_type}),
                 ],
                 "commands": [
                     f"tccli cvm ResetInstancesType --region {ev.region} "
@@ -209,10 +227,15 @@ def upsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
     cards = f"{ev.gpu_count:g} x {ev.gpu_model} {ev.gpu_memory_gb:g} GB"
     current_per_hour = _samples_per_hour(ev.gpu_model, ev.gpu_count)
     current_per_money = _per_money(current_per_hour, price.hourly if price else None)
-    pressure = (
-        f"{name} ({cards}) ran with GPU memory at or above {th.upsize_gpu_mem_min_pct:g} % in "
-        f"{100 * share:.0f} % of its observed hours while {util_avg:.0f} % busy: batches are "
-        "squeezed and out-of-memory failures are near."
+    pressure = Text(
+        "upsize.pressure",
+        {
+            "name": name,
+            "cards": cards,
+            "min": pct(th.upsize_gpu_mem_min_pct),
+            "share": f"{100 * share:.0f}",
+            "util": f"{util_avg:.0f}",
+        },
     )
     evidence: dict[str, object] = {
         "memory_pressure_share_pct": round(100 * share, 1),
@@ -234,8 +257,10 @@ def upsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             current_per_money,
             None,
             currency,
-            f"no type of the {ev.family} family in {ev.zone} has more GPU memory per card or "
-            f"more cards than {ev.instance_type}: nothing to price",
+            Text(
+                "upsize.no_larger_type.formula",
+                {"family": ev.family, "zone": ev.zone, "type": ev.instance_type},
+            ),
             price.source if price else "none",
         )
         return [
@@ -245,10 +270,9 @@ def upsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 project_id=ev.project_id,
                 parameters={"reason": NO_LARGER_TYPE},
                 title=Text("upsize.no_larger_type.title", {"name": name, "family": ev.family}),
-                explanation=(
-                    f"{pressure} No {ev.family} type sold in {ev.zone} is larger: reduce the "
-                    "memory the job needs (smaller batches with gradient accumulation, mixed "
-                    "precision, activation checkpointing) or spread it over several instances."
+                explanation=Text(
+                    "upsize.no_larger_type.explanation",
+                    {"pressure": pressure, "family": ev.family, "zone": ev.zone},
                 ),
                 saving=None,
                 upsize=figures,
@@ -257,10 +281,9 @@ def upsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
                 evidence=_known({**evidence, "family": ev.family}),
                 action={
                     "steps": [
-                        "Lower the per-card batch size and accumulate gradients to keep the "
-                        "effective batch.",
-                        "Train in mixed precision (bf16/fp16) and checkpoint activations.",
-                        "Or shard the model over more instances (e.g. FSDP, DeepSpeed ZeRO).",
+                        Text("upsize.no_larger_type.step.batch"),
+                        Text("upsize.no_larger_type.step.precision"),
+                        Text("upsize.no_larger_type.step.shard"),
                     ],
                     "commands": [],
                 },
@@ -274,17 +297,20 @@ def upsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
         target_hourly: Decimal | None = hourly_rounded(
             price.hourly * target_catalog / current_catalog
         )
-        hourly_text = f"{price.hourly} x catalog {target_catalog}/{current_catalog}"
+        hourly_text = Text(
+            "upsize.target_price.ratio",
+            {"hourly": price.hourly, "target": target_catalog, "current": current_catalog},
+        )
     else:
-        target_hourly, hourly_text = target_catalog, f"catalog {target_catalog}"
+        target_hourly = target_catalog
+        hourly_text = Text("upsize.target_price.catalog", {"target": target_catalog})
     target_per_hour = _samples_per_hour(target.gpu_model, target.gpu_count)
     target_per_money = _per_money(target_per_hour, target_hourly)
-    target_cards = f"{target.gpu_count:g} x {target.gpu_model} {target.gpu_memory_gb:g} GB"
     saving: Saving | None = None
     extra: Decimal | None = None
-    formula = (
-        f"no price known for {ev.instance_type} or {target.instance_type} "
-        f"({ev.charge_type}), or no throughput for their GPUs: the work cannot be priced"
+    formula = Text(
+        "upsize.formula.unpriced",
+        {"type": ev.instance_type, "target": target.instance_type, "charge_type": ev.charge_type},
     )
     if price is not None and target_hourly and current_per_hour and target_per_hour:
         hours, hours_text = running_hours_per_month(ev, th)
@@ -293,15 +319,25 @@ def upsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
         target_hours = (hours * current_per_hour / target_per_hour).quantize(TENTH, ROUND_HALF_UP)
         same_work = cents(target_hourly * target_hours)
         extra = max(same_work - monthly, Decimal(0))
-        formula = (
-            f"now {price.hourly} {currency}/h x {hours} h/month = {monthly} {currency}/month for "
-            f"{current_per_hour:.0f} samples/h x {hours} h; the same samples on the target take "
-            f"{hours} x {current_per_hour:.0f}/{target_per_hour:.0f} = {target_hours} h x "
-            f"{target_hourly} {currency}/h (target {hourly_text}) = {same_work} {currency}/month"
-            f": {'extra cost' if same_work >= monthly else 'saving'} "
-            f"{abs(same_work - monthly)} {currency}/month. Samples per {currency}: samples/h / "
-            f"price/h = {current_per_money} now, {target_per_money} on the target "
-            f"(hours: {hours_text}; price: {price.text})"
+        formula = Text(
+            "upsize.formula.extra" if same_work >= monthly else "upsize.formula.saving",
+            {
+                "hourly": price.hourly,
+                "currency": currency,
+                "hours": hours,
+                "monthly": monthly,
+                "current_per_hour": f"{current_per_hour:.0f}",
+                "target_per_hour": f"{target_per_hour:.0f}",
+                "target_hours": target_hours,
+                "target_hourly": target_hourly,
+                "target_price": hourly_text,
+                "same_work": same_work,
+                "difference": abs(same_work - monthly),
+                "current_per_money": current_per_money,
+                "target_per_money": target_per_money,
+                "hours_text": hours_text,
+                "price": price.text,
+            },
         )
         if same_work < monthly:
             saving = Saving(monthly - same_work, currency, formula, price.source)
@@ -317,11 +353,15 @@ def upsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
         formula,
         price.source if price else "none",
     )
-    per_work = (
-        f" Per {currency} it buys {target_per_money} instead of {current_per_money} samples."
-        if target_per_money and current_per_money
-        else ""
-    )
+    said = {
+        "pressure": pressure,
+        "target": target.instance_type,
+        "cards": f"{target.gpu_count:g} x {target.gpu_model} {target.gpu_memory_gb:g} GB",
+        "family": ev.family,
+        "currency": currency,
+        "target_per_money": target_per_money,
+        "current_per_money": current_per_money,
+    }
     return [
         Finding(
             kind=UPSIZE,
@@ -329,9 +369,11 @@ def upsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             project_id=ev.project_id,
             parameters={"to": target.instance_type},
             title=Text("upsize.title", {"name": name, "target": target.instance_type}),
-            explanation=(
-                f"{pressure} {target.instance_type} ({target_cards}) is the next larger "
-                f"{ev.family} type.{per_work}"
+            explanation=Text(
+                "upsize.explanation.per_work"
+                if target_per_money and current_per_money
+                else "upsize.explanation",
+                said,
             ),
             saving=saving,
             upsize=figures,
@@ -351,9 +393,8 @@ def upsize(ev: InstanceEvidence, th: RuleThresholds) -> list[Finding]:
             ),
             action={
                 "steps": [
-                    "Checkpoint the job.",
-                    f"Resize to (or recreate on) {target.instance_type} and resume; raise the "
-                    "batch size to use the new memory.",
+                    Text("upsize.step.checkpoint"),
+                    Text("upsize.step.resize", {"target": target.instance_type}),
                 ],
                 "commands": [
                     f"tccli cvm ResetInstancesType --region {ev.region} "

@@ -162,12 +162,28 @@ class InstanceEvidence:
 
 @dataclasses.dataclass(frozen=True)
 class Text:
-    """Words as a rule says them: a message code and its parameters (names, ids, types,
-    numbers), rendered in the reader's language where they are shown
-    (``apps.recommendations.messages``): the rules write no prose."""
+    """Words as a rule says them: a message code and its parameters, rendered in the reader's
+    language where they are shown (``apps.recommendations.messages``): the rules write no prose.
+
+    A parameter is data (a name, an id, a type, a command), a number as the rule formatted it
+    (a string or a ``Decimal``: the rendering keeps it as it is), a nested ``Text`` (a sentence
+    embedding another, e.g. how a price was found) or a list of those (joined the way the
+    reader's language writes a list; ``Text(LIST_SEMICOLON, {"items": [...]})`` for clauses).
+    """
 
     code: str
     params: Mapping[str, object] = dataclasses.field(default_factory=dict)
+
+
+#: The codes of a list joined by semicolons (clauses) and by plus signs (a sum's parts); a bare
+#: list parameter is joined by commas.
+LIST_SEMICOLON = "list.semicolon"
+LIST_PLUS = "list.plus"
+
+
+def day_of_week(day: int) -> Text:
+    """A weekday (0 = Monday), named in the reader's language."""
+    return Text(f"weekday.{day}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -180,7 +196,7 @@ class Saving:
 
     monthly_amount: Decimal
     currency: str
-    formula: str
+    formula: Text
     price_source: str
 
 
@@ -196,7 +212,7 @@ class PaidWhileWaiting:
     monthly_amount: Decimal | None
     gpu_hours_per_month: Decimal
     currency: str
-    formula: str
+    formula: Text
     price_source: str
 
 
@@ -224,7 +240,7 @@ class UpsizeFigures:
     current_samples_per_currency_unit: Decimal | None
     target_samples_per_currency_unit: Decimal | None
     currency: str
-    formula: str
+    formula: Text
     price_source: str
 
 
@@ -253,13 +269,15 @@ class Finding:
     parameters: Mapping[str, object]
     """What identifies the finding beyond kind and target (e.g. the target type)."""
     title: Text
-    explanation: str
+    explanation: Text
     saving: Saving | None
     """None where the finding saves nothing the bill shows (thermal, the data pipeline)."""
     confidence: Confidence
     risk: Risk
     evidence: Mapping[str, Any]
     action: Mapping[str, Any]
+    """``steps`` (a list of ``Text``), ``commands`` and ``cron`` (shell lines, not words), the
+    kind's own fields (a schedule's ``window``, ``still_billed_when_stopped`` as ``Text``)."""
     paid_while_waiting: PaidWhileWaiting | None = None
     upsize: UpsizeFigures | None = None
     role: str = "plan"

@@ -7,7 +7,7 @@ import numpy as np
 
 from apps.core.weekruns import HOURS_PER_WEEK, WeekRun, circular_runs, runs_mask
 
-from .types import Profile
+from .types import Profile, Text, day_of_week
 
 __all__ = [
     "HOURS_PER_WEEK",
@@ -16,8 +16,22 @@ __all__ = [
     "profile_chart",
     "run_json",
     "run_mask",
+    "run_text",
     "window_cron",
 ]
+
+
+def run_text(run: WeekRun) -> Text:
+    """The run in words ("Mon 19:00-Tue 09:00"), its weekdays named in the reader's language."""
+    return Text(
+        "week.run",
+        {
+            "start_day": day_of_week(run.start_weekday),
+            "start_hour": f"{run.start_hour:02d}:00",
+            "end_day": day_of_week(run.end_weekday),
+            "end_hour": f"{run.end_hour:02d}:00",
+        },
+    )
 
 
 def run_json(run: WeekRun) -> dict[str, object]:

@@ -1,26 +1,12 @@
-"""The words of a recommendation, rendered in the active language from what the rules say.
-
-The rules are pure and write no prose: a title or a risk is a ``rules.Text`` (a message code and its
-parameters: names, ids, types). Here each code has its English template, translated by the
-Simplified Chinese catalog (``locale/zh_Hans``); a row stores its texts as JSON (``words``)
-beside the English rendering (searching, webhooks), and every reader (the API, the digests)
-renders them again in their own language. The kinds' labels are here too.
-
-Explanations, steps and formulas are still written by the rules in English; they move
-here the same way (a code per sentence), kind by kind.
-"""
+"""Titles and risks of every kind of recommendation, and the kinds' labels."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
+from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from apps.recommendations.rules import Text
-
 #: Message code -> its template (``%(name)s`` placeholders, the parameters' names).
-TEMPLATES = {
+TEMPLATES: dict[str, str | Promise] = {
     "stop_idle.title": _("Stop idle %(name)s"),
     "idle_held.title": _("Idle but holding GPU memory: %(name)s"),
     "schedule.title": _("Stop %(name)s outside working hours"),
@@ -79,8 +65,9 @@ TEMPLATES = {
     "thermal.risk": _("Throttling slows the work now; a failing card can stop it."),
 }
 
-#: Kind -> its label (``rules.KINDS`` names them in English for the model's choices).
-KIND_LABELS = {
+#: Kind -> its label (``rules.KINDS`` names them in English for the model's choices); a plan's
+#: formula names the steps before it by these (``kind.<kind>``), its fixed step too.
+KIND_LABELS: dict[str, Promise] = {
     "stop_idle": _("Stop idle"),
     "idle_held": _("Idle, GPU memory held"),
     "schedule": _("Day/night schedule"),
@@ -93,28 +80,3 @@ KIND_LABELS = {
     "data_pipeline": _("Fix the data pipeline"),
     "thermal": _("Thermal alert"),
 }
-
-
-def render(text: Text) -> str:
-    """``text`` in the active language."""
-    return str(TEMPLATES[text.code]) % dict(text.params)
-
-
-def text_json(text: Text) -> dict[str, Any]:
-    return {"code": text.code, "params": dict(text.params)}
-
-
-def render_json(stored: Mapping[str, Any] | None, fallback: str) -> str:
-    """A stored text in the active language; ``fallback`` (the stored English) when the row
-    has none or its code is unknown (written by an older rule)."""
-    if not isinstance(stored, Mapping) or stored.get("code") not in TEMPLATES:
-        return fallback
-    try:
-        return render(Text(stored["code"], stored.get("params") or {}))
-    except (KeyError, TypeError, ValueError):
-        return fallback
-
-
-def kind_label(kind: str) -> str:
-    label = KIND_LABELS.get(kind)
-    return str(label) if label is not None else kind
