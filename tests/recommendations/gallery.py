@@ -51,6 +51,20 @@ def _idle(**changes: object) -> InstanceEvidence:
     return evidence(**{**base, **changes})
 
 
+def _stopped(**changes: object) -> InstanceEvidence:
+    """A subscription stopped ten days ago: nothing observed since, still billed."""
+    observed = hourly(60.0)
+    observed[-240:] = 0.0
+    base: dict[str, object] = {
+        "charge_type": "PREPAID",
+        "state": "STOPPED",
+        "observed_minutes": observed,
+        "gpu_util_p95": np.where(observed > 0, 60.0, np.nan),
+        "gpu_util_avg": np.where(observed > 0, 50.0, np.nan),
+    }
+    return evidence(**{**base, **changes})
+
+
 def _day_only(**changes: object) -> InstanceEvidence:
     return evidence(
         profile=profile(working_hours_matrix(busy=85.0, off=3.0), np.ones((7, 24))),
@@ -162,6 +176,8 @@ def gallery() -> dict[str, Finding]:
         "stop_idle_no_days": (_idle(existed_hours=0.0), "stop_idle"),
         "stop_idle_prepaid_bills": (_idle(charge_type="PREPAID"), "stop_idle"),
         "stop_idle_prepaid_catalog": (_idle(charge_type="PREPAID", **NO_BILLS), "stop_idle"),
+        "stopped_subscription_bills": (_stopped(), "stop_idle"),
+        "stopped_subscription_catalog": (_stopped(**NO_BILLS), "stop_idle"),
         "idle_held": (_idle(gpu_mem_avg=hourly(40.0)), "idle_held"),
         "idle_held_prepaid": (_idle(gpu_mem_avg=hourly(40.0), charge_type="PREPAID"), "idle_held"),
         "schedule": (_day_only(billed_components=BILLED), "schedule"),

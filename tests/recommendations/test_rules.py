@@ -541,3 +541,49 @@ def test_it_refuses_a_threshold_that_is_not_a_finite_number() -> None:
     with pytest.raises(ThresholdError, match="thermal_temp_min_c: expected a number") as caught:
         DEFAULT_RULE_THRESHOLDS.with_overrides({"thermal_temp_min_c": float("inf")})
     assert (caught.value.name, caught.value.reason) == ("thermal_temp_min_c", "expected a number")
+
+
+def _stopped_subscription(quiet_hours: int, **changes):
+    observed = hourly(60.0)
+    if quiet_hours:
+        observed[-quiet_hours:] = 0.0
+    return evidence(
+        charge_type="PREPAID",
+        state="STOPPED",
+        observed_minutes=observed,
+        gpu_util_p95=np.where(observed > 0, 60.0, np.nan),
+        gpu_util_avg=np.where(observed > 0, 50.0, np.nan),
+        **changes,
+    )
+
+
+def test_a_stopped_subscription_is_told_not_to_renew_priced_from_its_bills() -> None:
+    # Stopped ten days ago: a stopped subscription still bills, so stopping saved nothing and
+    # no schedule, commitment or size change applies; not renewing it saves its month.
+    ev = _stopped_subscription(240, billed_runtime_cost=Decimal("1680.00"))
+    (finding,) = evaluate(ev)
+    assert (finding.kind, finding.parameters) == ("stop_idle", {"variant": "stopped_subscription"})
+    th = DEFAULT_RULE_THRESHOLDS
+    hourly_paid = (ev.billed_runtime_cost / ev.billed_hours).quantize(Decimal("0.0001"))
+    assert finding.saving is not None
+    assert finding.saving.price_source == PRICE_FROM_BILLS
+    assert finding.saving.monthly_amount == (hourly_paid * th.days_per_month * 24).quantize(CENT)
+    assert finding.evidence["quiet_hours"] == 240
+    assert finding.confidence.level == "high"
+    (command,) = finding.action["commands"]
+    assert "ModifyInstancesRenewFlag" in command
+    assert ev.provider_id in command
+    assert "subscription still bills" in english(finding.title)
+
+
+def test_a_subscription_stopped_only_lately_or_running_gets_no_renewal_advice() -> None:
+    # Quiet for less than three days (a weekend), or running: nothing to say about renewal.
+    assert not any(
+        f.parameters.get("variant") == "stopped_subscription"
+        for ev in (
+            _stopped_subscription(48),
+            dataclasses.replace(_stopped_subscription(240), state="RUNNING"),
+            dataclasses.replace(_stopped_subscription(240), charge_type="POSTPAID_BY_HOUR"),
+        )
+        for f in evaluate(ev)
+    )

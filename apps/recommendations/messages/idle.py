@@ -24,6 +24,21 @@ TEMPLATES: dict[str, str | Promise] = {
         "card): a notebook left open or a hung or failed job. Tell the owner before anyone "
         "stops it: stopping it loses what is in memory."
     ),
+    "stopped_subscription.explanation": _(
+        "%(name)s has been stopped, without a metric for the last %(hours)s hours, but it is a "
+        "monthly subscription: a stopped subscription keeps billing until its term ends, so "
+        "stopping it saved nothing. Not renewing it saves %(monthly)s %(currency)s a month: "
+        "turn off its auto-renewal and release it at the end of its term, or put it back to "
+        "work until then."
+    ),
+    "stopped_subscription.step.renewal": _(
+        "Turn off its auto-renewal (ModifyInstancesRenewFlag), so that the subscription ends "
+        "with its term."
+    ),
+    "stopped_subscription.step.release": _(
+        "Release it (TerminateInstances) at the end of its term, after a snapshot of its disks "
+        "if needed."
+    ),
     "stop_idle.step.check": _("Check with the owner (tags, project) that nothing needs it."),
     "stop_idle.step.stop": _(
         "Stop it with STOP_CHARGING (compute and GPU stop billing; %(kept)s still bill)."

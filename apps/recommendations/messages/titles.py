@@ -8,6 +8,9 @@ from django.utils.translation import gettext_lazy as _
 #: Message code -> its template (``%(name)s`` placeholders, the parameters' names).
 TEMPLATES: dict[str, str | Promise] = {
     "stop_idle.title": _("Stop idle %(name)s"),
+    "stopped_subscription.title": _(
+        "Do not renew %(name)s: it is stopped, and its subscription still bills"
+    ),
     "idle_held.title": _("Idle but holding GPU memory: %(name)s"),
     "schedule.title": _("Stop %(name)s outside working hours"),
     "schedule.automate.title": _("Automate the night/weekend stop of %(name)s"),
@@ -26,6 +29,9 @@ TEMPLATES: dict[str, str | Promise] = {
     "thermal.title": _("%(name)s runs hot"),
     # Risks: how the change could hurt the work.
     "stop_idle.risk": _("Nothing ran on it for the whole lookback; restarting takes minutes."),
+    "stopped_subscription.risk": _(
+        "Releasing it deletes its disks; until its term ends it can still be started."
+    ),
     "idle_held.risk": _("A process still holds GPU memory; stopping it loses its state."),
     "schedule.risk": _(
         "Work started in the window is cut off by the stop; capacity is not guaranteed at restart."

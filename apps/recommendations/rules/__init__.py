@@ -20,7 +20,7 @@ from .commitment import RESERVED_INSTANCE, SUBSCRIPTION, commitment
 from .common import stopped_for_good, stopped_unbilled
 from .downshift import DOWNSHIFT, night_downshift
 from .fewer import FEWER_INSTANCES, fewer_at_night, group_key
-from .idle import IDLE_HELD, STOP_IDLE, stop_idle
+from .idle import IDLE_HELD, STOP_IDLE, stop_idle, stopped_subscription
 from .operations import PIPELINE, SPOT, THERMAL, data_pipeline, spot, thermal
 from .plans import ALTERNATIVE, PLAN, ROLES, plan_instances
 from .schedule import SCHEDULE, schedule
@@ -87,7 +87,7 @@ def evaluate(
             raise ValueError(f"{rule}_lookback_days: no evidence over {days} days given")
         return spans[days]
 
-    idle = stop_idle(over("idle"), thresholds)
+    idle = stop_idle(over("idle"), thresholds) or stopped_subscription(over("idle"), thresholds)
     hot = thermal(over("thermal"), thresholds)
     if idle:
         # Idle around the clock: stopping it makes schedules, sizes and commitments moot.
