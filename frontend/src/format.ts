@@ -91,3 +91,8 @@ export function formatRelative(
 export function formatNumber(n: number): string {
   return String(Math.round(n * 100) / 100);
 }
+
+/** Items as the language writes a list ("disks, bandwidth and IPs"; "云硬盘、带宽和 IP"). */
+export function formatList(items: readonly string[], locale: string = intlLocale()): string {
+  return new Intl.ListFormat(locale, { style: 'long', type: 'conjunction' }).format(items);
+}

@@ -6,7 +6,7 @@ import type { Org, RecommendationDetail, RecommendationEvent, RecommendationReal
 import { useMe } from '../../auth/AuthContext';
 import { EmptyState, ErrorBanner, NoOrganizationPage, Spinner } from '../../components/ui';
 import { queryKeys } from '../../data/keys';
-import { formatDateTime } from '../../format';
+import { formatDateTime, formatList } from '../../format';
 import { useApiData } from '../../hooks';
 import { formatMoney } from '../../money';
 import { figureLabel, kindLabel, statusLabel } from './labels';
@@ -208,7 +208,7 @@ function RealisedCard({ realised, timeZone }: { realised: RecommendationRealised
             })}
       </p>
       <p className="muted small" data-testid="realised-instances">
-        {t('recommendations.realised.instances', { count: realised.instances.length, names: realised.instances.join(', ') })}
+        {t('recommendations.realised.instances', { count: realised.instances.length, names: formatList(realised.instances) })}
       </p>
     </section>
   );
@@ -228,7 +228,7 @@ function ApplyCard({ rec }: { rec: RecommendationDetail }) {
       {action.window && (
         <p data-testid="action-window">
           {t('recommendations.detail.window', {
-            runs: action.window.runs.map((run) => run.label).join(', '),
+            runs: formatList(action.window.runs.map((run) => run.label)),
             hours: action.window.weekly_hours ?? action.window.runs.reduce((acc, run) => acc + run.hours, 0),
             timeZone: action.window.tz,
           })}
@@ -238,7 +238,7 @@ function ApplyCard({ rec }: { rec: RecommendationDetail }) {
         <p className="muted small">
           {t('recommendations.detail.stoppedMode', {
             mode: action.stopped_mode,
-            billed: action.still_billed_when_stopped.join(', ') || '—',
+            billed: formatList(action.still_billed_when_stopped) || '—',
           })}
         </p>
       )}
