@@ -71,9 +71,10 @@ ALLOWED_WORDS = frozenset(
 )
 
 _WORD = r"[A-Za-z]+(?:['’-][A-Za-z]+)*"
-# What may stand between two words of one sentence: spaces and punctuation, never a tab (a
-# table's cells), a line break (another block) or a digit.
-_GAP = r"[ \u00a0,.;:!?'\"“”‘’()\[\]/&+–—-]+"
+# What may stand between two words of one sentence: spaces and punctuation (the dot that joins
+# a label's parts, "price · runtime components", too), never a tab (a table's cells), a line
+# break (another block) or a digit.
+_GAP = r"[ \u00a0,.;:!?'\"“”‘’()\[\]/&+·×–—-]+"
 _RUN = re.compile(rf"{_WORD}(?:{_GAP}{_WORD})*")
 _WORDS = re.compile(_WORD)
 

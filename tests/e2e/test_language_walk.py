@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -206,7 +207,13 @@ def walk_signed_out(open_context: OpenContext, base_url: str, walk: Walk, data: 
     read(page, walk, "/login", f"{base_url}/login")
     read(page, walk, "/signup", f"{base_url}/signup")
     token = data.invitation_token
-    read(page, walk, "/invitations/accept", f"{base_url}/invitations/accept?token={token}")
+    read(
+        page,
+        walk,
+        "/invitations/accept",
+        f"{base_url}/invitations/accept?token={token}",
+        name="invitations-accept",
+    )
     # Links that are no longer good: the server's own answer, in the reader's language.
     read(page, walk, "/verify-email", f"{base_url}/verify-email?token=expired-or-wrong")
     read(page, walk, "/set-password", f"{base_url}/set-password?uid=1&token=expired-or-wrong")
@@ -287,6 +294,8 @@ def walk_everything(
     walk_data: WalkData,
 ) -> Walk:
     walk = Walk(language=language)
+    # This run's photographs only: a page the walk no longer opens leaves none behind.
+    shutil.rmtree(ARTIFACTS / "walk" / language, ignore_errors=True)
     walk_signed_out(open_context, demo_server.url, walk, walk_data)
     walk_signed_in(open_context, owner_state, demo_server, walk)
     missing = set(frontend_routes()) - walk.routes_seen
