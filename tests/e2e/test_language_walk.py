@@ -205,6 +205,12 @@ def walk_signed_out(open_context: OpenContext, base_url: str, walk: Walk, data: 
     """The pages of someone not signed in, in a browser that asks for the walk's language."""
     page = open_context(locale=walk.language).new_page()
     read(page, walk, "/login", f"{base_url}/login")
+    # A wrong password: the server's answer, in the language the browser asks for.
+    page.fill("#email", INVITED_EMAIL)
+    page.fill("#password", "not-the-password")
+    page.locator('button[type="submit"]').click()
+    page.get_by_role("alert").wait_for(timeout=WAIT_MS)
+    record(page, walk, "/login", "login-wrong-password")
     read(page, walk, "/signup", f"{base_url}/signup")
     token = data.invitation_token
     read(
