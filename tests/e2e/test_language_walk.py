@@ -136,7 +136,7 @@ def walk_data(demo_server: DemoServer, django_db_blocker: Any) -> WalkData:
             organization=organization, email=INVITED_EMAIL, role=Role.VIEWER, invited_by=owner
         )
         link = next(
-            re.search(r"/invitations/accept\?token=([\w-]+)", message.body)
+            re.search(r"/invitations/accept\?token=([\w-]+)", str(message.body))
             for message in mail.outbox
             if INVITED_EMAIL in message.to
         )
