@@ -40,6 +40,7 @@ from apps.accounts.services import invitation_create
 from apps.alerts.models import AlertEvent, AlertKind
 from apps.alerts.services import budget_create
 from apps.alerts.tasks import evaluate
+from apps.digests.services import subscription_create_default
 from tests.e2e.conftest import OpenContext
 from tests.e2e.demo_session import ARTIFACTS, WAIT_MS, DemoServer, serve_demo
 from tests.e2e.language_text import (
@@ -118,7 +119,8 @@ def demo_server(
 
 @pytest.fixture(scope="module")
 def walk_data(demo_server: DemoServer, django_db_blocker: Any) -> WalkData:
-    """What the demo lacks for a page of every kind: a crossed budget's alert, an invitation."""
+    """What the demo lacks for a page of every kind: a crossed budget's alert, an invitation,
+    the owner's digest (its preview)."""
     organization = demo_server.demo.organization
     with django_db_blocker.unblock():
         # Low enough that the month so far has crossed it (the demo's spend is thousands).
@@ -131,6 +133,7 @@ def walk_data(demo_server: DemoServer, django_db_blocker: Any) -> WalkData:
         evaluate(organization.pk, ["budgets"])
         assert AlertEvent.objects.filter(organization=organization, kind=AlertKind.BUDGET).exists()
         owner = User.objects.get(email=demo_server.demo.email)
+        subscription_create_default(organization=organization, user=owner)
         mail.outbox.clear()
         invitation_create(
             organization=organization, email=INVITED_EMAIL, role=Role.VIEWER, invited_by=owner
@@ -165,12 +168,15 @@ def read(page: Page, walk: Walk, route: str, url: str, name: str | None = None) 
     record(page, walk, route, name or shot_name(urlsplit(url).path + "?" + urlsplit(url).query))
 
 
-def record(page: Page, walk: Walk, route: str, name: str) -> None:
+def record(page: Page, walk: Walk, route: str, name: str, also: str = "") -> None:
+    """Photograph the page and keep its text (``also``: text in a frame, which the page's own
+    text does not include)."""
     folder = ARTIFACTS / "walk" / walk.language
     folder.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
     seen = page.evaluate(READ_PAGE)
-    walk.pages.append(PageRead(name=name, url=page.url, text=seen["text"], code=seen["code"]))
+    text = f"{seen['text']}\n{also}"
+    walk.pages.append(PageRead(name=name, url=page.url, text=text, code=seen["code"]))
     walk.routes_seen.add(route)
 
 
@@ -226,6 +232,20 @@ def walk_signed_out(open_context: OpenContext, base_url: str, walk: Walk, data: 
     read(page, walk, "/set-password", f"{base_url}/set-password", name="set-password-no-link")
 
 
+def walk_digest_preview(page: Page, base_url: str, walk: Walk) -> None:
+    """The owner's digest as it will be e-mailed, previewed on the Reports page."""
+    read(page, walk, "/reports", f"{base_url}/reports")
+    page.locator("td.table__actions button").first.click()
+    preview = page.get_by_test_id("digest-preview")
+    preview.wait_for(timeout=WAIT_MS)
+    settle(page)
+    frame = page.frame_locator('[data-testid="digest-preview-frame"]')
+    # The HTML e-mail is drawn in a sandboxed frame: its words are read from the frame itself.
+    mail_text = frame.locator("body").inner_text(timeout=WAIT_MS)
+    assert mail_text.strip(), "the digest preview is empty"
+    record(page, walk, "/reports", "reports-digest-preview", also=mail_text)
+
+
 def walk_alert_history(page: Page, base_url: str, walk: Walk) -> None:
     """The alerts tab, and every further page of its history: each alert is read once."""
     read(page, walk, "/settings/alerts", f"{base_url}/settings/alerts")
@@ -272,8 +292,9 @@ def walk_signed_in(
     walk.data_names.add(demo_server.demo.organization.name)
 
     read(page, walk, "/", base_url)
-    for route in ("/connect", "/projects", "/instances", "/recommendations", "/reports"):
+    for route in ("/connect", "/projects", "/instances", "/recommendations"):
         read(page, walk, route, f"{base_url}{route}")
+    walk_digest_preview(page, base_url, walk)
     read(page, walk, "/projects/:slug", f"{base_url}/projects/{projects[0]['slug']}")
     read(page, walk, "/instances/:id", f"{base_url}/instances/{instances[0]['id']}")
     for summary in recommendations:
