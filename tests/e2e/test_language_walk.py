@@ -62,6 +62,9 @@ pytestmark = [
 ]
 
 INVITED_EMAIL = "new.colleague@example.com"
+# History enough for every rule to find what it looks for (the schedule rule wants the most:
+# 10 days of evidence), so that the walk reads a recommendation of every kind the fleet has.
+WALK_DEMO_DAYS = 11
 SERVER_LANGUAGE = {"zh-CN": "zh-hans", "en": "en"}
 STRICT = os.environ.get("LANGUAGE_WALK_STRICT") == "1"
 # Anything still loading: a spinner, a skeleton, a region that says it is busy.
@@ -113,7 +116,7 @@ class Walk:
 def demo_server(
     django_db_setup: None, django_db_blocker: Any, browser: Browser
 ) -> Iterator[DemoServer]:
-    with serve_demo(django_db_blocker) as server:
+    with serve_demo(django_db_blocker, days=WALK_DEMO_DAYS) as server:
         yield server
 
 

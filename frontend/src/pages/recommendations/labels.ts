@@ -68,6 +68,7 @@ export const FIGURE_NAMES = [
   'current_samples_per_currency_unit',
   'current_samples_per_hour',
   'data_bound_minutes',
+  'data_bound_minutes_without_cpu',
   'data_bound_share_pct',
   'family',
   'gpu_count',
@@ -92,6 +93,7 @@ export const FIGURE_NAMES = [
   'memory_pressure_share_pct',
   'night_p95_peak_pct',
   'observed_hours',
+  'options',
   'p95_max_pct',
   'payg_monthly',
   'plan',
@@ -137,13 +139,18 @@ export const FIGURE_PARTS = [
   'class',
   'hours',
   'hourly',
+  'monthly',
 ] as const;
 const FIGURE_PART_LABELS: Record<string, string> = translatedLabels(FIGURE_PARTS, 'recommendations.figurePart');
 /** Tencent Cloud's bill component codes (`v_cvm_rootdisk`): the bill's own names, shown as they are. */
 const BILL_COMPONENT_CODE = /^s?v_[a-z0-9_]+$/;
 
+/** A part of a nested figure: its own name, else a figure's (`options.subscription.break_even_uptime_pct`), else a
+ * recommendation kind's (the options a subscription was chosen from), else the bill's code or the part itself. */
 function figurePart(part: string): string {
   if (Object.hasOwn(FIGURE_PART_LABELS, part)) return FIGURE_PART_LABELS[part];
+  if (Object.hasOwn(FIGURE_LABELS, part)) return FIGURE_LABELS[part];
+  if (Object.hasOwn(KIND_LABELS, part)) return KIND_LABELS[part as RecommendationKind];
   return BILL_COMPONENT_CODE.test(part) ? part : part.replace(/_/g, ' ');
 }
 
