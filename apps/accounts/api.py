@@ -9,6 +9,7 @@ from django.db.models import QuerySet
 from django.http import Http404, JsonResponse
 from django.middleware.csrf import get_token
 from django.utils.decorators import method_decorator
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_protect, ensure_csrf_cookie
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
@@ -83,7 +84,9 @@ class LoginView(APIView):
                 return lockout.lockout_response(request._request)
             # django-axes replaces this with its 429 lockout response once the limit is hit.
             return Response(
-                error_body("invalid_credentials", "The e-mail address or the password is wrong."),
+                error_body(
+                    "invalid_credentials", _("The e-mail address or the password is wrong.")
+                ),
                 status=status.HTTP_400_BAD_REQUEST,
             )
         if getattr(user, "email_verification_pending", False):
@@ -91,8 +94,11 @@ class LoginView(APIView):
             return Response(
                 error_body(
                     "email_not_verified",
-                    f"Confirm your e-mail address first: open the link we sent to {user}. "
-                    "No e-mail? Send it again from here.",
+                    _(
+                        "Confirm your e-mail address first: open the link we sent to %(email)s. "
+                        "No e-mail? Send it again from here."
+                    )
+                    % {"email": user},
                 ),
                 status=status.HTTP_403_FORBIDDEN,
             )
@@ -287,8 +293,8 @@ class InvitationAcceptView(APIView):
             return Response(
                 error_body(
                     "invalid",
-                    "This invitation is invalid, used or expired.",
-                    {"token": ["Invalid."]},
+                    _("This invitation is invalid, used or expired."),
+                    {"token": [_("Invalid.")]},
                 ),
                 status=status.HTTP_400_BAD_REQUEST,
             )
@@ -296,13 +302,18 @@ class InvitationAcceptView(APIView):
         if user is None:
             if User.objects.filter(email=invitation.email).exists():
                 return Response(
-                    error_body("not_authenticated", f"Sign in as {invitation.email} to accept."),
+                    error_body(
+                        "not_authenticated",
+                        _("Sign in as %(email)s to accept.") % {"email": invitation.email},
+                    ),
                     status=status.HTTP_401_UNAUTHORIZED,
                 )
             if not data.get("password"):
                 return Response(
                     error_body(
-                        "invalid", "Choose a password.", {"password": ["This field is required."]}
+                        "invalid",
+                        _("Choose a password."),
+                        {"password": [_("This field is required.")]},
                     ),
                     status=status.HTTP_400_BAD_REQUEST,
                 )

@@ -32,6 +32,8 @@ from django.db import transaction
 from django.dispatch import receiver
 from django.http import HttpRequest, JsonResponse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from apps.accounts.models import SignInThrottle, User
 
@@ -182,7 +184,7 @@ def retry_after_seconds(request: HttpRequest) -> int:
 
 def _wait_words(seconds: int) -> str:
     minutes = math.ceil(seconds / 60)
-    return "a minute" if minutes <= 1 else f"{minutes} minutes"
+    return ngettext("a minute", "%(count)s minutes", minutes) % {"count": minutes}
 
 
 def lockout_response(request: HttpRequest, *args: object, **kwargs: object) -> JsonResponse:
@@ -193,8 +195,8 @@ def lockout_response(request: HttpRequest, *args: object, **kwargs: object) -> J
         {
             "error": {
                 "code": "locked_out",
-                "message": "Too many failed sign-in attempts. "
-                f"Try again in {_wait_words(seconds)}.",
+                "message": _("Too many failed sign-in attempts. Try again in %(wait)s.")
+                % {"wait": _wait_words(seconds)},
                 "fields": {},
             }
         },

@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
 
 from apps.accounts.audit import actions as audit_actions
 from apps.accounts.audit.services import (
@@ -55,7 +56,7 @@ def _unique_slug(name: str) -> str:
 def user_create(*, email: str, password: str | None, name: str = "", language: str = "en") -> User:
     email = email.strip().lower()
     if User.objects.filter(email=email).exists():
-        raise ValidationError({"email": "A user with this e-mail address already exists."})
+        raise ValidationError({"email": _("A user with this e-mail address already exists.")})
     if language not in Language.values:
         raise ValidationError({"language": f"{language!r} is not a language of the dashboard."})
     return User.objects.create_user(email=email, password=password, name=name, language=language)
@@ -90,7 +91,7 @@ def signup_create(
     # Both problems at once, so the form shows every field to fix in one round.
     errors: dict[str, list[str]] = {}
     if User.objects.filter(email=email).exists():
-        errors["email"] = ["A user with this e-mail address already exists."]
+        errors["email"] = [_("A user with this e-mail address already exists.")]
     try:
         password_validate(password=password, email=email, name=name)
     except ValidationError as exc:
@@ -139,7 +140,7 @@ def email_verify(*, user: User) -> User:
         email_verification_pending=False
     )
     if not updated:
-        raise ValidationError({"token": "This address is confirmed already: sign in."})
+        raise ValidationError({"token": _("This address is confirmed already: sign in.")})
     user.email_verification_pending = False
     return user
 
@@ -205,13 +206,13 @@ def _ensure_an_owner_remains(membership: Membership) -> None:
         .select_for_update()
     )
     if membership.role == Role.OWNER and not other_owners.exists():
-        raise ValidationError({"role": "An organization needs at least one owner."})
+        raise ValidationError({"role": _("An organization needs at least one owner.")})
 
 
 @transaction.atomic
 def membership_update_role(*, membership: Membership, role: str, actor_role: str) -> Membership:
     if Role.OWNER in (role, membership.role) and actor_role != Role.OWNER:
-        raise ValidationError({"role": "Only an owner can grant or take away the owner role."})
+        raise ValidationError({"role": _("Only an owner can grant or take away the owner role.")})
     if role != Role.OWNER:
         _ensure_an_owner_remains(membership)
     old_role = membership.role
@@ -231,7 +232,7 @@ def membership_update_role(*, membership: Membership, role: str, actor_role: str
 @transaction.atomic
 def membership_delete(*, membership: Membership, actor_role: str) -> None:
     if membership.role == Role.OWNER and actor_role != Role.OWNER:
-        raise ValidationError({"role": "Only an owner can remove an owner."})
+        raise ValidationError({"role": _("Only an owner can remove an owner.")})
     _ensure_an_owner_remains(membership)
     audit_record(
         organization=membership.organization,
@@ -252,9 +253,9 @@ def invitation_create(
 
     email = email.strip().lower()
     if Membership.objects.for_organization(organization).filter(user__email=email).exists():
-        raise ValidationError({"email": "This person is already a member."})
+        raise ValidationError({"email": _("This person is already a member.")})
     if Invitation.objects.for_organization(organization).pending().filter(email=email).exists():
-        raise ValidationError({"email": "This person already has a pending invitation."})
+        raise ValidationError({"email": _("This person already has a pending invitation.")})
     token = secrets.token_urlsafe(32)
     invitation = Invitation.objects.create(
         organization=organization,
@@ -288,9 +289,11 @@ def invitation_by_token(token: str) -> Invitation | None:
 def invitation_accept(*, token: str, user: User) -> Membership:
     invitation = invitation_by_token(token)
     if invitation is None:
-        raise ValidationError({"token": "This invitation is invalid, used or expired."})
+        raise ValidationError({"token": _("This invitation is invalid, used or expired.")})
     if invitation.email != user.email:
-        raise ValidationError({"token": f"This invitation was sent to {invitation.email}."})
+        raise ValidationError(
+            {"token": _("This invitation was sent to %(email)s.") % {"email": invitation.email}}
+        )
     invitation.accepted_at = timezone.now()
     invitation.save(update_fields=["accepted_at", "updated_at"])
     membership, joined = Membership.objects.get_or_create(

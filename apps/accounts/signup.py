@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.auth import login
 from django.utils.decorators import method_decorator
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_protect
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
@@ -138,7 +139,9 @@ class SetPasswordView(APIView):
         data = serializer.validated_data
         user = set_password_user(uid=data["uid"], token=data["token"])
         if user is None:
-            message = "This link is invalid, used or expired. Ask your administrator for a new one."
+            message = _(
+                "This link is invalid, used or expired. Ask your administrator for a new one."
+            )
             return Response(
                 error_body("invalid", message, {"token": [message]}),
                 status=status.HTTP_400_BAD_REQUEST,

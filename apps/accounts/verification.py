@@ -1,5 +1,8 @@
 """Signed, expiring e-mail verification links.
 
+The errors are in the active language (the API's reader's, apps/api/language.py): the
+verify-email page shows them as the server says them.
+
 The token is signed with SECRET_KEY (django.core.signing) and carries the user id and the
 address it was sent to, so it needs no table, and a link sent to an old address stops working
 once the address changes. It expires after EMAIL_VERIFICATION_VALID_HOURS.
@@ -9,6 +12,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core import signing
+from django.utils.translation import gettext as _
 
 from apps.accounts.models import User
 
@@ -34,11 +38,11 @@ def verification_token_user(token: str) -> User:
         payload = signing.loads(token, salt=SALT, max_age=max_age_seconds)
     except signing.SignatureExpired as exc:
         raise InvalidVerificationToken(
-            "This link has expired. Sign in to have a new one sent."
+            _("This link has expired. Sign in to have a new one sent.")
         ) from exc
     except signing.BadSignature as exc:
-        raise InvalidVerificationToken("This link is not valid.") from exc
+        raise InvalidVerificationToken(_("This link is not valid.")) from exc
     user = User.objects.filter(pk=payload.get("user"), email=payload.get("email")).first()
     if user is None:
-        raise InvalidVerificationToken("This link is not valid.")
+        raise InvalidVerificationToken(_("This link is not valid."))
     return user

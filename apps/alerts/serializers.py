@@ -21,7 +21,7 @@ from apps.alerts.models import (
 )
 from apps.alerts.selectors import FORECAST_METHOD, budget_status, month_of
 from apps.alerts.tencent_policy import alarm_policy_command, alarm_policy_request
-from apps.alerts.wording import localized_wording
+from apps.alerts.wording import forecast_method, localized_wording, rule_name
 from apps.api.serializers import StrictModelSerializer, StrictSerializer
 from apps.cloud.models import Project
 
@@ -46,6 +46,13 @@ class _OrganizationProjects:
 class ThresholdCrossedSerializer(serializers.Serializer):
     threshold_pct = serializers.IntegerField()
     basis = serializers.ChoiceField(choices=["actual", "forecast"])
+
+
+class _ForecastMethodField(serializers.CharField):
+    """The forecast's method in the reader's language (the status carries costs' English)."""
+
+    def to_representation(self, value: Any) -> str:
+        return forecast_method(str(value))
 
 
 class BudgetStatusSerializer(serializers.Serializer):
@@ -77,7 +84,7 @@ class BudgetStatusSerializer(serializers.Serializer):
     percent_used = serializers.DecimalField(max_digits=10, decimal_places=1)
     forecast_pct = serializers.DecimalField(max_digits=10, decimal_places=1)
     thresholds_crossed = ThresholdCrossedSerializer(many=True)
-    forecast_method = serializers.CharField()
+    forecast_method = _ForecastMethodField()
 
 
 def _thresholds_field() -> serializers.ListField:
@@ -178,6 +185,19 @@ class ThresholdRuleSerializer(_OrganizationProjects, StrictModelSerializer):
             "updated_at",
         ]
         read_only_fields = ["id", "tencent_alarm_policy", "created_at", "updated_at"]
+
+    def validate_name(self, value: str) -> str:
+        # The form sends back the name it showed: a default rule's name in the reader's language
+        # keeps the default's own, so that the rule still reads in every language.
+        if isinstance(self.instance, ThresholdRule) and value == rule_name(self.instance.name):
+            return self.instance.name
+        return value
+
+    def to_representation(self, instance: ThresholdRule) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        # A default rule's name in the reader's language (wording.rule_name).
+        data["name"] = rule_name(data["name"])
+        return data
 
     @extend_schema_field(AlarmPolicySerializer)
     def get_tencent_alarm_policy(self, rule: ThresholdRule) -> dict[str, Any]:

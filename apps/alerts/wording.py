@@ -20,6 +20,7 @@ from django.utils.translation import ngettext
 
 from apps.alerts.models import AlertEvent, AlertKind, BudgetBasis, Comparison, Severity
 from apps.cloud.models import Instance
+from apps.costs import forecast as costs_forecast
 from apps.metrics.constants import Metric
 
 SPEND = "spend"  # the anomaly metric of daily spend (apps.alerts.evaluation.anomalies)
@@ -28,6 +29,34 @@ GPU_HOURS_UNIT = "GPU-hours"
 
 class WordingUnavailable(Exception):
     """An object the sentence names no longer exists."""
+
+
+def forecast_method(stored: str) -> str:
+    """How a budget's forecast is made, in the active language.
+
+    The sentence is the costs app's (``apps.costs.forecast.METHOD``, English); it is said again
+    here with its run-rate days. Any other sentence (a method costs changed since) is shown as
+    it is rather than as a translation of words it no longer says."""
+    if stored != costs_forecast.METHOD:
+        return stored
+    return _(
+        "Bill month (Beijing time), amortized: cost of the month's complete days + the "
+        "average daily cost of the last %(days)s complete days without purchases x the days "
+        "left, today included + the purchases and refunds already billed for those days."
+    ) % {"days": costs_forecast.RUN_RATE_DAYS}
+
+
+def rule_name(name: str) -> str:
+    """A threshold rule's name in the active language.
+
+    The rules every organization starts with (``services.DEFAULT_RULES``) are named by us, in
+    English, so their names are ours to translate; a name a person gave or changed is theirs and
+    is shown as they wrote it."""
+    return {
+        "GPU underused": _("GPU underused"),
+        "GPU memory nearly full": _("GPU memory nearly full"),
+        "GPU running hot": _("GPU running hot"),
+    }.get(name, name)
 
 
 def kind_label(kind: str) -> str:
@@ -218,7 +247,7 @@ def _rule_parts(event: AlertEvent) -> dict[str, str]:
         raise WordingUnavailable("rule or instance")
     rule = event.rule
     return {
-        "rule": rule.name,
+        "rule": rule_name(rule.name),
         "instance": instance_name(event.instance),
         "condition": rule_description(
             metric=rule.metric,

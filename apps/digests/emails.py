@@ -25,7 +25,7 @@ from django.utils.translation import gettext as _
 from apps.digests import schedule
 from apps.digests.content import DigestContent, Stopwatch, digest_content
 from apps.digests.models import DigestSubscription, Frequency
-from apps.digests.selectors import Mover, RecommendationLine
+from apps.digests.selectors import UNALLOCATED, Mover, RecommendationLine
 from apps.digests.tokens import unsubscribe_url
 from apps.recommendations.messages import render_json
 from apps.recommendations.rules import KINDS
@@ -95,10 +95,16 @@ def _period_label(start: dt.datetime, end: dt.datetime, tz: dt.tzinfo) -> str:
     return first.isoformat() if first == last else f"{first.isoformat()} – {last.isoformat()}"
 
 
+def _mover_name(mover: Mover) -> str:
+    # The figures are computed once for every reader (and cached); the row of spend no project
+    # claims is named here, in the reader's language.
+    return _("Unallocated") if mover.name == UNALLOCATED else mover.name
+
+
 def _movers(movers: list[Mover], currency: str) -> list[dict[str, str]]:
     return [
         {
-            "name": mover.name,
+            "name": _mover_name(mover),
             "current": money(mover.current, currency),
             "previous": money(mover.previous, currency),
             "change": f"{'+' if mover.change > 0 else ''}{money(mover.change, currency)}",

@@ -69,6 +69,27 @@ def test_it_locks_out_after_repeated_failures_even_with_the_right_password(alice
     assert response.json()["error"]["code"] == "locked_out"
 
 
+def test_it_says_why_a_sign_in_is_refused_in_the_readers_language(alice: User) -> None:
+    client, token = csrf_client()
+
+    def sign_in(password: str) -> dict[str, str]:
+        response = client.post(
+            "/api/v1/auth/login",
+            {"email": alice.email, "password": password},
+            format="json",
+            HTTP_X_CSRFTOKEN=token,
+            HTTP_ACCEPT_LANGUAGE="zh-CN",
+        )
+        return response.json()["error"]
+
+    assert sign_in("wrong")["message"] == "邮箱地址或密码错误。"
+    for _ in range(4):
+        refused = sign_in("wrong")
+    assert refused["code"] == "locked_out"
+    assert refused["message"].startswith("登录失败次数过多。请在 ")
+    assert refused["message"].endswith(" 分钟后重试。")
+
+
 def test_it_enforces_csrf_on_session_writes(alice: User, acme: Organization) -> None:
     client = APIClient(enforce_csrf_checks=True)
     client.force_login(alice)

@@ -301,3 +301,16 @@ def test_a_rotating_forwarded_for_header_does_not_reset_the_limit(
         statuses.append(response.status_code)
     assert statuses[3:] == [429, 429, 429]
     assert statuses[:3] == [201 if body is None else 202] * 3
+
+
+def test_it_says_why_a_link_is_refused_in_the_readers_language() -> None:
+    client, token = csrf_client()
+    answer = client.post(
+        "/api/v1/auth/verify-email",
+        {"token": "not-a-link"},
+        format="json",
+        HTTP_X_CSRFTOKEN=token,
+        HTTP_ACCEPT_LANGUAGE="zh-CN,zh;q=0.9",
+    )
+    assert answer.status_code == 400
+    assert answer.json()["error"]["fields"]["token"] == ["此链接无效。"]

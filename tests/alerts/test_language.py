@@ -148,13 +148,14 @@ def test_it_writes_a_threshold_alert_and_its_recovery_in_chinese(
         thresholds_evaluate(organization=acme, as_of=now + dt.timedelta(minutes=4))
 
     alert, recovery = sorted(mail_to(li.email), key=lambda m: "已恢复" in m.subject)
-    assert alert.subject == "[GPU Ledger · Acme] GPU underused：box (ins-box)"
+    # The default rule's name is ours, so it is translated too (wording.rule_name).
+    assert alert.subject == "[GPU Ledger · Acme] GPU 利用率偏低：box (ins-box)"
     # The last 10 observed minutes were all 12.0 % (the rule: below 30 for 10 minutes).
     assert (
         "实例 box (ins-box)：GPU 利用率（%） 连续 10 分钟低于 30"
         "（最近 10 个有数据的分钟内介于 12.0 与 12.0 之间，平均 12.0）。"
     ) in alert.body
-    assert recovery.subject == "[GPU Ledger · Acme] 【已恢复】 GPU underused 已恢复：box (ins-box)"
+    assert recovery.subject == "[GPU Ledger · Acme] 【已恢复】 GPU 利用率偏低 已恢复：box (ins-box)"
     assert "告警持续时间为 2026-11-16 08:00 UTC 至 2026-11-16 08:04 UTC。" in recovery.body
     english = [m.subject for m in mail_to("alice@acme.test")]
     assert english == [

@@ -9,14 +9,16 @@ import re
 from decimal import Decimal
 
 import pytest
+from django.utils import translation
 from PIL import Image
 from rest_framework.test import APIClient
 
 from apps.accounts.models import Organization, User
 from apps.digests import charts, services
 from apps.digests.content import Stopwatch, digest_content
-from apps.digests.emails import digest_periods, digest_render, hours
+from apps.digests.emails import _movers, digest_periods, digest_render, hours
 from apps.digests.models import DigestSubscription
+from apps.digests.selectors import UNALLOCATED, Mover
 from tests.digests.world import SHANGHAI, World, build_world, make_user
 
 pytestmark = pytest.mark.django_db
@@ -138,3 +140,14 @@ def test_it_draws_the_heatmap_with_clock_hours_and_its_colour_scale() -> None:
     for entry in drawing.legend:
         assert _close(_pixel(drawing.png, entry.box), entry.colour), entry
     assert charts.utilization_heatmap(days, grid) == drawing.png
+
+
+def test_it_names_the_spend_no_project_claims_in_the_readers_language() -> None:
+    movers = [
+        Mover(key=None, name=UNALLOCATED, current=Decimal("5.00"), previous=Decimal("1.00")),
+        Mover(key=7, name="nlp", current=Decimal("3.00"), previous=Decimal("1.00")),
+    ]
+    with translation.override("zh-hans"):
+        assert [row["name"] for row in _movers(movers, "CNY")] == ["未分配", "nlp"]
+    with translation.override("en"):
+        assert [row["name"] for row in _movers(movers, "CNY")] == ["Unallocated", "nlp"]

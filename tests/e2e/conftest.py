@@ -138,8 +138,11 @@ def open_context(browser: Browser, demo_server: DemoServer) -> Iterator[OpenCont
         if parts.scheme in {"http", "https", "ws", "wss"} and parts.netloc != server:
             foreign.append(f"{request.method} {request.url} (from {request.frame.url})")
 
-    def open_(*, viewport: ViewportSize = DESKTOP, state: Any = None) -> BrowserContext:
-        context = browser.new_context(viewport=viewport, storage_state=state)
+    def open_(
+        *, viewport: ViewportSize = DESKTOP, state: Any = None, locale: str | None = None
+    ) -> BrowserContext:
+        # ``locale``: the browser's language (navigator.languages and Accept-Language).
+        context = browser.new_context(viewport=viewport, storage_state=state, locale=locale)
         # A page's requests reach its context's "request" event: this guard covers every page
         # (and popup) of every context of the test.
         context.on("request", on_request)

@@ -23,7 +23,7 @@ from playwright.sync_api import expect
 from pytest_django.live_server_helper import LiveServer
 
 from apps.cloud.providers.tencent.simulator import SimulatorServer
-from tests.e2e.demo import Demo, build_demo, start_simulator
+from tests.e2e.demo import DEMO_DAYS, Demo, build_demo, start_simulator
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page, ViewportSize
@@ -64,12 +64,16 @@ def _test_database() -> Iterator[None]:
 
 @contextlib.contextmanager
 def serve_demo(
-    django_db_blocker: Any, *, prepare: Callable[[SimulatorServer], None] | None = None
+    django_db_blocker: Any,
+    *,
+    prepare: Callable[[SimulatorServer], None] | None = None,
+    days: int = DEMO_DAYS,
 ) -> Iterator[DemoServer]:
     """The demo organization on the test database, served by a live server of its own.
 
     ``prepare`` may change the simulated cloud (its fleet's names and tags) before the demo
     reads it, so what it changed arrives through the real sync, as from Tencent Cloud.
+    ``days``: how much history the backfill reads (tests/e2e/demo.py).
     """
     with django_db_blocker.unblock(), _test_database():
         simulator = start_simulator()
@@ -77,7 +81,7 @@ def serve_demo(
         try:
             if prepare is not None:
                 prepare(simulator)
-            demo = build_demo(simulator.endpoint)
+            demo = build_demo(simulator.endpoint, days=days)
             server = LiveServer("localhost")
             server._live_server_modified_settings.enable()
             yield DemoServer(server.url, demo, simulator)

@@ -71,7 +71,7 @@ export function KpiCards({ scope }: { scope: OverviewScope }) {
         <div className="stat__value" data-testid="mtd-forecast">
           {money(mtd.forecast)}
         </div>
-        <div className="stat__detail muted" data-testid="mtd-forecast-evidence" title={mtd.method}>
+        <div className="stat__detail muted" data-testid="mtd-forecast-evidence" title={t('dashboard.kpi.forecastMethod', { days: mtd.run_rate_days })}>
           {t('dashboard.kpi.forecastEvidence', {
             before: money(mtd.cost_before_today),
             rate: money(mtd.run_rate_daily),

@@ -68,6 +68,7 @@ export const FIGURE_NAMES = [
   'current_samples_per_currency_unit',
   'current_samples_per_hour',
   'data_bound_minutes',
+  'data_bound_minutes_without_cpu',
   'data_bound_share_pct',
   'family',
   'gpu_count',
@@ -92,6 +93,7 @@ export const FIGURE_NAMES = [
   'memory_pressure_share_pct',
   'night_p95_peak_pct',
   'observed_hours',
+  'options',
   'p95_max_pct',
   'payg_monthly',
   'plan',
@@ -122,12 +124,42 @@ export const FIGURE_NAMES = [
 ] as const;
 const FIGURE_LABELS: Record<string, string> = translatedLabels(FIGURE_NAMES, 'recommendations.figure');
 
+/** The parts of a nested figure the rules write (a price's components: `price.runtime_components.v_cvm_gpu.cost`). */
+export const FIGURE_PARTS = [
+  'runtime_hourly',
+  'price_source',
+  'runtime_components',
+  'persistent_hourly',
+  'persistent_components',
+  'unknown_components',
+  'unknown_cost',
+  'currency',
+  'cost',
+  'name',
+  'class',
+  'hours',
+  'hourly',
+  'monthly',
+] as const;
+const FIGURE_PART_LABELS: Record<string, string> = translatedLabels(FIGURE_PARTS, 'recommendations.figurePart');
+/** Tencent Cloud's bill component codes (`v_cvm_rootdisk`): the bill's own names, shown as they are. */
+const BILL_COMPONENT_CODE = /^s?v_[a-z0-9_]+$/;
+
+/** A part of a nested figure: its own name, else a figure's (`options.subscription.break_even_uptime_pct`), else a
+ * recommendation kind's (the options a subscription was chosen from), else the bill's code or the part itself. */
+function figurePart(part: string): string {
+  if (Object.hasOwn(FIGURE_PART_LABELS, part)) return FIGURE_PART_LABELS[part];
+  if (Object.hasOwn(FIGURE_LABELS, part)) return FIGURE_LABELS[part];
+  if (Object.hasOwn(KIND_LABELS, part)) return KIND_LABELS[part as RecommendationKind];
+  return BILL_COMPONENT_CODE.test(part) ? part : part.replace(/_/g, ' ');
+}
+
 /** "idle_share_pct" -> "Idle share (%)"; a nested figure ("options.monthly") names its parent first. */
 export function figureLabel(name: string): string {
   const [head = name, ...rest] = name.split('.');
   const known = FIGURE_LABELS[head];
   const first = known ?? head.replace(/_/g, ' ');
-  return rest.length ? i18n.t('recommendations.figure.nested', { parent: first, child: rest.join(' · ').replace(/_/g, ' ') }) : first;
+  return rest.length ? i18n.t('recommendations.figure.nested', { parent: first, child: rest.map(figurePart).join(' · ') }) : first;
 }
 
 /** How the saving's price was found: the bills (a discounted price actually paid) or the catalog. */
