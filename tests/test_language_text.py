@@ -21,12 +21,18 @@ def test_it_reads_names_units_commands_and_addresses_as_no_sentence() -> None:
             "GN7.2XLARGE32 ins-3kx9a",
             "https://hooks.example.com/gpu-ledger",
             "English 简体中文",
+            "对输入管道做性能分析（如 torch.utils.bottleneck、tf.data 性能分析器）。",
             "llm pretrain main 项目",
         ]
     )
     assert english_phrases(text, extra_phrases=["llm pretrain main"]) == []
     # Without the name from the data, the project's name reads as words.
     assert english_phrases(text) == ["llm pretrain main"]
+
+
+def test_a_dotted_name_is_code_but_a_sentence_with_full_stops_is_not() -> None:
+    assert english_phrases("如 torch.utils.bottleneck") == []
+    assert english_phrases("运行完毕. Then stop it now. 然后") == ["Then stop it now"]
 
 
 def test_a_tab_digit_or_line_ends_a_run() -> None:

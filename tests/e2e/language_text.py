@@ -43,6 +43,9 @@ ALLOWED_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("URL", re.compile(r"\bhttps?://[^\s\t]+")),
     # A browser's own name of itself (the audit log shows where a sign-in came from).
     ("user agent", re.compile(r"Mozilla/5\.0[^\n\t]*")),
+    # A module or function a step names (``torch.utils.bottleneck``, ``tf.data``): code, with
+    # dots and no spaces between its parts.
+    ("code name", re.compile(r"(?<![\w.])[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+(?![\w.])")),
     # The language picker names each language in itself: "English" beside "简体中文".
     ("language name", re.compile(r"\bEnglish\b")),
 ]
