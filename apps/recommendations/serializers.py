@@ -19,6 +19,7 @@ from apps.api.parameters import INT64_MAX
 from apps.api.serializers import StatedCharField, StrictSerializer
 from apps.core.weekruns import WeekRun
 from apps.recommendations import messages
+from apps.recommendations.messages.events import event_reason
 from apps.recommendations.models import Recommendation, RecommendationEvent, Status
 from apps.recommendations.rules import (
     KINDS,
@@ -201,6 +202,9 @@ class ActionSerializer(serializers.Serializer):
 
 class EventSerializer(serializers.ModelSerializer):
     actor = serializers.SerializerMethodField()
+    reason = serializers.SerializerMethodField(
+        help_text="Why: GPU Ledger's own reasons in the reader's language, a person's as written."
+    )
 
     class Meta:
         model = RecommendationEvent
@@ -208,6 +212,9 @@ class EventSerializer(serializers.ModelSerializer):
 
     def get_actor(self, event: RecommendationEvent) -> str | None:
         return event.actor.email if event.actor else None
+
+    def get_reason(self, event: RecommendationEvent) -> str:
+        return event_reason(event.reason)
 
 
 class RealisedSerializer(serializers.Serializer):

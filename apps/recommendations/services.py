@@ -36,6 +36,7 @@ from apps.recommendations.evidence import (
     organization_rule_settings,
     parse_reserved_prices,
 )
+from apps.recommendations.messages import events as reasons
 from apps.recommendations.models import (
     Recommendation,
     RecommendationEvent,
@@ -249,14 +250,14 @@ def recommendations_run(*, organization: Organization, as_of: dt.datetime) -> Ru
             reopened = False
             if row is None and key in returning:
                 row = returning[key]
-                events.append(_change(row, Status.OPEN, as_of, "The finding came back.", None))
+                events.append(_change(row, Status.OPEN, as_of, reasons.CAME_BACK, None))
                 row.resolved_at = None
                 row.accepted_at = None
                 reopened = True
                 result.reopened += 1
             elif row is not None and row.status == Status.ACCEPTED and row.resolved_at:
                 # Accepted, its finding had gone and is back (the change undone, or not made).
-                events.append(_note(row, as_of, "The finding is seen again."))
+                events.append(_note(row, as_of, reasons.SEEN_AGAIN))
                 row.resolved_at = None
                 reopened = True
             if row is None:
@@ -270,7 +271,7 @@ def recommendations_run(*, organization: Organization, as_of: dt.datetime) -> Ru
                         first_seen_at=as_of,
                         last_seen_at=as_of,
                         status=Status.OPEN,
-                        status_reason="Found.",
+                        status_reason=reasons.FOUND,
                         **_figures(finding, organization.currency),
                     )
                 )
@@ -278,7 +279,7 @@ def recommendations_run(*, organization: Organization, as_of: dt.datetime) -> Ru
                 continue
             changed = _apply_figures(row, finding, organization.currency)
             if row.status == Status.SNOOZED and row.snoozed_until and row.snoozed_until <= as_of:
-                events.append(_change(row, Status.OPEN, as_of, "Snooze ended.", None))
+                events.append(_change(row, Status.OPEN, as_of, reasons.SNOOZE_ENDED, None))
                 row.snoozed_until = None
                 changed = True
             if row.last_seen_at < as_of:
@@ -295,12 +296,12 @@ def recommendations_run(*, organization: Organization, as_of: dt.datetime) -> Ru
             if row.status == Status.ACCEPTED:
                 # The advice was followed: stay accepted (and measured); note it once.
                 if row.resolved_at is None:
-                    events.append(_note(row, as_of, "The finding is no longer seen."))
+                    events.append(_note(row, as_of, reasons.NO_LONGER_SEEN))
                     row.resolved_at = as_of
                     changed_rows.append(row)
                     result.gone_accepted += 1
                 continue
-            events.append(_change(row, Status.RESOLVED, as_of, "The finding is gone.", None))
+            events.append(_change(row, Status.RESOLVED, as_of, reasons.GONE, None))
             row.resolved_at = as_of
             row.snoozed_until = None
             row.accepted_at = None
@@ -319,7 +320,7 @@ def recommendations_run(*, organization: Organization, as_of: dt.datetime) -> Ru
         _insert(created)
         events += [
             RecommendationEvent(
-                recommendation=row, at=as_of, to_status=Status.OPEN, reason="Found."
+                recommendation=row, at=as_of, to_status=Status.OPEN, reason=reasons.FOUND
             )
             for row in created
         ]
@@ -433,7 +434,7 @@ def recommendation_accept(
         to=Status.ACCEPTED,
         actor=actor,
         now=now,
-        reason=reason or "Accepted.",
+        reason=reason or reasons.ACCEPTED,
     )
 
 
@@ -472,7 +473,7 @@ def recommendation_snooze(
         to=Status.SNOOZED,
         actor=actor,
         now=now,
-        reason=reason or f"Snoozed until {until.isoformat()}.",
+        reason=reason or reasons.snoozed_until(until),
     )
     Recommendation.objects.filter(pk=row.pk).update(snoozed_until=until)
     row.snoozed_until = until
@@ -488,7 +489,7 @@ def recommendation_reopen(
         to=Status.OPEN,
         actor=actor,
         now=now,
-        reason=reason or "Reopened.",
+        reason=reason or reasons.REOPENED,
     )
 
 

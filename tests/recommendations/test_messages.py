@@ -174,3 +174,50 @@ def test_a_row_an_older_rule_wrote_shows_its_stored_english_in_every_language(
     assert body["explanation"] == "Because."
     assert body["saving"]["formula"] == "5.0000 CNY/h x 720 h/month"
     assert body["action"]["steps"] == ["Stop it."]
+
+
+def test_the_history_shows_gpu_ledger_s_own_reasons_in_the_reader_s_language(
+    acme, alice, alice_client: APIClient
+) -> None:
+    """A run's "Found." and an action's default reason are GPU Ledger's words, rendered per
+    language; the reason a person typed is shown as written, in every language."""
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from apps.recommendations.models import RecommendationEvent
+    from tests.recommendations.gallery import gallery
+
+    finding = gallery()["stop_idle_postpaid_bills"]
+    instance = make_instance(acme, "alpha")
+    now = timezone.now()
+    row = Recommendation.objects.create(
+        organization=acme,
+        kind=finding.kind,
+        fingerprint="idle-alpha",
+        instance=instance,
+        parameters=finding.parameters,
+        first_seen_at=now,
+        last_seen_at=now,
+        **{**services._figures(finding, "CNY"), "project_id": instance.project_id},
+    )
+    RecommendationEvent.objects.create(
+        recommendation=row, at=now, to_status="open", reason="Found."
+    )
+    services.recommendation_snooze(
+        recommendation=row, actor=alice, now=now, until=now + dt.timedelta(days=3)
+    )
+    row.refresh_from_db()
+    services.recommendation_dismiss(
+        recommendation=row, actor=alice, now=now, reason="Found a cheaper way."
+    )
+    url = f"/api/v1/recommendations/{row.pk}"
+    english = [e["reason"] for e in alice_client.get(url).json()["history"]]
+    chinese = [
+        e["reason"] for e in alice_client.get(url, HTTP_ACCEPT_LANGUAGE="zh-CN").json()["history"]
+    ]
+    stored = list(row.events.order_by("at", "pk").values_list("reason", flat=True))
+    assert sorted(english) == sorted(stored)
+    assert "发现。" in chinese
+    assert any(reason.startswith("推迟到 ") for reason in chinese)
+    assert "Found a cheaper way." in chinese

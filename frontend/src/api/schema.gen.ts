@@ -1887,7 +1887,8 @@ export interface components {
             readonly actor: string | null;
             from_status?: string;
             to_status: string;
-            reason?: string;
+            /** @description Why: GPU Ledger's own reasons in the reader's language, a person's as written. */
+            readonly reason: string;
         };
         Evidence: {
             /** @description Which chart shows it: metrics, profile, phases, cost. */
