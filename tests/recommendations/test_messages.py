@@ -104,24 +104,8 @@ def test_the_api_renders_every_text_of_a_row_in_its_readers_language(
 ) -> None:
     """A schedule as the run stores it: in Chinese its explanation, steps, formula, window,
     what stays billed and the stop figures; in English exactly the stored columns."""
-    from django.utils import timezone
 
-    from tests.recommendations.gallery import gallery
-
-    finding = gallery()["schedule"]
-    instance = make_instance(acme, "alpha")
-    now = timezone.now()
-    figures = {**services._figures(finding, "CNY"), "project_id": instance.project_id}
-    row = Recommendation.objects.create(
-        organization=acme,
-        kind=finding.kind,
-        fingerprint="schedule-alpha",
-        instance=instance,
-        parameters=finding.parameters,
-        first_seen_at=now,
-        last_seen_at=now,
-        **figures,
-    )
+    row = _stored(acme, "schedule")
     url = f"/api/v1/recommendations/{row.pk}"
     english = alice_client.get(url).json()
     assert english["explanation"] == row.explanation
@@ -183,24 +167,10 @@ def test_the_history_shows_gpu_ledger_s_own_reasons_in_the_reader_s_language(
     language; the reason a person typed is shown as written, in every language."""
     import datetime as dt
 
-    from django.utils import timezone
-
     from apps.recommendations.models import RecommendationEvent
-    from tests.recommendations.gallery import gallery
 
-    finding = gallery()["stop_idle_postpaid_bills"]
-    instance = make_instance(acme, "alpha")
-    now = timezone.now()
-    row = Recommendation.objects.create(
-        organization=acme,
-        kind=finding.kind,
-        fingerprint="idle-alpha",
-        instance=instance,
-        parameters=finding.parameters,
-        first_seen_at=now,
-        last_seen_at=now,
-        **{**services._figures(finding, "CNY"), "project_id": instance.project_id},
-    )
+    row = _stored(acme, "stop_idle_postpaid_bills")
+    now = row.first_seen_at
     RecommendationEvent.objects.create(
         recommendation=row, at=now, to_status="open", reason="Found."
     )
@@ -221,3 +191,24 @@ def test_the_history_shows_gpu_ledger_s_own_reasons_in_the_reader_s_language(
     assert "发现。" in chinese
     assert any(reason.startswith("推迟到 ") for reason in chinese)
     assert "Found a cheaper way." in chinese
+
+
+def _stored(organization, case: str) -> Recommendation:
+    """The gallery's finding ``case`` stored as a run stores it, on a new instance."""
+    from django.utils import timezone
+
+    from tests.recommendations.gallery import gallery
+
+    finding = gallery()[case]
+    instance = make_instance(organization, "alpha")
+    now = timezone.now()
+    return Recommendation.objects.create(
+        organization=organization,
+        kind=finding.kind,
+        fingerprint=f"{case}-alpha",
+        instance=instance,
+        parameters=finding.parameters,
+        first_seen_at=now,
+        last_seen_at=now,
+        **{**services._figures(finding, "CNY"), "project_id": instance.project_id},
+    )
