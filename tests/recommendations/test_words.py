@@ -267,3 +267,35 @@ def test_each_saving_is_recomputed_from_its_formulas_numbers(name: str) -> None:
         assert saving.monthly_amount == _d(saving.formula.params["monthly"])
         return
     assert _recomputed(saving.formula) == saving.monthly_amount
+
+
+def _front_end_names(constant: str) -> set[str]:
+    """The names a list of the recommendations pages' labels (frontend/.../labels.ts) holds."""
+    from pathlib import Path
+
+    source = (
+        Path(__file__).resolve().parents[2] / "frontend/src/pages/recommendations/labels.ts"
+    ).read_text(encoding="utf-8")
+    body = re.search(rf"export const {constant} = \[(.*?)\] as const;", source, re.S)
+    assert body is not None, constant
+    return set(re.findall(r"'([a-z0-9_]+)'", body.group(1)))
+
+
+def test_every_evidence_figure_a_rule_writes_has_a_name_in_both_languages() -> None:
+    """The dashboard names a figure from its list (labels.ts, translated in both catalogs);
+    one missing shows its code with spaces, in English, on a Chinese page."""
+    import json
+    from pathlib import Path
+
+    names = _front_end_names("FIGURE_NAMES")
+    root = Path(__file__).resolve().parents[2] / "frontend/src/locales"
+    for catalog in ("en.json", "zh-CN.json"):
+        labels = json.loads((root / catalog).read_text(encoding="utf-8"))
+        assert names <= set(labels["recommendations"]["figure"]), catalog
+    written = {
+        key
+        for finding in gallery().values()
+        for key in finding.evidence
+        if key not in {"chart", "chart_range"}
+    }
+    assert written - names == set()

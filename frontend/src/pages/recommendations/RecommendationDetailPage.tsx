@@ -9,7 +9,7 @@ import { queryKeys } from '../../data/keys';
 import { formatDateTime, formatList } from '../../format';
 import { useApiData } from '../../hooks';
 import { formatMoney } from '../../money';
-import { figureLabel, kindLabel, statusLabel } from './labels';
+import { figureLabel, figureValue, kindLabel, statusLabel } from './labels';
 import { ConfidenceText, CopyableCode, RiskText, SavingText, StatusBadge, TargetText } from './parts';
 import { RecommendationActions } from './RecommendationActions';
 import { StatusNote } from './RecommendationsPage';
@@ -139,7 +139,7 @@ function DetailBody({ rec, org }: { rec: RecommendationDetail; org: Org }) {
             {rec.evidence.figures.map((figure) => (
               <tr key={figure.name}>
                 <th scope="row">{figureLabel(figure.name)}</th>
-                <td className="mono">{figure.value}</td>
+                <td className="mono">{figureValue(figure.name, figure.value)}</td>
               </tr>
             ))}
           </tbody>

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { i18n } from '../../i18n';
-import { figureLabel } from './labels';
+import { figureLabel, figureValue } from './labels';
 
 describe('figureLabel', () => {
   afterEach(async () => {
@@ -24,5 +24,23 @@ describe('figureLabel', () => {
 
   it('shows a part it has no name for with spaces for underscores', () => {
     expect(figureLabel('price.some_new_part')).toBe(`${i18n.t('recommendations.figure.price')} · some new part`);
+  });
+});
+
+describe('figureValue', () => {
+  afterEach(async () => {
+    await i18n.changeLanguage('en');
+  });
+
+  it("words the API's codes among the values (a price's source, a component's class), in the reader's language", async () => {
+    await i18n.changeLanguage('zh-CN');
+    expect(figureValue('price.price_source', 'bills')).toBe('账单实付价格');
+    expect(figureValue('price.persistent_components.v_cvm_rootdisk.class', 'storage')).toBe('存储（停机后仍计费）');
+    await i18n.changeLanguage('en');
+    expect(figureValue('price.runtime_components.v_cvm_gpu.class', 'runtime')).toBe('runtime (stops with STOP_CHARGING)');
+    // Anything else is shown as the API gave it: numbers, names, a code it does not know.
+    expect(figureValue('price.runtime_components.v_cvm_gpu.name', 'GPU')).toBe('GPU');
+    expect(figureValue('price.runtime_components.v_cvm_gpu.class', 'ri')).toBe('ri');
+    expect(figureValue('observed_hours', '336')).toBe('336');
   });
 });

@@ -99,13 +99,16 @@ export const FIGURE_NAMES = [
   'plan',
   'postpaid_hourly',
   'price',
+  'quiet_hours',
   'region',
   'running_hours_per_month',
   'running_hours_per_week_in_window',
   'spot_hourly',
+  'state',
   'stopping_saves_hourly',
   'summed_night_p95_peak_pct',
   'supporting_weeks',
+  'tags',
   'target',
   'target_cost_per_million_samples',
   'target_gpu_count',
@@ -168,6 +171,18 @@ const PRICE_SOURCE_LABELS: Record<string, string> = translatedLabels(PRICE_SOURC
 
 export function priceSourceLabel(source: string): string {
   return PRICE_SOURCE_LABELS[source] ?? source;
+}
+
+/** A bill component's class (`apps.billing.classify`): what stops billing when the instance is stopped. */
+export const COMPONENT_CLASSES = ['runtime', 'storage', 'network', 'unknown'] as const;
+const COMPONENT_CLASS_LABELS: Record<string, string> = translatedLabels(COMPONENT_CLASSES, 'recommendations.componentClass');
+
+/** A figure's value in words where it is one of the API's codes (a price's source, a component's class); else as it is. */
+export function figureValue(name: string, value: string): string {
+  const part = name.split('.').pop() ?? name;
+  if (part === 'price_source') return PRICE_SOURCE_LABELS[value] ?? value;
+  if (part === 'class') return COMPONENT_CLASS_LABELS[value] ?? value;
+  return value;
 }
 
 export const CONFIDENCE_LEVELS = ['high', 'medium', 'low'] as const;
