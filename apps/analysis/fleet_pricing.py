@@ -52,7 +52,6 @@ from apps.core.timegrid import (
 )
 
 _PHASES = len(Phase)
-_DAY_MINUTES = MINUTES_PER_DAY
 # Spans closer than this are read with one segment query.
 _WINDOW_GAP_MINUTES = 120
 
@@ -405,15 +404,15 @@ def _phase_days(
     whole: list[tuple[int, dt.date, dt.date]] = []
     edges: list[tuple[int, dt.date]] = []
     for instance_id, (a, b) in ranges.items():
-        first_whole = -(-a // _DAY_MINUTES)
-        end_whole = b // _DAY_MINUTES
+        first_whole = -(-a // MINUTES_PER_DAY)
+        end_whole = b // MINUTES_PER_DAY
         if end_whole <= first_whole:
             edges.extend((instance_id, day) for day in _days_touched(a, b))
             continue
         whole.append((instance_id, epoch_day_to_date(first_whole), epoch_day_to_date(end_whole)))
-        if a < first_whole * _DAY_MINUTES:
+        if a < first_whole * MINUTES_PER_DAY:
             edges.append((instance_id, epoch_minute_to_date(a)))
-        if b > end_whole * _DAY_MINUTES:
+        if b > end_whole * MINUTES_PER_DAY:
             edges.append((instance_id, epoch_day_to_date(end_whole)))
     with connection.cursor() as cursor:
         cursor.execute(
@@ -438,7 +437,10 @@ def _phase_days(
 
 def _days_touched(a: int, b: int) -> list[dt.date]:
     """The UTC days of the epoch minutes ``[a, b)``."""
-    return [epoch_day_to_date(day) for day in range(a // _DAY_MINUTES, (b - 1) // _DAY_MINUTES + 1)]
+    return [
+        epoch_day_to_date(day)
+        for day in range(a // MINUTES_PER_DAY, (b - 1) // MINUTES_PER_DAY + 1)
+    ]
 
 
 def _span_minutes(state: dict[int, _Instance], first: int, last: int) -> None:

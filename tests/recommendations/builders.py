@@ -133,3 +133,39 @@ def working_hours_matrix(busy: float, off: float) -> np.ndarray:
     matrix = np.full((7, 24), off, dtype=np.float64)
     matrix[:5, 9:19] = busy
     return matrix
+
+
+def pressed_v100(offers: tuple[TypeOffer, ...], **changes: Any) -> InstanceEvidence:
+    """2 x V100 (GN10Xp.5XLARGE80) with GPU memory at 96 % while 75 % busy, 31.60 CNY/h paid."""
+    base: dict[str, Any] = {
+        "instance_type": "GN10Xp.5XLARGE80",
+        "family": "GN10Xp",
+        "gpu_model": "NVIDIA V100",
+        "gpu_count": 2,
+        "gpu_memory_gb": 32,
+        "gpu_util_avg": hourly(75.0),
+        "gpu_mem_p95": hourly(96.0),
+        "gpu_mem_avg": hourly(94.0),
+        "billed_runtime_cost": Decimal("10617.60"),
+        "offers": offers,
+    }
+    return evidence(**{**base, **changes})
+
+
+def v100(instance_type: str, cards: int, hourly_price: str) -> TypeOffer:
+    return TypeOffer(instance_type, "GN10Xp", "NVIDIA V100", cards, 32, Decimal(hourly_price))
+
+
+def stopped_subscription(quiet_hours: int = 240, **changes: Any) -> InstanceEvidence:
+    """A monthly subscription stopped ``quiet_hours`` ago: no metric since, still billed."""
+    observed = hourly(60.0)
+    if quiet_hours:
+        observed[-quiet_hours:] = 0.0
+    base: dict[str, Any] = {
+        "charge_type": "PREPAID",
+        "state": "STOPPED",
+        "observed_minutes": observed,
+        "gpu_util_p95": np.where(observed > 0, 60.0, np.nan),
+        "gpu_util_avg": np.where(observed > 0, 50.0, np.nan),
+    }
+    return evidence(**{**base, **changes})

@@ -23,7 +23,10 @@ from tests.recommendations.builders import (
     V100_A100_OFFERS,
     evidence,
     hourly,
+    pressed_v100,
     profile,
+    stopped_subscription,
+    v100,
     working_hours_matrix,
 )
 
@@ -51,46 +54,12 @@ def _idle(**changes: object) -> InstanceEvidence:
     return evidence(**{**base, **changes})
 
 
-def _stopped(**changes: object) -> InstanceEvidence:
-    """A subscription stopped ten days ago: nothing observed since, still billed."""
-    observed = hourly(60.0)
-    observed[-240:] = 0.0
-    base: dict[str, object] = {
-        "charge_type": "PREPAID",
-        "state": "STOPPED",
-        "observed_minutes": observed,
-        "gpu_util_p95": np.where(observed > 0, 60.0, np.nan),
-        "gpu_util_avg": np.where(observed > 0, 50.0, np.nan),
-    }
-    return evidence(**{**base, **changes})
-
-
 def _day_only(**changes: object) -> InstanceEvidence:
     return evidence(
         profile=profile(working_hours_matrix(busy=85.0, off=3.0), np.ones((7, 24))),
         gpu_util_p95=hourly(40.0),
         **changes,
     )
-
-
-def _v100(instance_type: str, cards: int, hourly_price: str) -> TypeOffer:
-    return TypeOffer(instance_type, "GN10Xp", "NVIDIA V100", cards, 32, Decimal(hourly_price))
-
-
-def _pressed(offers: tuple[TypeOffer, ...], **changes: object) -> InstanceEvidence:
-    base: dict[str, object] = {
-        "instance_type": "GN10Xp.5XLARGE80",
-        "family": "GN10Xp",
-        "gpu_model": "NVIDIA V100",
-        "gpu_count": 2,
-        "gpu_memory_gb": 32,
-        "gpu_util_avg": hourly(75.0),
-        "gpu_mem_p95": hourly(96.0),
-        "gpu_mem_avg": hourly(94.0),
-        "billed_runtime_cost": Decimal("10617.60"),
-        "offers": offers,
-    }
-    return evidence(**{**base, **changes})
 
 
 def _web(index: int, night: float) -> InstanceEvidence:
@@ -147,8 +116,8 @@ def gallery() -> dict[str, Finding]:
     """Variant name -> its finding."""
     four = [_web(0, 16.0), _web(1, 18.0), _web(2, 17.0), _web(3, 16.0)]
     four_busier = [_web(i, 25.0) for i in range(4)]
-    next_size = (*V100_A100_OFFERS, _v100("GN10Xp.10XLARGE160", 4, "70.00"))
-    cheaper_size = (*V100_A100_OFFERS, _v100("GN10Xp.10XLARGE160", 4, "50.00"))
+    next_size = (*V100_A100_OFFERS, v100("GN10Xp.10XLARGE160", 4, "70.00"))
+    cheaper_size = (*V100_A100_OFFERS, v100("GN10Xp.10XLARGE160", 4, "50.00"))
     prepaid_sizes = (
         *V100_A100_OFFERS,
         TypeOffer(
@@ -162,7 +131,7 @@ def gallery() -> dict[str, Finding]:
         ),
     )
     unpriced = tuple(
-        dataclasses.replace(_v100(name, cards, "0"), hourly_postpaid=None)
+        dataclasses.replace(v100(name, cards, "0"), hourly_postpaid=None)
         for name, cards in (("GN10Xp.5XLARGE80", 2), ("GN10Xp.10XLARGE160", 4))
     )
     already_stopped = working_hours_matrix(busy=1.0, off=0.0)
@@ -176,8 +145,8 @@ def gallery() -> dict[str, Finding]:
         "stop_idle_no_days": (_idle(existed_hours=0.0), "stop_idle"),
         "stop_idle_prepaid_bills": (_idle(charge_type="PREPAID"), "stop_idle"),
         "stop_idle_prepaid_catalog": (_idle(charge_type="PREPAID", **NO_BILLS), "stop_idle"),
-        "stopped_subscription_bills": (_stopped(), "stop_idle"),
-        "stopped_subscription_catalog": (_stopped(**NO_BILLS), "stop_idle"),
+        "stopped_subscription_bills": (stopped_subscription(), "stop_idle"),
+        "stopped_subscription_catalog": (stopped_subscription(240, **NO_BILLS), "stop_idle"),
         "idle_held": (_idle(gpu_mem_avg=hourly(40.0)), "idle_held"),
         "idle_held_prepaid": (_idle(gpu_mem_avg=hourly(40.0), charge_type="PREPAID"), "idle_held"),
         "schedule": (_day_only(billed_components=BILLED), "schedule"),
@@ -213,12 +182,12 @@ def gallery() -> dict[str, Finding]:
             ),
             "downsize",
         ),
-        "upsize_extra_cost": (_pressed(next_size), "upsize"),
-        "upsize_saving": (_pressed(cheaper_size), "upsize"),
-        "upsize_target_catalog_only": (_pressed(next_size[-1:]), "upsize"),
-        "upsize_unpriced": (_pressed(unpriced, **NO_BILLS), "upsize"),
+        "upsize_extra_cost": (pressed_v100(next_size), "upsize"),
+        "upsize_saving": (pressed_v100(cheaper_size), "upsize"),
+        "upsize_target_catalog_only": (pressed_v100(next_size[-1:]), "upsize"),
+        "upsize_unpriced": (pressed_v100(unpriced, **NO_BILLS), "upsize"),
         "upsize_prepaid_catalog": (
-            _pressed(prepaid_sizes, charge_type="PREPAID", **NO_BILLS),
+            pressed_v100(prepaid_sizes, charge_type="PREPAID", **NO_BILLS),
             "upsize",
         ),
         "upsize_no_larger_type": (

@@ -16,7 +16,6 @@ from apps.recommendations.rules import (
     ReservedPrice,
     RuleThresholds,
     ThresholdError,
-    TypeOffer,
     billable_only,
     evaluate,
     samples_per_second,
@@ -27,7 +26,10 @@ from tests.recommendations.builders import (
     V100_A100_OFFERS,
     evidence,
     hourly,
+    pressed_v100,
     profile,
+    stopped_subscription,
+    v100,
     working_hours_matrix,
 )
 from tests.recommendations.words import english
@@ -239,27 +241,6 @@ def test_it_downsizes_to_the_cheapest_type_that_fits_the_peak() -> None:
     # Paid 4435.20 / 336 = 13.2000; target 13.2000 x 5.20 / 13.60 = 5.0471; x 720 h.
     target = (Decimal("13.2000") * Decimal("5.20") / Decimal("13.60")).quantize(Decimal("0.0001"))
     assert finding.saving.monthly_amount == ((Decimal("13.2000") - target) * 720).quantize(CENT)
-
-
-def pressed_v100(offers, **changes):
-    """2 x V100 (GN10Xp.5XLARGE80) with GPU memory at 96 % while 75 % busy, 31.60 CNY/h paid."""
-    base = {
-        "instance_type": "GN10Xp.5XLARGE80",
-        "family": "GN10Xp",
-        "gpu_model": "NVIDIA V100",
-        "gpu_count": 2,
-        "gpu_memory_gb": 32,
-        "gpu_util_avg": hourly(75.0),
-        "gpu_mem_p95": hourly(96.0),
-        "gpu_mem_avg": hourly(94.0),
-        "billed_runtime_cost": Decimal("10617.60"),
-        "offers": offers,
-    }
-    return evidence(**{**base, **changes})
-
-
-def v100(instance_type: str, cards: int, hourly_price: str) -> TypeOffer:
-    return TypeOffer(instance_type, "GN10Xp", "NVIDIA V100", cards, 32, Decimal(hourly_price))
 
 
 def same_work_on_target(finding):
@@ -543,24 +524,10 @@ def test_it_refuses_a_threshold_that_is_not_a_finite_number() -> None:
     assert (caught.value.name, caught.value.reason) == ("thermal_temp_min_c", "expected a number")
 
 
-def _stopped_subscription(quiet_hours: int, **changes):
-    observed = hourly(60.0)
-    if quiet_hours:
-        observed[-quiet_hours:] = 0.0
-    return evidence(
-        charge_type="PREPAID",
-        state="STOPPED",
-        observed_minutes=observed,
-        gpu_util_p95=np.where(observed > 0, 60.0, np.nan),
-        gpu_util_avg=np.where(observed > 0, 50.0, np.nan),
-        **changes,
-    )
-
-
 def test_a_stopped_subscription_is_told_not_to_renew_priced_from_its_bills() -> None:
     # Stopped ten days ago: a stopped subscription still bills, so stopping saved nothing and
     # no schedule, commitment or size change applies; not renewing it saves its month.
-    ev = _stopped_subscription(240, billed_runtime_cost=Decimal("1680.00"))
+    ev = stopped_subscription(240, billed_runtime_cost=Decimal("1680.00"))
     (finding,) = evaluate(ev)
     assert (finding.kind, finding.parameters) == ("stop_idle", {"variant": "stopped_subscription"})
     th = DEFAULT_RULE_THRESHOLDS
@@ -581,9 +548,9 @@ def test_a_subscription_stopped_only_lately_or_running_gets_no_renewal_advice() 
     assert not any(
         f.parameters.get("variant") == "stopped_subscription"
         for ev in (
-            _stopped_subscription(48),
-            dataclasses.replace(_stopped_subscription(240), state="RUNNING"),
-            dataclasses.replace(_stopped_subscription(240), charge_type="POSTPAID_BY_HOUR"),
+            stopped_subscription(48),
+            dataclasses.replace(stopped_subscription(240), state="RUNNING"),
+            dataclasses.replace(stopped_subscription(240), charge_type="POSTPAID_BY_HOUR"),
         )
         for f in evaluate(ev)
     )
