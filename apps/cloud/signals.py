@@ -11,9 +11,14 @@ and its bills has succeeded (in whichever order, by the workers or ``manage.py b
 analysis does, so a new account's first costs need not wait for the hourly analysis tick.
 Two workers finishing the two kinds at the same moment may both send it; receivers must be
 idempotent (enqueueing an idempotent task is).
+
+``instance_tags_changed`` is sent by the inventory sync, once its transaction has committed,
+with ``organization``, when it created an instance or changed an instance's tags: what depends
+on the tags and not on any bill line (why unallocated money has no project) is derived again.
 """
 
 from django.dispatch import Signal
 
 backfill_completed = Signal()
 sync_completed = Signal()
+instance_tags_changed = Signal()

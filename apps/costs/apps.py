@@ -13,7 +13,10 @@ class CostsConfig(AppConfig):
 
         from apps.accounts.models import Organization
         from apps.billing.signals import bill_lines_changed
+        from apps.cloud.projects import projects_reassigned
+        from apps.cloud.signals import instance_tags_changed
         from apps.costs.services import (
+            on_allocation_inputs_changed,
             on_bill_lines_changed,
             on_organization_saved,
             on_post_migrate,
@@ -27,3 +30,10 @@ class CostsConfig(AppConfig):
             on_organization_saved, sender=Organization, dispatch_uid="costs.organization_tz"
         )
         post_migrate.connect(on_post_migrate, sender=self, dispatch_uid="costs.post_migrate")
+        # Why unallocated money has no project follows the tags and the project tag keys.
+        projects_reassigned.connect(
+            on_allocation_inputs_changed, dispatch_uid="costs.unallocated_reasons_keys"
+        )
+        instance_tags_changed.connect(
+            on_allocation_inputs_changed, dispatch_uid="costs.unallocated_reasons_tags"
+        )

@@ -84,6 +84,12 @@ class CostProjectDay(models.Model):
     project = models.ForeignKey(
         "cloud.Project", null=True, on_delete=models.SET_NULL, related_name="+", db_index=False
     )
+    # Why money without a project has none (``billing.selectors.UnallocatedReason``), one row
+    # per reason and day: the cost report's "unallocated by reason" without grouping ~10,000
+    # CostDay rows by their tags per request. It depends on the instances' current tags and
+    # the project tag keys, so ``services.cost_unallocated_days_refresh`` rewrites these rows
+    # when either changes. Blank on a project's rows.
+    unallocated_reason = models.CharField(max_length=16, blank=True, default="")
     cost = models.DecimalField(**MONEY, help_text="Sum of the day's CostDay rows of the project.")
 
     objects = OrganizationQuerySet.as_manager()

@@ -233,7 +233,8 @@ def _day_sums(
     days = rollup.objects.for_organization(organization).filter(
         in_spans, basis=query.basis, currency=query.currency
     )
-    rows = list(grouped_sums(filtered_lines(days, query.filters), fields))
+    # Ids, dates, text dimensions and sums: a few thousand rows, read in one round trip.
+    rows = list(grouped_sums(filtered_lines(days, query.filters), fields, fetch_all=True))
     names = _names_by_id(organization, by_id, [row for row, _amount, _count in rows], project_names)
     totals: dict[tuple[dt.date | None, GroupKey], Decimal] = defaultdict(Decimal)
     for row, amount, _count in rows:
@@ -422,6 +423,21 @@ class Unallocated:
 
 def unallocated(*, organization: Organization, query: CostQuery) -> Unallocated:
     """The period's cost without a project, and why (see ``billing.selectors``)."""
-    days = period_days(organization, query)
-    by_reason = unallocated_cost_by_reason(days, organization=organization)
+    if any(name != "phase" for name in query.filters):
+        # A filter on a line's own columns: the reasons of the matching CostDay rows.
+        days = period_days(organization, query)
+        by_reason = unallocated_cost_by_reason(days, organization=organization)
+    else:
+        # The reasons kept per day with the project-day sums (``CostProjectDay``).
+        by_reason = dict.fromkeys(UnallocatedReason, Decimal(0))
+        rows = CostProjectDay.objects.for_organization(organization).filter(
+            project__isnull=True,
+            basis=query.basis,
+            currency=query.currency,
+            day__gte=query.start,
+            day__lte=query.end,
+        )
+        reasons = grouped_sums(rows, {}, columns=("unallocated_reason",), fetch_all=True)
+        for row, amount, _count in reasons:
+            by_reason[UnallocatedReason(row["unallocated_reason"])] += amount
     return Unallocated(cost=sum(by_reason.values(), Decimal(0)), by_reason=by_reason)

@@ -18,6 +18,7 @@ from apps.accounts.models import Organization
 from apps.billing import amortization
 from apps.billing.models import BillLine
 from apps.billing.months import bill_months_span
+from apps.billing.selectors import unallocated_reasons_of
 from apps.billing.sync import BEIJING
 from apps.costs import bases
 from apps.costs.models import CostBillDay, CostDay, CostProjectDay, CostRollupState
@@ -187,13 +188,59 @@ def _hashable(value: Any) -> Any:
 
 def cost_project_days_write(*, organization: Organization, days: QuerySet[CostDay]) -> int:
     """Write the ``CostProjectDay`` rows of ``days`` (the organization's ``CostDay`` rows, all
-    or those of the days just rebuilt, whose project-day rows are gone). Returns rows written."""
+    or those of the days just rebuilt, whose project-day rows are gone): a row per project and
+    day, and per unallocated reason and day for the money without a project. Returns rows
+    written."""
     rows = [
         CostProjectDay(organization=organization, cost=amount, **row)
         for row, amount, _count in grouped_sums(
-            days, {}, columns=("basis", "day", "currency", "project_id")
+            days.filter(project__isnull=False),
+            {},
+            columns=("basis", "day", "currency", "project_id"),
         )
     ]
+    rows.extend(_unallocated_rows(organization, days.filter(project__isnull=True)))
+    CostProjectDay.objects.bulk_create(rows, batch_size=5000)
+    return len(rows)
+
+
+def _unallocated_rows(organization: Organization, days: QuerySet[CostDay]) -> list[CostProjectDay]:
+    """The project-day rows of ``days`` without a project: one per day and reason."""
+    groups = list(
+        grouped_sums(days, {}, columns=("basis", "day", "currency", "tags", "instance_id"))
+    )
+    reasons = unallocated_reasons_of(
+        [(row["tags"], row["instance_id"]) for row, _amount, _count in groups],
+        organization=organization,
+    )
+    sums: dict[tuple[str, dt.date, str, str], Decimal] = defaultdict(Decimal)
+    for reason, (row, amount, _count) in zip(reasons, groups, strict=True):
+        sums[(row["basis"], row["day"], row["currency"], reason.value)] += amount
+    return [
+        CostProjectDay(
+            organization=organization,
+            basis=basis,
+            day=day,
+            currency=currency,
+            project=None,
+            unallocated_reason=reason,
+            cost=amount,
+        )
+        for (basis, day, currency, reason), amount in sums.items()
+    ]
+
+
+@transaction.atomic
+def cost_unallocated_days_refresh(*, organization: Organization) -> int:
+    """Rewrite the organization's unallocated project-day rows (every day): their reasons follow
+    the instances' tags and the project tag keys, which change without any bill line changing.
+    Returns rows written. Waits for a concurrent rebuild (the same lock)."""
+    if not CostRollupState.objects.select_for_update().filter(organization=organization).exists():
+        return 0  # never built: the first build writes them
+    CostProjectDay.objects.filter(organization=organization, project__isnull=True).delete()
+    rows = _unallocated_rows(
+        organization, CostDay.objects.filter(organization=organization, project__isnull=True)
+    )
     CostProjectDay.objects.bulk_create(rows, batch_size=5000)
     return len(rows)
 
@@ -216,6 +263,11 @@ def on_bill_lines_changed(
     sender: Any, *, organization: Organization, months: Sequence[str] | None, **kwargs: Any
 ) -> None:
     cost_days_rebuild(organization=organization, months=months)
+
+
+def on_allocation_inputs_changed(sender: Any, *, organization: Organization, **kwargs: Any) -> None:
+    """The project tag keys or some instance's tags changed: the unallocated money's reasons."""
+    cost_unallocated_days_refresh(organization=organization)
 
 
 def on_organization_saved(sender: Any, *, instance: Organization, **kwargs: Any) -> None:

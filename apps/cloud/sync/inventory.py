@@ -13,6 +13,7 @@ from django.utils.dateparse import parse_datetime
 from apps.cloud.models import CloudAccount, Instance, InstanceSource, InstanceType
 from apps.cloud.projects import ProjectResolver
 from apps.cloud.providers.tencent.client import TencentClient
+from apps.cloud.signals import instance_tags_changed
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,7 @@ def sync_inventory(
             for i in Instance.objects.for_organization(organization).filter(account=account)
         }
         seen: set[str] = set()
+        tags_changed = False
         for region, raw in fetched:
             fields = _instance_fields(raw, region, types)
             fields["project"] = resolver.resolve(fields["tags"])
@@ -112,6 +114,7 @@ def sync_inventory(
                 created += 1
                 continue
             changed = [name for name, value in fields.items() if getattr(instance, name) != value]
+            tags_changed = tags_changed or "tags" in changed
             if changed:
                 for name in changed:
                     setattr(instance, name, fields[name])
@@ -122,4 +125,8 @@ def sync_inventory(
         Instance.objects.filter(pk__in=vanished).update(
             state="TERMINATED", terminated_at=now, updated_at=now
         )
+        if created or tags_changed:
+            transaction.on_commit(
+                lambda: instance_tags_changed.send(sender=Instance, organization=organization)
+            )
     return InventoryResult(seen=len(seen), created=created, terminated=len(vanished))
