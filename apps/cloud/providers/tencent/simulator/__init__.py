@@ -13,18 +13,33 @@ In tests::
 
 from __future__ import annotations
 
+from .cam import CamPolicy
 from .constants import (
     DEFAULT_CREDENTIALS,
     DEFAULT_RATE_LIMITS,
     DEFAULT_SECRET_ID,
     DEFAULT_SECRET_KEY,
+    READ_ONLY_SECRET_ID,
+    READ_ONLY_SECRET_KEY,
+    SIMULATOR_CREDENTIALS,
+    WRITE_SECRET_ID,
+    WRITE_SECRET_KEY,
 )
 from .faults import RequestLog, RequestRecord
 from .fleet import Fleet, Instance
+from .operations import Operations, Transition
 from .server import SimulatorServer, serve
 from .world import SimulatedCloud
 
 __all__ = [
+    "READ_ONLY_SECRET_ID",
+    "READ_ONLY_SECRET_KEY",
+    "SIMULATOR_CREDENTIALS",
+    "WRITE_SECRET_ID",
+    "WRITE_SECRET_KEY",
+    "CamPolicy",
+    "Operations",
+    "Transition",
     "DEFAULT_CREDENTIALS",
     "DEFAULT_RATE_LIMITS",
     "DEFAULT_SECRET_ID",
