@@ -10,7 +10,7 @@ from decimal import Decimal
 
 from django.db.models import QuerySet
 
-from apps.automation import cloud, planner
+from apps.automation import planner
 from apps.automation import reasons as r
 from apps.automation.models import (
     ActionKind,
@@ -198,6 +198,7 @@ def stopped_spans(
     spans: list[tuple[dt.datetime, dt.datetime]] = []
     stopped_at: dt.datetime | None = None
     for kind, sent_at in rows:
+        assert sent_at is not None  # filtered above
         if kind == ActionKind.STOP and stopped_at is None:
             stopped_at = sent_at
         elif kind == ActionKind.START and stopped_at is not None:

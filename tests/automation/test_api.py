@@ -31,7 +31,8 @@ def test_every_member_reads_it_and_owners_create_it(
 ) -> None:
     _instance, recommendation = schedule_world(acme)
     body = charlie_client.get(url(recommendation.pk)).json()
-    assert body["available"] is True and body["plan"] is None
+    assert body["available"] is True
+    assert body["plan"] is None
     assert body["next_actions"][0]["kind"] == "stop"
     assert charlie_client.post(url(recommendation.pk), {}, format="json").status_code == 403
 
@@ -41,7 +42,8 @@ def test_every_member_reads_it_and_owners_create_it(
     assert response.status_code == 201, response.json()
     body = response.json()
     plan = body["plan"]
-    assert plan["status"] == "active" and plan["skip_dates"] == ["2026-12-31"]
+    assert plan["status"] == "active"
+    assert plan["skip_dates"] == ["2026-12-31"]
     assert plan["created_by"]["email"] == "alice@acme.test"
     assert {a["kind"] for a in body["next_actions"]} == {"stop", "start"}
     assert body["next_actions"][0]["instance_name"] == "gn7-idle-14"
@@ -52,7 +54,8 @@ def test_every_member_reads_it_and_owners_create_it(
     ).exists()
     # Twice is refused.
     again = alice_client.post(url(recommendation.pk), {}, format="json")
-    assert again.status_code == 400 and again.json()["error"]["code"] == "plan_exists"
+    assert again.status_code == 400
+    assert again.json()["error"]["code"] == "plan_exists"
 
 
 def test_another_organization_gets_404s(
@@ -94,7 +97,8 @@ def test_it_refuses_with_a_clear_code(
             == 200
         )
     body = alice_client.get(url(recommendation.pk)).json()
-    assert body["available"] is False and body["unavailable_reason"] == code
+    assert body["available"] is False
+    assert body["unavailable_reason"] == code
     assert body["unavailable_reason_text"]
     response = alice_client.post(url(recommendation.pk), {}, format="json")
     assert response.status_code == 400
@@ -114,7 +118,9 @@ def test_an_instance_holding_memory_needs_a_confirmation(
     )
     assert created.status_code == 201
     plan = AutomationPlan.objects.get()
-    assert plan.kind == "stop_idle" and plan.grace_hours == 48 and plan.told_at is not None
+    assert plan.kind == "stop_idle"
+    assert plan.grace_hours == 48
+    assert plan.told_at is not None
     stop = AutomationAction.objects.get(plan=plan)
     assert stop.due_at == plan.told_at + dt.timedelta(hours=48)
     # The owners were told at once.
@@ -134,7 +140,8 @@ def test_pause_resume_and_end(
     )
     paused = alice_client.patch(url(recommendation.pk), {"status": "paused"}, format="json")
     assert paused.status_code == 200
-    assert paused.json()["plan"]["status"] == "paused" and paused.json()["next_actions"] == []
+    assert paused.json()["plan"]["status"] == "paused"
+    assert paused.json()["next_actions"] == []
     resumed = alice_client.patch(url(recommendation.pk), {"status": "active"}, format="json")
     assert resumed.json()["next_actions"]
     assert alice_client.delete(url(recommendation.pk)).status_code == 204

@@ -26,7 +26,8 @@ def test_every_code_has_words_in_english_and_chinese() -> None:
             english = reason_text(code)
         with translation.override("zh-hans"):
             chinese = reason_text(code)
-        assert english != code and chinese != english, code
+        assert english != code, code
+        assert chinese != english, code
 
 
 def test_history_reasons_are_stored_in_english_and_shown_in_chinese() -> None:
