@@ -8,10 +8,11 @@ In order, the first that fails decides (its reason code is recorded on the actio
    ``read_only_credential``;
 4. the instance's tags do not opt out (``gpu-ledger:automation=off``) -> ``opted_out``: never
    touched, stops and starts alike;
-5. (stops only) the latest minutes of GPU metrics: the newest point must be at most
-   ``METRICS_MAX_AGE`` old, else ``no_recent_metrics`` (the metrics sync runs per cloud account
-   and has no path for one instance, so the guard does not fetch: it does not stop what it
-   cannot see); averaged over the ``BUSY_WINDOW`` ending at that point, GPU utilization above
+5. (stops only) the latest minutes of GPU metrics, asked of Cloud Monitor right before the
+   stop (``cloud.recent_gpu``: the ``BUSY_WINDOW`` before now); where the cloud gives none,
+   the stored minutes, whose newest point must be at most ``METRICS_MAX_AGE`` old, else
+   ``no_recent_metrics`` (it does not stop what it cannot see); averaged over the
+   ``BUSY_WINDOW``, GPU utilization above
    ``automation_busy_gpu_util_pct`` -> ``busy_gpu_util``, GPU memory used above
    ``automation_busy_gpu_mem_pct`` -> ``busy_gpu_mem`` (unless the plan's owner confirmed the
    instance may be stopped while it holds memory: ``memory_held_confirmed``).
@@ -75,9 +76,26 @@ def account_refusal(instance: Instance) -> str:
 
 
 def recent_gpu(instance: Instance, now: dt.datetime) -> tuple[float, float] | None:
-    """(GPU utilization %, GPU memory used %) averaged over the ``BUSY_WINDOW`` ending at the
-    newest minute with a utilization point, or None when that point is older than
-    ``METRICS_MAX_AGE`` (or there is none)."""
+    """(GPU utilization %, GPU memory used %) averaged over the ``BUSY_WINDOW`` before now, as
+    Cloud Monitor gives them; else the stored minutes (``stored_gpu``)."""
+    if instance.account is not None:
+        fresh = cloud.recent_gpu(
+            instance.account,
+            instance.region,
+            instance.provider_id,
+            start=now - BUSY_WINDOW,
+            end=now,
+        )
+        if fresh is not None:
+            util, mem = fresh
+            return float(np.mean(util)), float(np.mean(mem)) if mem else 0.0
+    return stored_gpu(instance, now)
+
+
+def stored_gpu(instance: Instance, now: dt.datetime) -> tuple[float, float] | None:
+    """(GPU utilization %, GPU memory used %) of the stored minutes, averaged over the
+    ``BUSY_WINDOW`` ending at the newest minute with a utilization point, or None when that
+    point is older than ``METRICS_MAX_AGE`` (or there is none)."""
     start = now - METRICS_MAX_AGE - BUSY_WINDOW
     values = metrics_read_many(
         instance_ids=[instance.pk],

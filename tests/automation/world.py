@@ -120,6 +120,8 @@ def install(monkeypatch: Any, fake: FakeCloud) -> FakeCloud:
     monkeypatch.setattr(cloud, "stop", fake.stop)
     monkeypatch.setattr(cloud, "start", fake.start)
     monkeypatch.setattr(cloud, "states", fake.read_states)
+    # Cloud Monitor has nothing to say here: the guard reads the metrics the test stored.
+    monkeypatch.setattr(cloud, "recent_gpu", lambda *args, **kwargs: None)
     monkeypatch.setattr(cloud, "has_write_credential", lambda account: fake.write_credential)
     monkeypatch.setattr(cloud, "automation_enabled", lambda account: fake.enabled)
     return fake
