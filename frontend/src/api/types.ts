@@ -221,3 +221,102 @@ export type InstanceUsagePage = AsRendered<Schemas['InstanceUsagePage']>;
 export type InstanceUsage = AsRendered<Schemas['InstanceUsage']>;
 export type ProjectUsageList = AsRendered<Schemas['ProjectUsageList']>;
 export type ProjectUsage = AsRendered<Schemas['ProjectUsage']>;
+
+/* ---------- automation ("Run it for me") ---------- */
+/*
+ * Hand-written from issue 22's contract until the automation API is in the OpenAPI schema; once `make types`
+ * has run, each of these becomes `AsRendered<Schemas['…']>` (this section is the only edit).
+ */
+
+/** Why a recommendation cannot be run for you; anything newer is shown with a general sentence. */
+export type AutomationUnavailableReason =
+  | 'not_accepted'
+  | 'read_only_credential'
+  | 'automation_disabled'
+  | 'org_paused'
+  | 'kind_not_supported';
+export type AutomationPlanStatus = 'active' | 'paused' | 'ended';
+export type AutomationActionKind = 'stop' | 'start';
+
+export interface AutomationPlan {
+  id: number;
+  status: AutomationPlanStatus;
+  /** Local days (`YYYY-MM-DD`, the organization's calendar) on which nothing is stopped or started. */
+  skip_dates: string[];
+  grace_hours: number | null;
+  memory_held_confirmed: boolean;
+  created_at: string;
+  created_by: string | null;
+}
+
+export interface AutomationNextAction {
+  at: string;
+  kind: AutomationActionKind;
+  instance_id: string;
+  instance_name: string;
+}
+
+/** One week of the plan: the saving promised and the one the bills show (decimal strings). */
+export interface AutomationWeek {
+  week_start: string;
+  promised: string | null;
+  realised: string | null;
+  currency: string;
+}
+
+/** `GET /recommendations/{id}/automation`. */
+export interface RecommendationAutomation {
+  available: boolean;
+  unavailable_reason: string | null;
+  plan: AutomationPlan | null;
+  next_actions: AutomationNextAction[];
+  weeks: AutomationWeek[];
+}
+
+/** `POST /recommendations/{id}/automation`: turns "Run it for me" on. */
+export interface AutomationPlanInput {
+  skip_dates: string[];
+  grace_hours?: number;
+  memory_held_confirmed?: boolean;
+}
+
+/** `PATCH /recommendations/{id}/automation`: the skip dates and/or pause/resume. */
+export interface AutomationPlanChanges {
+  skip_dates?: string[];
+  status?: Exclude<AutomationPlanStatus, 'ended'>;
+}
+
+/** One stop or start GPU Ledger made (or tried, or skipped) on the cloud. */
+export interface AutomationAction {
+  id: number;
+  kind: AutomationActionKind;
+  instance_id: string;
+  instance_name: string;
+  status: string;
+  reason: string;
+  message: string;
+  scheduled_at: string;
+  executed_at: string | null;
+}
+
+/** `GET/PATCH /automation/settings`: the organization's one switch. */
+export interface AutomationSettings {
+  paused: boolean;
+}
+
+/** `PUT /cloud-accounts/{id}/write-credential`: tested by the server before it is saved. */
+export interface WriteCredentialInput {
+  secret_id: string;
+  secret_key: string;
+  automation_tag?: string;
+}
+
+/** What a cloud account says about automation (fields of CloudAccount once the schema has them). */
+export interface CloudAccountAutomationFields {
+  has_write_credential: boolean;
+  /** The write credential's SecretId (never its key), blank without one. */
+  write_secret_id: string;
+  /** Only instances with this tag are stopped or started; blank: every instance of the account. */
+  automation_tag: string;
+  automation_enabled: boolean;
+}
