@@ -13,6 +13,7 @@ from apps.accounts import signup as accounts_signup
 from apps.accounts.audit import api as audit_api
 from apps.alerts import api as alerts_api
 from apps.analysis import api as analysis_api
+from apps.automation import api as automation_api
 from apps.api import views as api_views
 from apps.cloud import api as cloud_api
 from apps.costs import api as costs_api
@@ -43,6 +44,9 @@ router.register("budgets", alerts_api.BudgetViewSet, basename="budget")
 router.register("alert-rules", alerts_api.ThresholdRuleViewSet, basename="alert-rule")
 router.register("alert-recipients", alerts_api.AlertRecipientViewSet, basename="alert-recipient")
 router.register("alerts", alerts_api.AlertViewSet, basename="alert")
+router.register(
+    "automation/actions", automation_api.AutomationActionViewSet, basename="automation-action"
+)
 
 v1: list[URLPattern | URLResolver] = [
     path("auth/csrf", accounts_api.CsrfView.as_view(), name="auth-csrf"),
@@ -80,6 +84,16 @@ v1: list[URLPattern | URLResolver] = [
         "recommendations/settings",
         recommendations_api.RecommendationSettingsView.as_view(),
         name="recommendation-settings",
+    ),
+    path(
+        "recommendations/<int:pk>/automation",
+        automation_api.RecommendationAutomationView.as_view(),
+        name="recommendation-automation",
+    ),
+    path(
+        "automation/settings",
+        automation_api.AutomationSettingsView.as_view(),
+        name="automation-settings",
     ),
     path("digests/unsubscribe", digests_api.UnsubscribeView.as_view(), name="digest-unsubscribe"),
     path("alerts/settings", alerts_api.AlertSettingsView.as_view(), name="alert-settings"),

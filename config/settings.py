@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "apps.alerts",
     "apps.exports",
     "apps.digests",
+    "apps.automation",
 ]
 
 MIDDLEWARE = [

@@ -47,4 +47,8 @@ BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     # (hourly). Each alert is made once by a constraint, so a duplicate tick raises nothing.
     "alerts.evaluate-thresholds": every(timedelta(minutes=5), "alerts.evaluate_thresholds_all"),
     "alerts.evaluate-costs": every(timedelta(hours=1), "alerts.evaluate_costs_all"),
+    # Automation: the stops and starts due now (a conditional UPDATE claims each action, so a
+    # doubled tick makes one cloud call), and the next week of every plan's actions.
+    "automation.execute-due": every(timedelta(minutes=1), "automation.execute_due"),
+    "automation.materialise": every(timedelta(hours=1), "automation.materialise"),
 }

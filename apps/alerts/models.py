@@ -123,6 +123,7 @@ class AlertKind(models.TextChoices):
     THRESHOLD = "threshold", "Metric threshold"
     RECOVERY = "recovery", "Metric threshold cleared"
     HISTORY = "history", "Imported history"
+    AUTOMATION = "automation", "Automation"
 
 
 class Severity(models.TextChoices):

@@ -66,6 +66,7 @@ def kind_label(kind: str) -> str:
         AlertKind.THRESHOLD: _("Metric threshold"),
         AlertKind.RECOVERY: _("Metric threshold cleared"),
         AlertKind.HISTORY: _("Imported history"),
+        AlertKind.AUTOMATION: _("Automation"),
     }[AlertKind(kind)]
 
 
@@ -115,6 +116,8 @@ def event_wording(event: AlertEvent) -> tuple[str, str]:
         return _threshold(event)
     if event.kind == AlertKind.HISTORY:
         return _history(event)
+    if event.kind == AlertKind.AUTOMATION:
+        return _automation(event)
     return _recovery(event)
 
 
@@ -352,3 +355,52 @@ def _history(event: AlertEvent) -> tuple[str, str]:
             }
         )
     return title, " ".join(parts)
+
+
+def _automation(event: AlertEvent) -> tuple[str, str]:
+    """Automation (``apps.automation``) carrying out a recommendation: a stop planned after a
+    grace, a stop skipped because the instance was busy, a start or stop the cloud refused."""
+    if event.instance is None:
+        raise WordingUnavailable("instance")
+    figures = event.evidence
+    values = {**figures, "instance": instance_name(event.instance)}
+    what = figures["event"]
+    if what == "stop_planned":
+        title = _("Automation will stop %(instance)s") % values
+        message = _(
+            "The recommendation to stop idle instance %(instance)s was accepted and automated: "
+            "GPU Ledger stops it (STOP_CHARGING, disks keep billing) at %(at)s, %(grace_hours)s "
+            "hours from now, unless it is busy then or tagged gpu-ledger:automation=off."
+        )
+    elif what == "skipped_busy":
+        title = _("Automation did not stop %(instance)s: it was busy") % values
+        message = _(
+            "Instance %(instance)s was due to stop at %(due_at)s, but its GPU was busy over "
+            "the last 15 minutes (utilization %(gpu_util_pct)s %%, memory used "
+            "%(gpu_mem_used_pct)s %%; threshold %(threshold_pct)s %%). It keeps running."
+        )
+    elif what == "start_failed":
+        title = _("Automation could not start %(instance)s") % values
+        message = _(
+            "Instance %(instance)s was due to start at %(due_at)s and the cloud refused "
+            "(%(reason)s). GPU Ledger retries; check the instance."
+        )
+    elif what == "stop_failed":
+        title = _("Automation could not stop %(instance)s") % values
+        message = _(
+            "Instance %(instance)s was due to stop at %(due_at)s and the cloud refused "
+            "(%(reason)s). It keeps running (and billing)."
+        )
+    elif what == "gave_up":
+        title = _("Automation gave up on %(instance)s") % values
+        message = _(
+            "The %(action)s of instance %(instance)s due at %(due_at)s failed after the last "
+            "retry. Check the instance now."
+        )
+    else:  # not_confirmed
+        title = _("Automation could not confirm %(instance)s") % values
+        message = _(
+            "The %(action)s of instance %(instance)s due at %(due_at)s was sent, but the cloud "
+            "did not report the new state in time. Check the instance."
+        )
+    return title, message % values

@@ -195,6 +195,20 @@ THRESHOLD_WORDS = {
         _("Thermal: evidence needed (days)"),
         _("Observed days needed before a thermal alert."),
     ),
+    "automation_busy_gpu_util_pct": (
+        _("Automation: busy above GPU utilization (%)"),
+        _(
+            "Automation does not stop an instance whose GPU utilization over its last 15 "
+            "minutes is above this."
+        ),
+    ),
+    "automation_busy_gpu_mem_pct": (
+        _("Automation: busy above GPU memory used (%)"),
+        _(
+            "Automation does not stop an instance whose GPU memory used over its last 15 "
+            "minutes is above this (unless a person confirmed it may)."
+        ),
+    ),
 }
 
 

@@ -55,6 +55,11 @@ HOLIDAY_DELETED = "holiday.deleted"
 PROJECT_UPDATED = "project.updated"
 PROJECT_TAG_KEY_CREATED = "project_tag_key.created"
 PROJECT_TAG_KEY_DELETED = "project_tag_key.deleted"
+AUTOMATION_SETTINGS_UPDATED = "automation_settings.updated"
+AUTOMATION_PLAN_CREATED = "automation_plan.created"
+AUTOMATION_PLAN_UPDATED = "automation_plan.updated"
+AUTOMATION_PLAN_ENDED = "automation_plan.ended"
+AUTOMATION_ACTION = "automation_action.done"
 
 ACTIONS: dict[str, Label] = {
     SIGN_IN_SUCCEEDED: Label("Signed in", "登录成功"),
@@ -103,6 +108,13 @@ ACTIONS: dict[str, Label] = {
     PROJECT_UPDATED: Label("Changed a project", "修改项目"),
     PROJECT_TAG_KEY_CREATED: Label("Added a project tag key", "添加项目标签键"),
     PROJECT_TAG_KEY_DELETED: Label("Removed a project tag key", "移除项目标签键"),
+    AUTOMATION_SETTINGS_UPDATED: Label("Paused or resumed all automation", "暂停或恢复全部自动化"),
+    AUTOMATION_PLAN_CREATED: Label("Automated a recommendation", "自动执行优化建议"),
+    AUTOMATION_PLAN_UPDATED: Label("Changed an automation", "修改自动化"),
+    AUTOMATION_PLAN_ENDED: Label("Ended an automation", "结束自动化"),
+    AUTOMATION_ACTION: Label(
+        "Automation stopped, started or skipped an instance", "自动化停止、启动或跳过实例"
+    ),
 }
 
 # The codes, for the API's enum (config/settings.py names it AuditActionEnum).

@@ -126,6 +126,11 @@ class RuleThresholds:
     thermal_min_share: float = 0.25
     thermal_min_evidence_days: float = 1.0
 
+    # Automation (apps.automation) never stops a busy instance: one whose GPU utilization or
+    # GPU memory used, averaged over its last 15 minutes, is above these.
+    automation_busy_gpu_util_pct: float = 20.0
+    automation_busy_gpu_mem_pct: float = 10.0
+
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
