@@ -224,35 +224,68 @@ export type ProjectUsage = AsRendered<Schemas['ProjectUsage']>;
 
 /* ---------- automation ("Run it for me") ---------- */
 /*
- * Hand-written from issue 22's contract until the automation API is in the OpenAPI schema; once `make types`
- * has run, each of these becomes `AsRendered<Schemas['…']>` (this section is the only edit).
+ * Written by hand from apps/automation/serializers.py (the shapes drf-spectacular gives them: Automation, Plan,
+ * NextAction, Week, AutomationAction, AutomationSettings, PlanCreateRequest, PatchedPlanUpdateRequest) while
+ * `make types` cannot run yet (a schema warning: two choice sets named "kind"). Once it has run, each becomes
+ * `AsRendered<Schemas['…']>` and this section is the only edit.
  */
 
-/** Why a recommendation cannot be run for you; anything newer is shown with a general sentence. */
+/** Why a recommendation cannot be run for you (apps/automation/reasons.py UNAVAILABLE). */
 export type AutomationUnavailableReason =
   | 'not_accepted'
+  | 'kind_not_automatable'
+  | 'no_cloud_account'
   | 'read_only_credential'
   | 'automation_disabled'
-  | 'org_paused'
-  | 'kind_not_supported';
+  | 'automation_paused';
 export type AutomationPlanStatus = 'active' | 'paused' | 'ended';
 export type AutomationActionKind = 'stop' | 'start';
+export type AutomationActionStatus = 'pending' | 'claimed' | 'sent' | 'confirmed' | 'skipped' | 'failed' | 'cancelled';
+/** Why an action was skipped, cancelled or failed ('' when it went as planned). */
+export type AutomationActionReason =
+  | ''
+  | 'opted_out'
+  | 'no_recent_metrics'
+  | 'busy_gpu_util'
+  | 'busy_gpu_mem'
+  | 'automation_paused'
+  | 'automation_disabled'
+  | 'read_only_credential'
+  | 'plan_not_active'
+  | 'too_late'
+  | 'already_in_state'
+  | 'capacity_sold_out'
+  | 'not_authorized'
+  | 'instance_not_found'
+  | 'cloud_error'
+  | 'retries_exhausted'
+  | 'not_confirmed';
+
+export interface UserRef {
+  id: number;
+  email: string;
+  name: string;
+}
 
 export interface AutomationPlan {
   id: number;
+  kind: string;
   status: AutomationPlanStatus;
   /** Local days (`YYYY-MM-DD`, the organization's calendar) on which nothing is stopped or started. */
   skip_dates: string[];
-  grace_hours: number | null;
+  grace_hours: number;
   memory_held_confirmed: boolean;
+  told_at: string | null;
   created_at: string;
-  created_by: string | null;
+  created_by: UserRef | null;
+  ended_at: string | null;
 }
 
 export interface AutomationNextAction {
   at: string;
   kind: AutomationActionKind;
-  instance_id: string;
+  /** The instance's id in GPU Ledger (not the cloud's). */
+  instance_id: number;
   instance_name: string;
 }
 
@@ -262,12 +295,18 @@ export interface AutomationWeek {
   promised: string | null;
   realised: string | null;
   currency: string;
+  stopped_hours: number;
 }
 
-/** `GET /recommendations/{id}/automation`. */
+/**
+ * `GET /recommendations/{id}/automation`. Without a plan, `next_actions` is what one would do; `plan` is the
+ * live plan, else the latest ended one.
+ */
 export interface RecommendationAutomation {
   available: boolean;
-  unavailable_reason: string | null;
+  unavailable_reason: AutomationUnavailableReason | null;
+  /** The reason in the request's language (the server's words). */
+  unavailable_reason_text: string | null;
   plan: AutomationPlan | null;
   next_actions: AutomationNextAction[];
   weeks: AutomationWeek[];
@@ -275,7 +314,7 @@ export interface RecommendationAutomation {
 
 /** `POST /recommendations/{id}/automation`: turns "Run it for me" on. */
 export interface AutomationPlanInput {
-  skip_dates: string[];
+  skip_dates?: string[];
   grace_hours?: number;
   memory_held_confirmed?: boolean;
 }
@@ -289,14 +328,23 @@ export interface AutomationPlanChanges {
 /** One stop or start GPU Ledger made (or tried, or skipped) on the cloud. */
 export interface AutomationAction {
   id: number;
-  kind: AutomationActionKind;
-  instance_id: string;
+  plan: number;
+  recommendation: number;
+  instance: number;
   instance_name: string;
-  status: string;
-  reason: string;
-  message: string;
-  scheduled_at: string;
-  executed_at: string | null;
+  instance_provider_id: string;
+  kind: AutomationActionKind;
+  due_at: string;
+  status: AutomationActionStatus;
+  attempts: number;
+  next_attempt_at: string;
+  request_id: string;
+  reason: AutomationActionReason;
+  reason_params: unknown;
+  /** The reason in the request's language (the server's words). */
+  reason_text: string;
+  sent_at: string | null;
+  finished_at: string | null;
 }
 
 /** `GET/PATCH /automation/settings`: the organization's one switch. */

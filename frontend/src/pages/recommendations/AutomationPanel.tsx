@@ -13,6 +13,7 @@ import { ApiError } from '../../api/client';
 import { automationApi } from '../../api/endpoints';
 import type {
   AutomationAction,
+  AutomationNextAction,
   AutomationPlanChanges,
   AutomationPlanInput,
   Org,
@@ -35,6 +36,7 @@ import {
   isAutomatable,
   needsMemoryConfirmation,
   nextActionRows,
+  personName,
   planStatusLabel,
   removeSkipDate,
   unavailableLink,
@@ -102,19 +104,21 @@ function PanelBody({ rec, org, automation }: { rec: Recommendation; org: Org; au
   const live = plan !== null && plan.status !== 'ended';
   return (
     <>
-      {!automation.available && <Unavailable reason={automation.unavailable_reason} canManage={canManage} />}
+      {!automation.available && (
+        <Unavailable reason={automation.unavailable_reason} serverText={automation.unavailable_reason_text} canManage={canManage} />
+      )}
       {live ? (
         <PlanView rec={rec} org={org} automation={automation} canManage={canManage} />
       ) : (
         <>
           {plan?.status === 'ended' && (
             <p className="muted" data-testid="automation-ended">
-              {t('automation.ended', { when: formatDateTime(plan.created_at, org.timezone) })}
+              {t('automation.ended', { when: formatDateTime(plan.ended_at ?? plan.created_at, org.timezone) })}
             </p>
           )}
           {automation.available &&
             (canManage ? (
-              <EnableForm rec={rec} timeZone={org.timezone} />
+              <EnableForm rec={rec} timeZone={org.timezone} preview={automation.next_actions} />
             ) : (
               <p className="muted" data-testid="automation-who">
                 {t('automation.whoCanEnable')}
@@ -128,12 +132,12 @@ function PanelBody({ rec, org, automation }: { rec: Recommendation; org: Org; au
   );
 }
 
-function Unavailable({ reason, canManage }: { reason: string | null; canManage: boolean }) {
+function Unavailable({ reason, serverText, canManage }: { reason: string | null; serverText: string | null; canManage: boolean }) {
   const { t } = useTranslation();
   const link = unavailableLink(reason);
   return (
     <div className="alert alert--info" role="status" data-testid="automation-unavailable" data-reason={reason ?? ''}>
-      <span>{unavailableText(reason)}</span>{' '}
+      <span>{unavailableText(reason, serverText)}</span>{' '}
       {canManage && link === 'cloud-accounts' && <Link to="/settings/cloud-accounts">{t('automation.toCloudAccounts')}</Link>}
       {canManage && link === 'automation-settings' && (
         <Link to="/settings/recommendations">{t('automation.toAutomationSettings')}</Link>
@@ -223,7 +227,7 @@ function SkipDates({
   );
 }
 
-function EnableForm({ rec, timeZone }: { rec: Recommendation; timeZone: string }) {
+function EnableForm({ rec, timeZone, preview }: { rec: Recommendation; timeZone: string; preview: AutomationNextAction[] }) {
   const { t } = useTranslation();
   const change = usePlanChange(rec);
   const [skipDates, setSkipDates] = useState<string[]>([]);
@@ -231,7 +235,8 @@ function EnableForm({ rec, timeZone }: { rec: Recommendation; timeZone: string }
   const [memoryConfirmed, setMemoryConfirmed] = useState(false);
   const [localError, setLocalError] = useState<{ field: string; message: string } | null>(null);
   // The server may ask for the memory confirmation on a kind the dashboard did not expect.
-  const askMemory = needsMemoryConfirmation(rec.kind) || Boolean(change.error?.field('memory_held_confirmed'));
+  const askMemory = needsMemoryConfirmation(rec.kind) || change.error?.code === 'memory_held_not_confirmed';
+  const stopIdle = rec.kind === 'stop_idle' || rec.kind === 'idle_held';
   const fieldError = (field: string) => (localError?.field === field ? localError.message : change.error?.field(field));
 
   const submit = (event: FormEvent) => {
@@ -240,7 +245,7 @@ function EnableForm({ rec, timeZone }: { rec: Recommendation; timeZone: string }
     const input: AutomationPlanInput = { skip_dates: skipDates };
     if (grace.trim()) {
       const hours = Number(grace.trim());
-      if (!Number.isFinite(hours) || hours < 0) {
+      if (!Number.isInteger(hours) || hours < 0 || hours > 336) {
         setLocalError({ field: 'grace_hours', message: t('automation.enable.graceInvalid') });
         return;
       }
@@ -260,7 +265,14 @@ function EnableForm({ rec, timeZone }: { rec: Recommendation; timeZone: string }
   return (
     <form className="automation__enable" onSubmit={submit} noValidate aria-label={t('automation.enable.form')}>
       <p>{t('automation.enable.explain')}</p>
+      {preview.length > 0 && (
+        <>
+          <h3 className="subsection-title">{t('automation.next.preview')}</h3>
+          <NextActionsTable actions={preview} timeZone={timeZone} preview />
+        </>
+      )}
       <SkipDates dates={skipDates} timeZone={timeZone} canEdit busy={change.busy} onChange={setSkipDates} idPrefix={idPrefix} />
+      {stopIdle && (
       <div className="form-grid">
         <FormField
           id={`${idPrefix}-grace`}
@@ -269,10 +281,21 @@ function EnableForm({ rec, timeZone }: { rec: Recommendation; timeZone: string }
           error={fieldError('grace_hours')}
         >
           {(control) => (
-            <input {...control} type="number" min={0} step={1} inputMode="numeric" value={grace} onChange={(e) => setGrace(e.target.value)} />
+            <input
+              {...control}
+              type="number"
+              min={0}
+              max={336}
+              step={1}
+              inputMode="numeric"
+              placeholder="24"
+              value={grace}
+              onChange={(e) => setGrace(e.target.value)}
+            />
           )}
         </FormField>
       </div>
+      )}
       {askMemory && (
         <div className="field">
           <label className="check">
@@ -314,7 +337,6 @@ function PlanView({
   const change = usePlanChange(rec);
   const [confirmingOff, setConfirmingOff] = useState(false);
   const update = (changes: AutomationPlanChanges) => void change.run(() => automationApi.update(rec.id, changes));
-  const rows = nextActionRows(automation.next_actions, org.timezone);
   const paused = plan.status === 'paused';
   return (
     <div className="automation__plan" data-plan-status={plan.status}>
@@ -324,11 +346,17 @@ function PlanView({
         </span>{' '}
         <span className="muted small">
           {plan.created_by
-            ? t('automation.since', { when: formatDateTime(plan.created_at, org.timezone), who: plan.created_by })
+            ? t('automation.since', { when: formatDateTime(plan.created_at, org.timezone), who: personName(plan.created_by) })
             : t('automation.sinceNoOne', { when: formatDateTime(plan.created_at, org.timezone) })}
         </span>
       </p>
-      {plan.grace_hours !== null && <p className="muted small">{t('automation.graceIs', { count: plan.grace_hours })}</p>}
+      {plan.kind === 'stop_idle' && (
+        <p className="muted small" data-testid="automation-grace">
+          {plan.told_at
+            ? t('automation.toldAt', { when: formatDateTime(plan.told_at, org.timezone), count: plan.grace_hours })
+            : t('automation.graceIs', { count: plan.grace_hours })}
+        </p>
+      )}
 
       <h3 className="subsection-title">{t('automation.next.title')}</h3>
       {paused ? (
@@ -336,33 +364,7 @@ function PlanView({
           {t('automation.next.paused')}
         </p>
       ) : (
-        <table className="table table--compact" aria-label={t('automation.next.title')} data-testid="automation-next-actions">
-          <thead>
-            <tr>
-              <th>{t('automation.next.when', { timeZone: org.timezone })}</th>
-              <th>{t('automation.next.what')}</th>
-              <th>{t('automation.next.instance')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.length === 0 && (
-              <tr>
-                <td colSpan={3} className="table__empty">
-                  {t('automation.next.none')}
-                </td>
-              </tr>
-            )}
-            {rows.map((row) => (
-              <tr key={row.key} data-kind={row.kind}>
-                <td>{row.when}</td>
-                <td>
-                  <span className={`badge badge--${row.kind === 'stop' ? 'warning' : 'info'}`}>{row.kindLabel}</span>
-                </td>
-                <td>{row.instance}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <NextActionsTable actions={automation.next_actions} timeZone={org.timezone} />
       )}
 
       <SkipDates
@@ -419,6 +421,45 @@ function PlanView({
   );
 }
 
+/** The next stops and starts (or, before it is turned on, what it would do), times in the organization's timezone. */
+function NextActionsTable({ actions, timeZone, preview = false }: { actions: AutomationNextAction[]; timeZone: string; preview?: boolean }) {
+  const { t } = useTranslation();
+  const rows = nextActionRows(actions, timeZone);
+  return (
+    <table
+      className="table table--compact"
+      aria-label={preview ? t('automation.next.preview') : t('automation.next.title')}
+      data-testid={preview ? 'automation-preview' : 'automation-next-actions'}
+    >
+      <thead>
+        <tr>
+          <th>{t('automation.next.when', { timeZone })}</th>
+          <th>{t('automation.next.what')}</th>
+          <th>{t('automation.next.instance')}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.length === 0 && (
+          <tr>
+            <td colSpan={3} className="table__empty">
+              {t('automation.next.none')}
+            </td>
+          </tr>
+        )}
+        {rows.map((row) => (
+          <tr key={row.key} data-kind={row.kind}>
+            <td>{row.when}</td>
+            <td>
+              <span className={`badge badge--${row.kind === 'stop' ? 'warning' : 'info'}`}>{row.kindLabel}</span>
+            </td>
+            <td>{row.instance}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 function WeeksTable({ automation }: { automation: RecommendationAutomation }) {
   const { t } = useTranslation();
   const rows = weekRows(automation.weeks);
@@ -431,6 +472,7 @@ function WeeksTable({ automation }: { automation: RecommendationAutomation }) {
             <th>{t('automation.weeks.week')}</th>
             <th className="num">{t('automation.weeks.promised')}</th>
             <th className="num">{t('automation.weeks.realised')}</th>
+            <th className="num">{t('automation.weeks.stoppedHours')}</th>
           </tr>
         </thead>
         <tbody>
@@ -439,6 +481,7 @@ function WeeksTable({ automation }: { automation: RecommendationAutomation }) {
               <td>{row.week}</td>
               <td className="num">{row.promised}</td>
               <td className="num">{row.realised}</td>
+              <td className="num">{row.stoppedHours}</td>
             </tr>
           ))}
         </tbody>
@@ -481,10 +524,10 @@ function ActionHistory({ rec, timeZone }: { rec: Recommendation; timeZone: strin
                 const times = historyTimes(action, timeZone);
                 return (
                   <tr key={action.id} data-status={action.status}>
-                    <td>{times.planned}</td>
+                    <td>{times.due}</td>
                     <td>{times.done}</td>
                     <td>{actionKindLabel(action.kind)}</td>
-                    <td>{action.instance_name || action.instance_id}</td>
+                    <td>{action.instance_name || action.instance_provider_id}</td>
                     <td>{actionStatusLabel(action.status)}</td>
                     <td className="muted">{actionReasonText(action)}</td>
                   </tr>

@@ -6,11 +6,14 @@
 import type {
   AutomationAction,
   AutomationActionKind,
+  AutomationActionReason,
+  AutomationActionStatus,
   AutomationNextAction,
   AutomationPlanStatus,
   AutomationUnavailableReason,
   AutomationWeek,
   RecommendationKind,
+  UserRef,
 } from '../../api/types';
 import { isCalendarDay } from '../../dateRange';
 import { formatDateTime, formatDay, formatWeekdayDateTime } from '../../format';
@@ -34,22 +37,26 @@ export function needsMemoryConfirmation(kind: string): boolean {
 
 export const UNAVAILABLE_REASONS: readonly AutomationUnavailableReason[] = [
   'not_accepted',
+  'kind_not_automatable',
+  'no_cloud_account',
   'read_only_credential',
   'automation_disabled',
-  'org_paused',
-  'kind_not_supported',
+  'automation_paused',
 ];
 const UNAVAILABLE_TEXT = translatedLabels(UNAVAILABLE_REASONS, 'automation.unavailable');
 
-/** Why it cannot run, in plain words; a code this dashboard does not know yet gets a general sentence. */
-export function unavailableText(reason: string | null | undefined): string {
-  return (UNAVAILABLE_TEXT as Record<string, string>)[reason ?? ''] ?? i18n.t('automation.unavailableOther');
+/**
+ * Why it cannot run, in plain words; a code this dashboard does not know yet gets the server's own words
+ * (in the request's language), else a general sentence.
+ */
+export function unavailableText(reason: string | null | undefined, serverText?: string | null): string {
+  return (UNAVAILABLE_TEXT as Record<string, string>)[reason ?? ''] ?? (serverText || i18n.t('automation.unavailableOther'));
 }
 
-/** Where the reader fixes it: the cloud account's settings for a credential or a switch, else nowhere. */
+/** Where the reader fixes it: the cloud account's settings for a credential or a switch, the pause, or nowhere. */
 export function unavailableLink(reason: string | null | undefined): 'cloud-accounts' | 'automation-settings' | null {
-  if (reason === 'read_only_credential' || reason === 'automation_disabled') return 'cloud-accounts';
-  if (reason === 'org_paused') return 'automation-settings';
+  if (reason === 'read_only_credential' || reason === 'automation_disabled' || reason === 'no_cloud_account') return 'cloud-accounts';
+  if (reason === 'automation_paused') return 'automation-settings';
   return null;
 }
 
@@ -67,32 +74,47 @@ export function planStatusLabel(status: string): string {
   return (PLAN_STATUS_LABELS as Record<string, string>)[status] ?? status;
 }
 
-/** The statuses of a stop or start the API reports; an unknown one is shown as sent. */
-export const ACTION_STATUSES = ['scheduled', 'running', 'succeeded', 'failed', 'skipped'] as const;
+/** The statuses of a stop or start (apps/automation/models.py ActionStatus); an unknown one is shown as sent. */
+export const ACTION_STATUSES: readonly AutomationActionStatus[] = [
+  'pending',
+  'claimed',
+  'sent',
+  'confirmed',
+  'skipped',
+  'failed',
+  'cancelled',
+];
 const ACTION_STATUS_LABELS = translatedLabels(ACTION_STATUSES, 'automation.actionStatus');
 
 export function actionStatusLabel(status: string): string {
   return (ACTION_STATUS_LABELS as Record<string, string>)[status] ?? status;
 }
 
-/** Why a stop or start went as it did (the API's codes); an unknown code falls back to the API's own message. */
-export const ACTION_REASONS = [
-  'scheduled',
-  'skip_date',
-  'paused',
-  'org_paused',
+/** Why a stop or start went as it did (apps/automation/reasons.py ACTION_REASONS). */
+export const ACTION_REASONS: readonly Exclude<AutomationActionReason, ''>[] = [
+  'opted_out',
+  'no_recent_metrics',
+  'busy_gpu_util',
+  'busy_gpu_mem',
+  'automation_paused',
   'automation_disabled',
-  'busy',
+  'read_only_credential',
+  'plan_not_active',
+  'too_late',
   'already_in_state',
-  'instance_gone',
+  'capacity_sold_out',
+  'not_authorized',
+  'instance_not_found',
   'cloud_error',
-  'grace',
-] as const;
+  'retries_exhausted',
+  'not_confirmed',
+];
 const ACTION_REASON_LABELS = translatedLabels(ACTION_REASONS, 'automation.reason');
 
-export function actionReasonText(action: Pick<AutomationAction, 'reason' | 'message'>): string {
-  if (!action.reason) return action.message || '';
-  return (ACTION_REASON_LABELS as Record<string, string>)[action.reason] ?? action.message ?? action.reason;
+/** The reason in the reader's language; a code the dashboard does not know yet gets the server's words. */
+export function actionReasonText(action: Pick<AutomationAction, 'reason' | 'reason_text'>): string {
+  if (!action.reason) return '';
+  return (ACTION_REASON_LABELS as Record<string, string>)[action.reason] ?? (action.reason_text || action.reason);
 }
 
 export interface NextActionRow {
@@ -113,7 +135,7 @@ export function nextActionRows(actions: readonly AutomationNextAction[], timeZon
       when: formatWeekdayDateTime(action.at, timeZone, locale),
       kind: action.kind,
       kindLabel: actionKindLabel(action.kind),
-      instance: action.instance_name || action.instance_id,
+      instance: action.instance_name || String(action.instance_id),
     }));
 }
 
@@ -122,6 +144,7 @@ export interface WeekRow {
   week: string;
   promised: string;
   realised: string;
+  stoppedHours: string;
 }
 
 /** The plan's weeks, oldest first, the money in the reader's language ("—" where there is no figure yet). */
@@ -133,15 +156,23 @@ export function weekRows(weeks: readonly AutomationWeek[], locale?: string): Wee
       week: i18n.t('automation.weekOf', { day: formatDay(week.week_start.slice(0, 10), locale) }),
       promised: formatMoney(week.promised, week.currency, locale),
       realised: formatMoney(week.realised, week.currency, locale),
+      stoppedHours: String(week.stopped_hours),
     }));
 }
 
-/** A stop or start of the history as the table shows it. */
-export function historyTimes(action: AutomationAction, timeZone: string, locale?: string): { planned: string; done: string } {
+/** When a stop or start of the history was due and when it finished (or was sent, while unconfirmed). */
+export function historyTimes(action: AutomationAction, timeZone: string, locale?: string): { due: string; done: string } {
+  const done = action.finished_at ?? action.sent_at;
   return {
-    planned: formatDateTime(action.scheduled_at, timeZone, locale),
-    done: action.executed_at ? formatDateTime(action.executed_at, timeZone, locale) : '—',
+    due: formatDateTime(action.due_at, timeZone, locale),
+    done: done ? formatDateTime(done, timeZone, locale) : '—',
   };
+}
+
+/** Who turned the plan on, as the page names them (their name, else their e-mail). */
+export function personName(user: UserRef | null): string | null {
+  if (!user) return null;
+  return user.name || user.email;
 }
 
 /**
