@@ -390,6 +390,12 @@ SPECTACULAR_SETTINGS = {
         # The cost basis (billed / amortized), beside a budget threshold's (actual / forecast).
         "CostBasisEnum": "apps.costs.bases.BASES",
         "BasisEnum": ["actual", "forecast"],
+        # Automation's: an action's kind and status, a plan's status, their reason codes.
+        "AutomationActionKindEnum": "apps.automation.models.ActionKind",
+        "AutomationActionStatusEnum": "apps.automation.models.ActionStatus",
+        "AutomationPlanStatusEnum": "apps.automation.models.PlanStatus",
+        "AutomationReasonEnum": "apps.automation.serializers.ACTION_REASON_CHOICES",
+        "AutomationUnavailableReasonEnum": "apps.automation.serializers.UNAVAILABLE_CHOICES",
     },
 }
 

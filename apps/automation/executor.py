@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from apps.accounts.audit import actions as audit_actions
 from apps.accounts.audit.services import audit_record
-from apps.alerts.models import AlertKind, Severity
+from apps.alerts.models import AlertEvent, AlertKind, Severity
 from apps.alerts.services import alert_event_raise
 from apps.automation import cloud, guards
 from apps.automation import reasons as r
@@ -111,6 +111,17 @@ def _audit(action: AutomationAction, outcome: str) -> None:
 
 def _alert(action: AutomationAction, event: str, severity: str, now: dt.datetime) -> None:
     instance = action.instance
+    key = f"automation:{event}:{action.pk}"
+    if AlertEvent.objects.filter(dedup_key=key).exists():
+        return
+    with transaction.atomic():
+        _raise(action, event, severity, now, key)
+
+
+def _raise(
+    action: AutomationAction, event: str, severity: str, now: dt.datetime, key: str
+) -> None:
+    instance = action.instance
     alert_event_raise(
         organization=action.plan.organization,
         started_at=now,
@@ -119,7 +130,7 @@ def _alert(action: AutomationAction, event: str, severity: str, now: dt.datetime
         project=instance.project,
         instance=instance,
         # Once per action and event (a retried start alerts once, not per retry).
-        dedup_key=f"automation:{event}:{action.pk}",
+        dedup_key=key,
         evidence={
             "event": event,
             "instance": instance.provider_id,

@@ -10,8 +10,8 @@ from apps.automation import reasons
 from apps.automation.models import ActionKind, ActionStatus, AutomationAction, PlanStatus
 from apps.automation.wording import reason_text
 
-_UNAVAILABLE = [*reasons.UNAVAILABLE]
-_ACTION_REASONS = ["", *reasons.ACTION_REASONS]
+UNAVAILABLE_CHOICES = [*reasons.UNAVAILABLE]
+ACTION_REASON_CHOICES = ["", *reasons.ACTION_REASONS]
 
 
 class UserRefSerializer(serializers.Serializer):
@@ -50,7 +50,7 @@ class WeekSerializer(serializers.Serializer):
 
 class AutomationSerializer(serializers.Serializer):
     available = serializers.BooleanField()
-    unavailable_reason = serializers.ChoiceField(choices=_UNAVAILABLE, allow_null=True)
+    unavailable_reason = serializers.ChoiceField(choices=UNAVAILABLE_CHOICES, allow_null=True)
     unavailable_reason_text = serializers.CharField(allow_null=True)
     plan = PlanSerializer(allow_null=True)
     next_actions = NextActionSerializer(many=True)
@@ -76,7 +76,7 @@ class AutomationActionSerializer(serializers.ModelSerializer):
     recommendation = serializers.IntegerField(source="plan.recommendation_id", read_only=True)
     instance_name = serializers.SerializerMethodField()
     instance_provider_id = serializers.CharField(source="instance.provider_id", read_only=True)
-    reason = serializers.ChoiceField(choices=_ACTION_REASONS, read_only=True)
+    reason = serializers.ChoiceField(choices=ACTION_REASON_CHOICES, read_only=True)
     reason_text = serializers.SerializerMethodField()
     status = serializers.ChoiceField(choices=ActionStatus.choices, read_only=True)
     kind = serializers.ChoiceField(choices=ActionKind.choices, read_only=True)

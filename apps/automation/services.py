@@ -287,8 +287,9 @@ def planned_actions(
 
 def actions_materialise(*, plan: AutomationPlan, now: dt.datetime) -> int:
     """Create the plan's actions of the next ``AHEAD`` (one per instance and moment; existing
-    rows are left alone, so running it twice creates nothing) and cancel the pending ones no
-    longer planned (a new holiday). Returns how many were created.
+    rows are left alone, so running it twice creates nothing), cancel the pending ones no
+    longer planned (a new holiday) and make pending again the cancelled ones planned again
+    (resumed). Returns how many were created or made pending again.
 
     Stop idle's one stop is created even when its moment is already past (a grace of 0): the
     executor takes it at once."""
@@ -310,6 +311,22 @@ def actions_materialise(*, plan: AutomationPlan, now: dt.datetime) -> int:
                     finished_at=now,
                     updated_at=now,
                 )
+        # Cancelled by a pause or a holiday and planned again (resumed, holiday removed).
+        revived = 0
+        for row in AutomationAction.objects.filter(
+            plan=plan, status=ActionStatus.CANCELLED, due_at__gt=now
+        ).values("pk", "instance_id", "kind", "due_at"):
+            if (row["instance_id"], row["kind"], row["due_at"]) in wanted:
+                revived += AutomationAction.objects.filter(
+                    pk=row["pk"], status=ActionStatus.CANCELLED
+                ).update(
+                    status=ActionStatus.PENDING,
+                    reason="",
+                    finished_at=None,
+                    next_attempt_at=row["due_at"],
+                    attempts=0,
+                    updated_at=now,
+                )
         new = [
             AutomationAction(
                 organization_id=plan.organization_id,
@@ -322,7 +339,7 @@ def actions_materialise(*, plan: AutomationPlan, now: dt.datetime) -> int:
             for instance_id, kind, at in sorted(wanted - existing, key=lambda k: (k[2], k[0]))
         ]
         AutomationAction.objects.bulk_create(new, ignore_conflicts=True)
-    return len(new)
+    return len(new) + revived
 
 
 def actions_materialise_all(*, now: dt.datetime | None = None) -> int:

@@ -390,6 +390,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/automation/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The history of automation's actions, newest first; ``?recommendation=<id>`` narrows it
+         *     to one recommendation's.
+         */
+        get: operations["v1_automation_actions_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/automation/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The organization's one switch: ``paused`` stops all automation at once. */
+        get: operations["v1_automation_settings_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** @description The organization's one switch: ``paused`` stops all automation at once. */
+        patch: operations["v1_automation_settings_partial_update"];
+        trace?: never;
+    };
     "/api/v1/budgets": {
         parameters: {
             query?: never;
@@ -1080,6 +1118,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/recommendations/{id}/automation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description GET: whether the recommendation can be automated (or why not), its plan, the next
+         *     actions and each week's promised and realised saving. POST creates the plan, PATCH pauses,
+         *     resumes or changes its holidays, DELETE ends it (owners and admins).
+         */
+        get: operations["v1_recommendations_automation_retrieve"];
+        put?: never;
+        /**
+         * @description GET: whether the recommendation can be automated (or why not), its plan, the next
+         *     actions and each week's promised and realised saving. POST creates the plan, PATCH pauses,
+         *     resumes or changes its holidays, DELETE ends it (owners and admins).
+         */
+        post: operations["v1_recommendations_automation_create"];
+        /**
+         * @description GET: whether the recommendation can be automated (or why not), its plan, the next
+         *     actions and each week's promised and realised saving. POST creates the plan, PATCH pauses,
+         *     resumes or changes its holidays, DELETE ends it (owners and admins).
+         */
+        delete: operations["v1_recommendations_automation_destroy"];
+        options?: never;
+        head?: never;
+        /**
+         * @description GET: whether the recommendation can be automated (or why not), its plan, the next
+         *     actions and each week's promised and realised saving. POST creates the plan, PATCH pauses,
+         *     resumes or changes its holidays, DELETE ends it (owners and admins).
+         */
+        patch: operations["v1_recommendations_automation_partial_update"];
+        trace?: never;
+    };
     "/api/v1/recommendations/settings": {
         parameters: {
             query?: never;
@@ -1265,9 +1339,10 @@ export interface components {
          *     * `threshold` - Metric threshold
          *     * `recovery` - Metric threshold cleared
          *     * `history` - Imported history
+         *     * `automation` - Automation
          * @enum {string}
          */
-        AlertEventKindEnum: "budget" | "anomaly" | "threshold" | "recovery" | "history";
+        AlertEventKindEnum: "budget" | "anomaly" | "threshold" | "recovery" | "history" | "automation";
         /** @description Scopes the ``project`` field to the request's organization: another one's is a 400. */
         AlertRecipient: {
             readonly id: number;
@@ -1420,9 +1495,14 @@ export interface components {
          *     * `project.updated` - project.updated
          *     * `project_tag_key.created` - project_tag_key.created
          *     * `project_tag_key.deleted` - project_tag_key.deleted
+         *     * `automation_settings.updated` - automation_settings.updated
+         *     * `automation_plan.created` - automation_plan.created
+         *     * `automation_plan.updated` - automation_plan.updated
+         *     * `automation_plan.ended` - automation_plan.ended
+         *     * `automation_action.done` - automation_action.done
          * @enum {string}
          */
-        AuditActionEnum: "sign_in.succeeded" | "sign_in.failed" | "sign_in.locked_out" | "sign_out" | "organization.created" | "organization.updated" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "api_key.created" | "api_key.revoked" | "cloud_account.created" | "cloud_account.updated" | "cloud_account.credentials_changed" | "cloud_account.endpoint_changed" | "export.downloaded" | "analysis_settings.updated" | "recommendation_settings.updated" | "alert_settings.updated" | "alert_rule.created" | "alert_rule.updated" | "alert_rule.deleted" | "alert_recipient.created" | "alert_recipient.deleted" | "budget.created" | "budget.updated" | "budget.deleted" | "digest_subscription.created" | "digest_subscription.updated" | "digest_subscription.deleted" | "digest_subscription.unsubscribed" | "holiday.created" | "holiday.updated" | "holiday.deleted" | "project.updated" | "project_tag_key.created" | "project_tag_key.deleted";
+        AuditActionEnum: "sign_in.succeeded" | "sign_in.failed" | "sign_in.locked_out" | "sign_out" | "organization.created" | "organization.updated" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "api_key.created" | "api_key.revoked" | "cloud_account.created" | "cloud_account.updated" | "cloud_account.credentials_changed" | "cloud_account.endpoint_changed" | "export.downloaded" | "analysis_settings.updated" | "recommendation_settings.updated" | "alert_settings.updated" | "alert_rule.created" | "alert_rule.updated" | "alert_rule.deleted" | "alert_recipient.created" | "alert_recipient.deleted" | "budget.created" | "budget.updated" | "budget.deleted" | "digest_subscription.created" | "digest_subscription.updated" | "digest_subscription.deleted" | "digest_subscription.unsubscribed" | "holiday.created" | "holiday.updated" | "holiday.deleted" | "project.updated" | "project_tag_key.created" | "project_tag_key.deleted" | "automation_settings.updated" | "automation_plan.created" | "automation_plan.updated" | "automation_plan.ended" | "automation_action.done";
         AuditActor: {
             /**
              * @description user: a person; api_key: an API key; anonymous: nobody signed in (a failed sign-in, an unsubscribe link); system: GPU Ledger itself (a scheduled task).
@@ -1483,6 +1563,98 @@ export interface components {
             /** @description Its name then. */
             label: string;
         };
+        Automation: {
+            available: boolean;
+            unavailable_reason: (components["schemas"]["AutomationUnavailableReasonEnum"] | components["schemas"]["NullEnum"]) | null;
+            unavailable_reason_text: string | null;
+            plan: components["schemas"]["Plan"] | null;
+            next_actions: components["schemas"]["NextAction"][];
+            weeks: components["schemas"]["Week"][];
+        };
+        AutomationAction: {
+            readonly id: number;
+            readonly plan: number;
+            readonly recommendation: number;
+            readonly instance: number;
+            readonly instance_name: string;
+            readonly instance_provider_id: string;
+            readonly kind: components["schemas"]["AutomationActionKindEnum"];
+            /** Format: date-time */
+            readonly due_at: string;
+            readonly status: components["schemas"]["AutomationActionStatusEnum"];
+            readonly attempts: number;
+            /**
+             * Format: date-time
+             * @description When the executor may take it (next).
+             */
+            readonly next_attempt_at: string;
+            readonly request_id: string;
+            readonly reason: components["schemas"]["AutomationReasonEnum"] | components["schemas"]["BlankEnum"];
+            readonly reason_params: unknown;
+            readonly reason_text: string;
+            /** Format: date-time */
+            readonly sent_at: string | null;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+        };
+        /**
+         * @description * `stop` - Stop
+         *     * `start` - Start
+         * @enum {string}
+         */
+        AutomationActionKindEnum: "stop" | "start";
+        /**
+         * @description * `pending` - Pending
+         *     * `claimed` - Claimed
+         *     * `sent` - Sent
+         *     * `confirmed` - Confirmed
+         *     * `skipped` - Skipped
+         *     * `failed` - Failed
+         *     * `cancelled` - Cancelled
+         * @enum {string}
+         */
+        AutomationActionStatusEnum: "pending" | "claimed" | "sent" | "confirmed" | "skipped" | "failed" | "cancelled";
+        /**
+         * @description * `active` - Active
+         *     * `paused` - Paused
+         *     * `ended` - Ended
+         * @enum {string}
+         */
+        AutomationPlanStatusEnum: "active" | "paused" | "ended";
+        /**
+         * @description * `` -
+         *     * `opted_out` - opted_out
+         *     * `no_recent_metrics` - no_recent_metrics
+         *     * `busy_gpu_util` - busy_gpu_util
+         *     * `busy_gpu_mem` - busy_gpu_mem
+         *     * `automation_paused` - automation_paused
+         *     * `automation_disabled` - automation_disabled
+         *     * `read_only_credential` - read_only_credential
+         *     * `plan_not_active` - plan_not_active
+         *     * `too_late` - too_late
+         *     * `already_in_state` - already_in_state
+         *     * `capacity_sold_out` - capacity_sold_out
+         *     * `not_authorized` - not_authorized
+         *     * `instance_not_found` - instance_not_found
+         *     * `cloud_error` - cloud_error
+         *     * `retries_exhausted` - retries_exhausted
+         *     * `not_confirmed` - not_confirmed
+         * @enum {string}
+         */
+        AutomationReasonEnum: "opted_out" | "no_recent_metrics" | "busy_gpu_util" | "busy_gpu_mem" | "automation_paused" | "automation_disabled" | "read_only_credential" | "plan_not_active" | "too_late" | "already_in_state" | "capacity_sold_out" | "not_authorized" | "instance_not_found" | "cloud_error" | "retries_exhausted" | "not_confirmed";
+        AutomationSettings: {
+            paused: boolean;
+        };
+        /**
+         * @description * `not_accepted` - not_accepted
+         *     * `kind_not_automatable` - kind_not_automatable
+         *     * `no_cloud_account` - no_cloud_account
+         *     * `read_only_credential` - read_only_credential
+         *     * `automation_disabled` - automation_disabled
+         *     * `automation_paused` - automation_paused
+         * @enum {string}
+         */
+        AutomationUnavailableReasonEnum: "not_accepted" | "kind_not_automatable" | "no_cloud_account" | "read_only_credential" | "automation_disabled" | "automation_paused";
         /**
          * @description * `actual` - actual
          *     * `forecast` - forecast
@@ -2511,6 +2683,13 @@ export interface components {
             forecast: string;
             method: string;
         };
+        NextAction: {
+            /** Format: date-time */
+            at: string;
+            kind: components["schemas"]["AutomationActionKindEnum"];
+            instance_id: number;
+            instance_name: string;
+        };
         NoData: {
             /**
              * @description no_metrics: running (billed) but no GPU utilization sample; stopped: not running and not billed; not_analysed: samples exist but the analysis has not run over them yet (it catches up hourly).
@@ -2629,6 +2808,21 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["AuditEntry"][];
+        };
+        PaginatedAutomationActionList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["AutomationAction"][];
         };
         PaginatedBudgetList: {
             /** @example 123 */
@@ -2889,6 +3083,9 @@ export interface components {
                 profile_min_coverage?: number | null;
             };
         };
+        PatchedAutomationSettingsRequest: {
+            paused?: boolean;
+        };
         /** @description Scopes the ``project`` field to the request's organization: another one's is a 400. */
         PatchedBudgetRequest: {
             name?: string;
@@ -2950,6 +3147,10 @@ export interface components {
             timezone?: components["schemas"]["TimezoneEnum"];
             currency?: components["schemas"]["CurrencyEnum"];
         };
+        PatchedPlanUpdateRequest: {
+            status?: components["schemas"]["PlanUpdateStatusEnum"];
+            skip_dates?: string[];
+        };
         PatchedProjectRequest: {
             name?: string;
             tag_values?: string[];
@@ -3002,6 +3203,8 @@ export interface components {
                 thermal_temp_min_c?: number | null;
                 thermal_min_share?: number | null;
                 thermal_min_evidence_days?: number | null;
+                automation_busy_gpu_util_pct?: number | null;
+                automation_busy_gpu_mem_pct?: number | null;
             };
             reserved_prices?: components["schemas"]["ReservedPriceRequest"][];
         };
@@ -3050,6 +3253,33 @@ export interface components {
             /** @description Decimal string (cents). */
             cost: string;
         };
+        Plan: {
+            id: number;
+            kind: string;
+            status: components["schemas"]["AutomationPlanStatusEnum"];
+            skip_dates: string[];
+            grace_hours: number;
+            memory_held_confirmed: boolean;
+            /** Format: date-time */
+            told_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            created_by: components["schemas"]["UserRef"] | null;
+            /** Format: date-time */
+            ended_at: string | null;
+        };
+        PlanCreateRequest: {
+            skip_dates?: string[];
+            grace_hours?: number;
+            /** @default false */
+            memory_held_confirmed?: boolean;
+        };
+        /**
+         * @description * `active` - active
+         *     * `paused` - paused
+         * @enum {string}
+         */
+        PlanUpdateStatusEnum: "active" | "paused";
         /**
          * @description * `Standard` - Standard
          *     * `Dynamic` - Dynamic
@@ -3910,6 +4140,12 @@ export interface components {
             email: string;
             name?: string;
         };
+        UserRef: {
+            id: number;
+            /** Format: email */
+            email: string;
+            name: string;
+        };
         UserRequest: {
             /** Format: email */
             email: string;
@@ -3934,6 +4170,16 @@ export interface components {
         UtilizationScopeEnum: "fleet" | "project" | "instance";
         VerifyEmailRequest: {
             token: string;
+        };
+        Week: {
+            /** Format: date */
+            week_start: string;
+            /** Format: decimal */
+            promised: string | null;
+            /** Format: decimal */
+            realised: string | null;
+            currency: string;
+            stopped_hours: number;
         };
         Window: {
             tz: string;
@@ -4562,7 +4808,7 @@ export interface operations {
                 delivery_status?: "failed" | "pending" | "sent";
                 instance?: number;
                 /** @description Repeatable. */
-                kind?: ("anomaly" | "budget" | "history" | "recovery" | "threshold")[];
+                kind?: ("anomaly" | "automation" | "budget" | "history" | "recovery" | "threshold")[];
                 /** @description Threshold alerts still open (or not). */
                 open?: boolean;
                 /** @description A page number within the paginated result set. */
@@ -5458,7 +5704,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Repeatable. */
-                action?: ("alert_recipient.created" | "alert_recipient.deleted" | "alert_rule.created" | "alert_rule.deleted" | "alert_rule.updated" | "alert_settings.updated" | "analysis_settings.updated" | "api_key.created" | "api_key.revoked" | "budget.created" | "budget.deleted" | "budget.updated" | "cloud_account.created" | "cloud_account.credentials_changed" | "cloud_account.endpoint_changed" | "cloud_account.updated" | "digest_subscription.created" | "digest_subscription.deleted" | "digest_subscription.unsubscribed" | "digest_subscription.updated" | "export.downloaded" | "holiday.created" | "holiday.deleted" | "holiday.updated" | "invitation.accepted" | "invitation.created" | "invitation.revoked" | "member.joined" | "member.removed" | "member.role_changed" | "organization.created" | "organization.updated" | "project.updated" | "project_tag_key.created" | "project_tag_key.deleted" | "recommendation_settings.updated" | "sign_in.failed" | "sign_in.locked_out" | "sign_in.succeeded" | "sign_out")[];
+                action?: ("alert_recipient.created" | "alert_recipient.deleted" | "alert_rule.created" | "alert_rule.deleted" | "alert_rule.updated" | "alert_settings.updated" | "analysis_settings.updated" | "api_key.created" | "api_key.revoked" | "automation_action.done" | "automation_plan.created" | "automation_plan.ended" | "automation_plan.updated" | "automation_settings.updated" | "budget.created" | "budget.deleted" | "budget.updated" | "cloud_account.created" | "cloud_account.credentials_changed" | "cloud_account.endpoint_changed" | "cloud_account.updated" | "digest_subscription.created" | "digest_subscription.deleted" | "digest_subscription.unsubscribed" | "digest_subscription.updated" | "export.downloaded" | "holiday.created" | "holiday.deleted" | "holiday.updated" | "invitation.accepted" | "invitation.created" | "invitation.revoked" | "member.joined" | "member.removed" | "member.role_changed" | "organization.created" | "organization.updated" | "project.updated" | "project_tag_key.created" | "project_tag_key.deleted" | "recommendation_settings.updated" | "sign_in.failed" | "sign_in.locked_out" | "sign_in.succeeded" | "sign_out")[];
                 /** @description Part of the actor's e-mail address or API key name (case-insensitive). */
                 actor?: string;
                 /** @description A page number within the paginated result set. */
@@ -5982,6 +6228,223 @@ export interface operations {
             };
             /** @description Signed in, but the role (or the API key's scope) may not do this; or a failed CSRF check of a browser session. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key or person: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_automation_actions_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                recommendation?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedAutomationActionList"];
+                };
+            };
+            /** @description Invalid input: `error.fields` names each bad field or query parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but the role (or the API key's scope) may not do this; or a failed CSRF check of a browser session. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in the request's organization (another organization's objects are not found either), or no such page. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key or person: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_automation_settings_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationSettings"];
+                };
+            };
+            /** @description Invalid input: `error.fields` names each bad field or query parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but the role (or the API key's scope) may not do this; or a failed CSRF check of a browser session. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in the request's organization (another organization's objects are not found either), or no such page. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key or person: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_automation_settings_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedAutomationSettingsRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationSettings"];
+                };
+            };
+            /** @description Invalid input: `error.fields` names each bad field or query parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but the role (or the API key's scope) may not do this; or a failed CSRF check of a browser session. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in the request's organization (another organization's objects are not found either), or no such page. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10591,6 +11054,303 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RecommendationDetail"];
+                };
+            };
+            /** @description Invalid input: `error.fields` names each bad field or query parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but the role (or the API key's scope) may not do this; or a failed CSRF check of a browser session. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in the request's organization (another organization's objects are not found either), or no such page. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key or person: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_recommendations_automation_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Automation"];
+                };
+            };
+            /** @description Invalid input: `error.fields` names each bad field or query parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but the role (or the API key's scope) may not do this; or a failed CSRF check of a browser session. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in the request's organization (another organization's objects are not found either), or no such page. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key or person: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_recommendations_automation_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PlanCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Automation"];
+                };
+            };
+            /** @description Invalid input: `error.fields` names each bad field or query parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but the role (or the API key's scope) may not do this; or a failed CSRF check of a browser session. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in the request's organization (another organization's objects are not found either), or no such page. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key or person: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_recommendations_automation_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: `error.fields` names each bad field or query parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but the role (or the API key's scope) may not do this; or a failed CSRF check of a browser session. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in the request's organization (another organization's objects are not found either), or no such page. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key or person: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_recommendations_automation_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedPlanUpdateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Automation"];
                 };
             };
             /** @description Invalid input: `error.fields` names each bad field or query parameter. */
