@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, status
+from rest_framework import exceptions, mixins, status
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -22,8 +25,27 @@ from apps.cloud.serializers import (
     InstanceSerializer,
     ProjectSerializer,
     ProjectTagKeySerializer,
+    WriteCredentialSerializer,
 )
 from apps.cloud.tasks import dispatch_account
+from apps.cloud.write_credentials import READ_ONLY_CREDENTIAL
+
+
+class ReadOnlyCredential(exceptions.APIException):
+    """400 with its own code, so a client can tell "add a write key first" from bad input."""
+
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = READ_ONLY_CREDENTIAL
+
+
+def _set_automation(account: CloudAccount, enabled: bool, actor: Any) -> None:
+    try:
+        services.cloud_account_set_automation(account=account, enabled=enabled, actor=actor)
+    except DjangoValidationError as exc:
+        codes = [e.code for errors in exc.error_dict.values() for e in errors]
+        if READ_ONLY_CREDENTIAL in codes:
+            raise ReadOnlyCredential(detail=" ".join(exc.messages), code=READ_ONLY_CREDENTIAL)
+        raise
 
 
 class CloudAccountViewSet(
@@ -36,7 +58,14 @@ class CloudAccountViewSet(
     queryset = CloudAccount.objects.prefetch_related("sync_states").order_by("name")
     serializer_class = CloudAccountSerializer
     write_roles = MANAGER_ROLES
-    http_method_names = ["get", "post", "patch", "head", "options"]
+    # PUT and DELETE only for write-credential/ (the account itself is changed with PATCH).
+    http_method_names = ["get", "post", "patch", "put", "delete", "head", "options"]
+
+    @extend_schema(exclude=True)
+    def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        if not kwargs.get("partial"):
+            raise exceptions.MethodNotAllowed(request.method or "PUT")
+        return super().update(request, *args, **kwargs)
 
     def perform_create(self, serializer: BaseSerializer[CloudAccount]) -> None:
         account = services.cloud_account_create(
@@ -45,15 +74,44 @@ class CloudAccountViewSet(
         transaction.on_commit(lambda: dispatch_account.delay(account.pk))
         serializer.instance = account
 
+    @transaction.atomic
     def perform_update(self, serializer: BaseSerializer[CloudAccount]) -> None:
         assert serializer.instance is not None, "an update always has its instance"
-        account = services.cloud_account_update(
-            account=serializer.instance, **serializer.validated_data
-        )
-        transaction.on_commit(lambda: dispatch_account.delay(account.pk))
+        changes = dict(serializer.validated_data)
+        automation = changes.pop("automation_enabled", None)
+        account = serializer.instance
+        if changes:
+            account = services.cloud_account_update(account=account, **changes)
+            transaction.on_commit(lambda: dispatch_account.delay(account.pk))
+        if automation is not None:
+            _set_automation(account, automation, self.request.user)
         serializer.instance = CloudAccount.objects.prefetch_related("sync_states").get(
             pk=account.pk
         )
+
+    @extend_schema(
+        methods=["PUT"], request=WriteCredentialSerializer, responses=CloudAccountSerializer
+    )
+    @extend_schema(methods=["DELETE"], request=None, responses=CloudAccountSerializer)
+    @action(detail=True, methods=["put", "delete"], url_path="write-credential")
+    def write_credential(self, request: Request, pk: str | None = None) -> Response:
+        """PUT: test a write key (StopInstances/StartInstances on an id that cannot exist must
+        answer "not found") and store it encrypted; a key that may not stop and start is a
+        400 naming the permission, and nothing is saved. DELETE: forget the write key and turn
+        automation off."""
+        account = self.get_object()
+        if request.method == "DELETE":
+            account = services.cloud_account_remove_write_credential(
+                account=account, actor=request.user
+            )
+        else:
+            serializer = WriteCredentialSerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            account = services.cloud_account_set_write_credential(
+                account=account, actor=request.user, **serializer.validated_data
+            )
+        fresh = CloudAccount.objects.prefetch_related("sync_states").get(pk=account.pk)
+        return Response(CloudAccountSerializer(fresh, context=self.get_serializer_context()).data)
 
     @extend_schema(request=ConnectionTestSerializer, responses=ConnectionTestResultSerializer)
     @action(detail=False, methods=["post"], url_path="test-connection")

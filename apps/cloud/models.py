@@ -59,6 +59,15 @@ class CloudAccount(OrganizationScopedModel):
     name = models.CharField(max_length=100)
     secret_id = models.CharField(max_length=128)
     secret_key_encrypted = models.TextField()
+    # A second, write-capable key for automation (StopInstances/StartInstances only, see
+    # docs/automation.md); blank while the account has only its read-only key. Encrypted like
+    # the read key, never returned by the API.
+    write_secret_id = models.CharField(max_length=128, blank=True, default="")
+    write_secret_key_encrypted = models.TextField(blank=True, default="")
+    automation_enabled = models.BooleanField(default=False)
+    # "key=value": the tag the write key's CAM policy limits it to (qcs:resource_tag); blank:
+    # no limit. Automation acts only on instances carrying it.
+    automation_tag = models.CharField(max_length=255, blank=True, default="")
     regions = models.JSONField(default=list, validators=[validate_regions])
     site = models.CharField(max_length=8, choices=Site.choices, default=Site.CHINA)
     endpoint = models.CharField(
@@ -74,6 +83,10 @@ class CloudAccount(OrganizationScopedModel):
 
     class Meta:
         ordering = ["name"]
+
+    @property
+    def has_write_credential(self) -> bool:
+        return bool(self.write_secret_id and self.write_secret_key_encrypted)
 
     def __str__(self) -> str:
         return self.name

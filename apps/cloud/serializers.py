@@ -103,12 +103,41 @@ class ConnectionTestResultSerializer(serializers.Serializer):
     )
 
 
+class WriteCredentialSerializer(StrictSerializer):
+    """A write key for automation; tested with StopInstances/StartInstances before saving."""
+
+    secret_id = _secret_field(max_length=128)
+    secret_key = _secret_field(write_only=True, style={"input_type": "password"})
+    automation_tag = serializers.CharField(
+        max_length=255,
+        required=False,
+        allow_blank=True,
+        help_text="key=value: the tag the key's CAM policy is limited to (qcs:resource_tag).",
+    )
+
+
 class CloudAccountSerializer(StrictModelSerializer):
     secret_id = _secret_field(max_length=128)
     secret_key = _secret_field(write_only=True, style={"input_type": "password"})
     regions = _regions_field()
     endpoint = _endpoint_field()
     sync = SyncStateSerializer(source="sync_states", many=True, read_only=True)
+    has_write_credential = serializers.BooleanField(
+        read_only=True, help_text="Whether a write key (StopInstances/StartInstances) is stored."
+    )
+    write_secret_id = serializers.CharField(
+        read_only=True,
+        help_text="SecretId of the write key; blank without one. Its SecretKey is never returned.",
+    )
+    automation_enabled = serializers.BooleanField(
+        required=False,
+        help_text="Whether GPU Ledger may carry out accepted recommendations on this account. "
+        "Turning it on needs a write key (400, code read_only_credential, otherwise).",
+    )
+    automation_tag = serializers.CharField(
+        read_only=True,
+        help_text="key=value: the tag the write key's CAM policy limits it to; blank for none.",
+    )
 
     class Meta:
         model = CloudAccount
@@ -118,6 +147,10 @@ class CloudAccountSerializer(StrictModelSerializer):
             "provider",
             "secret_id",
             "secret_key",
+            "has_write_credential",
+            "write_secret_id",
+            "automation_enabled",
+            "automation_tag",
             "regions",
             "site",
             "endpoint",

@@ -351,3 +351,19 @@ def instance_upsert_from_bills(
             instance.launched_at, instance.terminated_at = launched, ended
             instance.save(update_fields=["launched_at", "terminated_at", "updated_at"])
     return existing
+
+
+# The write credential and the automation switch live in their own module (this one is long);
+# they are services of the cloud account all the same.
+from apps.cloud.write_credentials import (  # noqa: E402
+    cloud_account_remove_write_credential as cloud_account_remove_write_credential,
+)
+from apps.cloud.write_credentials import (  # noqa: E402
+    cloud_account_set_automation as cloud_account_set_automation,
+)
+from apps.cloud.write_credentials import (  # noqa: E402
+    cloud_account_set_write_credential as cloud_account_set_write_credential,
+)
+from apps.cloud.write_credentials import (  # noqa: E402
+    cloud_account_write_client as cloud_account_write_client,
+)

@@ -21,7 +21,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -51,7 +51,11 @@ DEFAULT_RATE_LIMITS: dict[str, float] = {
     "GetMonitorData": 20,
     "DescribeBillDetail": 5,
     "DescribeAccountBalance": 20,
+    "StopInstances": 10,
+    "StartInstances": 10,
 }
+# Describe calls take at most this many InstanceIds.
+DESCRIBE_INSTANCES_IDS = 100
 
 DESCRIBE_INSTANCES_PAGE = 100
 BILL_DETAIL_PAGE = 300
@@ -188,12 +192,23 @@ class TencentClient:
         return self._clients[key]
 
     def call(
-        self, service: str, action: str, params: dict[str, Any], *, region: str = ""
+        self,
+        service: str,
+        action: str,
+        params: dict[str, Any],
+        *,
+        region: str = "",
+        idempotent: bool = True,
     ) -> dict[str, Any]:
         """One API call with rate limiting and transient retries; returns the Response dict.
 
         Raises the last CloudError when the error is permanent, or when the retry budget would
-        run out before the next attempt.
+        run out before the next attempt. A call that is not ``idempotent`` (StopInstances,
+        StartInstances) is retried only when the error proves the cloud did nothing: a
+        throttled request (RequestLimitExceeded) is refused at the gateway before any work.
+        A timeout, a network error or an InternalError may come after the cloud acted on the
+        request (the instance may be STOPPING already), so the write is not sent again; the
+        caller reads the state back (``describe_instance_states``) and decides.
         """
         client = self._client(service, region)
         limit = self.rate_limits.get(action, 10)
@@ -222,6 +237,8 @@ class TencentClient:
                     # Every thread and worker of this account slows down, not only this call.
                     ratelimit.throttled(key)
                 if not error.is_transient:
+                    raise error from None
+                if not idempotent and not error.code.startswith("RequestLimitExceeded"):
                     raise error from None
                 with self._lock:
                     streak = self._failures_in_a_row[key] = self._failures_in_a_row.get(key, 0) + 1
@@ -259,6 +276,59 @@ class TencentClient:
             offset += len(instances)
             if not instances or offset >= (page.get("TotalCount") or 0):
                 return
+
+    def describe_instance_states(
+        self, region: str, instance_ids: Sequence[str]
+    ) -> dict[str, dict[str, Any]]:
+        """Provider id -> {"state", "stop_charging_mode", "latest_operation",
+        "latest_operation_state"} for the ids that exist in the region (absent ones are
+        missing from the dict), 100 ids a request."""
+        ids = list(dict.fromkeys(instance_ids))
+        states: dict[str, dict[str, Any]] = {}
+        for first in range(0, len(ids), DESCRIBE_INSTANCES_IDS):
+            chunk = ids[first : first + DESCRIBE_INSTANCES_IDS]
+            page = self.call(
+                "cvm",
+                "DescribeInstances",
+                {"InstanceIds": chunk, "Limit": DESCRIBE_INSTANCES_IDS},
+                region=region,
+            )
+            for item in page.get("InstanceSet") or []:
+                states[item["InstanceId"]] = {
+                    "state": item.get("InstanceState"),
+                    "stop_charging_mode": item.get("StopChargingMode"),
+                    "latest_operation": item.get("LatestOperation"),
+                    "latest_operation_state": item.get("LatestOperationState"),
+                }
+        return states
+
+    def stop_instances(
+        self,
+        region: str,
+        instance_ids: Sequence[str],
+        *,
+        stopped_mode: str = "STOP_CHARGING",
+        stop_type: str = "SOFT",
+    ) -> str:
+        """StopInstances (at most 100 ids); returns the RequestId, which the instances'
+        LatestOperationRequestId shows. The stop is asynchronous: the instances are STOPPING
+        when this returns. Raises InstanceStateConflict, InstanceNotFound, NotAuthorized or
+        another CloudError; never retried after a timeout (see ``call``)."""
+        params = {
+            "InstanceIds": list(instance_ids),
+            "StopType": stop_type,
+            "StoppedMode": stopped_mode,
+        }
+        response = self.call("cvm", "StopInstances", params, region=region, idempotent=False)
+        return str(response.get("RequestId", ""))
+
+    def start_instances(self, region: str, instance_ids: Sequence[str]) -> str:
+        """StartInstances (at most 100 ids); returns the RequestId. Asynchronous: STARTING on
+        return. Raises CapacitySoldOut, InstanceStateConflict, InstanceNotFound,
+        NotAuthorized or another CloudError; never retried after a timeout."""
+        params = {"InstanceIds": list(instance_ids)}
+        response = self.call("cvm", "StartInstances", params, region=region, idempotent=False)
+        return str(response.get("RequestId", ""))
 
     def describe_instance_type_configs(self, region: str) -> list[dict[str, Any]]:
         return (

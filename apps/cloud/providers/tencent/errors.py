@@ -44,6 +44,44 @@ class CloudError(Exception):
         return self.kind in (ErrorKind.TRANSIENT, ErrorKind.CLOCK)
 
 
+class InstanceStateConflict(CloudError):
+    """The instance is not in a state the operation needs: already stopped or running, or an
+    operation (STOPPING, STARTING) is in progress. Read its state back and decide again."""
+
+    reason = "state_conflict"
+
+
+class CapacitySoldOut(CloudError):
+    """StartInstances found no capacity for the instance type in its zone (an instance stopped
+    with STOP_CHARGING gave its CPU, memory and GPU back). Try later; nothing was started."""
+
+    reason = "capacity_sold_out"
+
+
+class NotAuthorized(CloudError):
+    """The key may not make this call (CAM: UnauthorizedOperation.*) or was rejected
+    (AuthFailure.*): a person must fix the credential or its policy."""
+
+    reason = "not_authorized"
+
+
+class InstanceNotFound(CloudError):
+    """The instance does not exist in that region (terminated, or a wrong id)."""
+
+    reason = "instance_not_found"
+
+
+# Actions that change instances. Their errors map to the classes above, so automation can
+# branch on what went wrong without parsing codes.
+WRITE_ACTIONS = frozenset({"StopInstances", "StartInstances"})
+STATE_CONFLICT_PREFIXES = (
+    "UnsupportedOperation.InstanceState",
+    "OperationDenied.InstanceOperationInProgress",
+    "MutexOperation.TaskRunning",
+)
+SOLD_OUT_PREFIXES = ("ResourceInsufficient", "ResourcesSoldOut")
+NOT_FOUND_CODES = {"InvalidInstanceId.NotFound"}
+
 TRANSIENT_PREFIXES = (
     "ClientNetworkError",
     "ServerNetworkError",
@@ -72,7 +110,51 @@ CAM_ACTIONS = {
     "GetMonitorData": "monitor:GetMonitorData",
     "DescribeBillDetail": "finance:DescribeBillDetail (billing)",
     "DescribeAccountBalance": "finance:DescribeAccountBalance (billing)",
+    "StopInstances": "cvm:StopInstances",
+    "StartInstances": "cvm:StartInstances",
 }
+
+
+def _classify_write(
+    code: str, detail: str, request_id: str | None, action: str
+) -> CloudError | None:
+    """The specific error of a StopInstances/StartInstances answer, None for the generic ones."""
+    if code.startswith(STATE_CONFLICT_PREFIXES):
+        return InstanceStateConflict(
+            ErrorKind.INVALID,
+            code,
+            f"Tencent Cloud refused {action}: the instance is not in a state that allows it "
+            f"({code}). {detail}".strip(),
+            request_id,
+        )
+    if code.startswith(SOLD_OUT_PREFIXES):
+        return CapacitySoldOut(
+            ErrorKind.INVALID,
+            code,
+            f"Tencent Cloud has no capacity left to start the instance ({code}). {detail}".strip(),
+            request_id,
+        )
+    if code in NOT_FOUND_CODES:
+        return InstanceNotFound(
+            ErrorKind.INVALID, code, f"The instance does not exist ({code}).", request_id
+        )
+    if code.startswith(PERMISSION_PREFIXES):
+        return NotAuthorized(
+            ErrorKind.PERMISSION,
+            code,
+            f"The write key of this account is not allowed to call {action}. Grant it the CAM "
+            f"permission {CAM_ACTIONS[action]} (docs/automation.md has the policy to attach).",
+            request_id,
+        )
+    if code in CREDENTIAL_CODES:
+        return NotAuthorized(
+            ErrorKind.CREDENTIALS,
+            code,
+            f"Tencent Cloud rejected the write SecretId/SecretKey of this account ({code}). "
+            "Check that the key pair is correct and enabled, then save it again.",
+            request_id,
+        )
+    return None
 
 
 def classify(exc: TencentCloudSDKException, *, action: str) -> CloudError:
@@ -80,6 +162,10 @@ def classify(exc: TencentCloudSDKException, *, action: str) -> CloudError:
     code = exc.get_code() or "Unknown"
     detail = (exc.get_message() or "").strip()
     request_id = exc.get_request_id()
+    if action in WRITE_ACTIONS:
+        specific = _classify_write(code, detail, request_id, action)
+        if specific is not None:
+            return specific
     if code.startswith(TRANSIENT_PREFIXES):
         return CloudError(
             ErrorKind.TRANSIENT,

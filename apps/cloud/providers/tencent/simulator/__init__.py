@@ -13,14 +13,21 @@ In tests::
 
 from __future__ import annotations
 
+from .cam import CamPolicy
 from .constants import (
     DEFAULT_CREDENTIALS,
     DEFAULT_RATE_LIMITS,
     DEFAULT_SECRET_ID,
     DEFAULT_SECRET_KEY,
+    READ_ONLY_SECRET_ID,
+    READ_ONLY_SECRET_KEY,
+    SIMULATOR_CREDENTIALS,
+    WRITE_SECRET_ID,
+    WRITE_SECRET_KEY,
 )
 from .faults import RequestLog, RequestRecord
 from .fleet import Fleet, Instance
+from .operations import Operations, Transition
 from .server import SimulatorServer, serve
 from .world import SimulatedCloud
 
@@ -29,11 +36,19 @@ __all__ = [
     "DEFAULT_RATE_LIMITS",
     "DEFAULT_SECRET_ID",
     "DEFAULT_SECRET_KEY",
+    "READ_ONLY_SECRET_ID",
+    "READ_ONLY_SECRET_KEY",
+    "SIMULATOR_CREDENTIALS",
+    "WRITE_SECRET_ID",
+    "WRITE_SECRET_KEY",
+    "CamPolicy",
     "Fleet",
     "Instance",
+    "Operations",
     "RequestLog",
     "RequestRecord",
     "SimulatedCloud",
     "SimulatorServer",
+    "Transition",
     "serve",
 ]

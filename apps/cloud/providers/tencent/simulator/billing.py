@@ -109,6 +109,7 @@ class BillBook:
             cached = self._cache.get(key)
         if cached is not None:
             return cached
+        version = self.fleet.operations.version
         start, end = month_bounds(month)
         lines: list[BillLine] = []
         for inst in self.fleet.all_instances:
@@ -121,10 +122,17 @@ class BillBook:
             lines.extend(self._adjustment_lines(start, end, settled))
         lines.sort(key=lambda line: (line.fee_begin, line.instance_index))
         with self._lock:
-            self._cache[key] = lines
-            while len(self._cache) > 12:
-                self._cache.popitem(last=False)
+            # Kept only when no operation was recorded while the lines were built.
+            if self.fleet.operations.version == version:
+                self._cache[key] = lines
+                while len(self._cache) > 12:
+                    self._cache.popitem(last=False)
         return lines
+
+    def forget(self) -> None:
+        """Drop every cached month (an operation changed what some hours bill)."""
+        with self._lock:
+            self._cache.clear()
 
     def _bill_id(self, inst: Instance, moment: int, action: str) -> str:
         digest = hashlib.sha256(

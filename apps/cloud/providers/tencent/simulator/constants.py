@@ -15,6 +15,20 @@ from typing import TypedDict
 DEFAULT_SECRET_ID = "AKIDsimulator0000000000000000000000"
 DEFAULT_SECRET_KEY = "simulatorSecretKey00000000000000"
 DEFAULT_CREDENTIALS: dict[str, str] = {DEFAULT_SECRET_ID: DEFAULT_SECRET_KEY}
+# Two more pairs with narrower CAM policies (see ``cam.DEFAULT_POLICIES``): a read-only key
+# (everything but StopInstances/StartInstances) and a write key that may call only
+# StopInstances, StartInstances and DescribeInstances, as docs/automation.md tells users to
+# create. The default pair keeps every permission, so existing set-ups keep working.
+READ_ONLY_SECRET_ID = "AKIDsimulatorReadOnly00000000000000"
+READ_ONLY_SECRET_KEY = "simulatorReadOnlyKey000000000000"
+WRITE_SECRET_ID = "AKIDsimulatorWrite00000000000000000"
+WRITE_SECRET_KEY = "simulatorWriteKey000000000000000"
+# Every pair a simulator accepts unless told otherwise.
+SIMULATOR_CREDENTIALS: dict[str, str] = {
+    **DEFAULT_CREDENTIALS,
+    READ_ONLY_SECRET_ID: READ_ONLY_SECRET_KEY,
+    WRITE_SECRET_ID: WRITE_SECRET_KEY,
+}
 
 # Service name (the credential scope) -> the only API version the simulator speaks for it.
 SERVICE_VERSIONS: dict[str, str] = {
@@ -49,6 +63,8 @@ DEFAULT_RATE_LIMITS: dict[str, int] = {
     "DescribeBillDetail": 5,
     "DescribeAccountBalance": 20,
     "DescribeResourceTagsByResourceIds": 20,
+    "StopInstances": 10,
+    "StartInstances": 10,
 }
 
 # The account behind the default credentials.

@@ -16,6 +16,7 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 THROTTLE = "RequestLimitExceeded"
 INTERNAL_ERROR = "InternalError"
@@ -138,6 +139,14 @@ class RequestRecord:
     action: str
     secret_id: str
     outcome: str
+    request_id: str = ""
+    # The request's JSON parameters (None when the body was not a JSON object).
+    params: dict[str, Any] | None = field(default=None, compare=False, hash=False)
+
+    def names_instance(self, instance_id: str) -> bool:
+        """Whether the request's ``InstanceIds`` include the instance."""
+        ids = (self.params or {}).get("InstanceIds")
+        return isinstance(ids, list) and instance_id in ids
 
 
 class RequestLog:

@@ -11,7 +11,7 @@ Times inside the simulator are unix seconds (int); datetimes appear only at the 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -19,6 +19,7 @@ import numpy as np
 
 from .catalog import INSTANCE_TYPES, InstanceTypeSpec
 from .constants import from_epoch, to_epoch
+from .operations import NOT_APPLICABLE, STOPPED, Operations, Transition, intervals_where, merge
 
 DAY = 86400
 HOUR = 3600
@@ -150,6 +151,9 @@ class Instance:
     uuid: str = ""
     private_ip: str = ""
     extra: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+    # The world's operations log (StopInstances/StartInstances), shared by the whole fleet:
+    # from an instance's first operation on, its timeline there overrides the seeded pattern.
+    operations: Operations | None = field(default=None, compare=False, hash=False, repr=False)
 
     @property
     def day_only(self) -> bool:
@@ -169,7 +173,7 @@ class Instance:
         """Whether the instance exists (created, not yet terminated) at a moment."""
         return self.created_at <= moment < self.end_of_life
 
-    def running_intervals(self, start: int, end: int) -> list[tuple[int, int]]:
+    def _seeded_running_intervals(self, start: int, end: int) -> list[tuple[int, int]]:
         """Half-open [a, b) intervals inside [start, end) during which the instance runs."""
         lo = max(start, self.created_at)
         hi = int(min(end, self.end_of_life, self.stopped_at or float("inf")))
@@ -189,13 +193,49 @@ class Instance:
                 intervals.append((a, b))
         return intervals
 
-    def compute_billed_intervals(self, start: int, end: int) -> list[tuple[int, int]]:
+    def _seeded_compute_billed_intervals(self, start: int, end: int) -> list[tuple[int, int]]:
         """Intervals during which compute is charged: running, or stopped with KEEP_CHARGING."""
         if self.stopped_at is None:
-            return self.running_intervals(start, end)
+            return self._seeded_running_intervals(start, end)
         lo = max(start, self.created_at)
         hi = int(min(end, self.end_of_life))
         return [(lo, hi)] if lo < hi else []
+
+    def _timeline(self) -> tuple[Transition, ...]:
+        return () if self.operations is None else self.operations.timeline(self.instance_id)
+
+    def _with_timeline(
+        self,
+        seeded: list[tuple[int, int]],
+        timeline: tuple[Transition, ...],
+        start: int,
+        end: int,
+        keep: Callable[[Transition], bool],
+    ) -> list[tuple[int, int]]:
+        lo = max(start, timeline[0].at, self.created_at)
+        hi = int(min(end, self.end_of_life))
+        return merge(seeded + intervals_where(timeline, lo, hi, keep))
+
+    def running_intervals(self, start: int, end: int) -> list[tuple[int, int]]:
+        """Half-open [a, b) intervals inside [start, end) during which the instance runs (and
+        reports metrics). After an operation: every state but STOPPED (operations.py)."""
+        timeline = self._timeline()
+        if not timeline:
+            return self._seeded_running_intervals(start, end)
+        seeded = self._seeded_running_intervals(start, min(end, timeline[0].at))
+        return self._with_timeline(seeded, timeline, start, end, lambda t: t.powered)
+
+    def compute_billed_intervals(self, start: int, end: int) -> list[tuple[int, int]]:
+        """Intervals during which compute is charged: running, or stopped with KEEP_CHARGING."""
+        timeline = self._timeline()
+        if not timeline:
+            return self._seeded_compute_billed_intervals(start, end)
+        seeded = self._seeded_compute_billed_intervals(start, min(end, timeline[0].at))
+        return self._with_timeline(seeded, timeline, start, end, lambda t: t.runtime_billed)
+
+    def latest_transition(self, moment: int) -> Transition | None:
+        """The operation transition in force at ``moment``; None before any operation."""
+        return None if self.operations is None else self.operations.latest(self.instance_id, moment)
 
     def existence_interval(self, start: int, end: int) -> tuple[int, int] | None:
         """The part of [start, end) during which the instance exists (its disk is billed)."""
@@ -211,12 +251,18 @@ class Instance:
         """InstanceState at a moment, None when the instance does not exist then."""
         if not self.exists_at(moment):
             return None
+        latest = self.latest_transition(moment)
+        if latest is not None:
+            return latest.state
         return "RUNNING" if self.is_running(moment) else "STOPPED"
 
     def stop_charging_mode_at(self, moment: int) -> str:
         """StopChargingMode as DescribeInstances reports it."""
-        if self.state_at(moment) != "STOPPED":
-            return "NOT_APPLICABLE"
+        if self.state_at(moment) != STOPPED:
+            return NOT_APPLICABLE
+        latest = self.latest_transition(moment)
+        if latest is not None:
+            return latest.stopped_mode
         return "STOP_CHARGING" if self.day_only else "KEEP_CHARGING"
 
     def subscription_starts(self, until: float) -> list[int]:
@@ -257,6 +303,7 @@ class Fleet:
             raise ValueError(f"unknown simulator scenario(s): {', '.join(sorted(unknown))}")
         self.seed = seed
         self.anchor = anchor
+        self.operations = Operations()
         self.scenarios = frozenset(scenarios)
         rng = np.random.default_rng([seed, 7919])
         used: set[str] = set()
@@ -302,6 +349,7 @@ class Fleet:
                     stopped_at=stopped,
                     uuid=str(uuid.UUID(bytes=rng.bytes(16), version=4)),
                     private_ip=f"10.{1 + index // 200}.{index % 200}.{int(rng.integers(2, 250))}",
+                    operations=self.operations,
                 )
             )
         self.all_instances: list[Instance] = instances

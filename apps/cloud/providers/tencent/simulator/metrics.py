@@ -151,12 +151,25 @@ class MetricStore:
             if block is not None:
                 self._cache.move_to_end(key)
                 return block
+        operations = self.fleet.operations
+        version = operations.version
         block = self._generate(inst, day)
         with self._lock:
-            self._cache[key] = block
-            if len(self._cache) > self._cache_days:
-                self._cache.popitem(last=False)
+            # An operation recorded while this block was generated may have changed it: serve
+            # it, but keep it only when the operations log did not move meanwhile.
+            if operations.version == version:
+                self._cache[key] = block
+                if len(self._cache) > self._cache_days:
+                    self._cache.popitem(last=False)
         return block
+
+    def forget(self, inst: Instance, from_moment: int) -> None:
+        """Drop the cached days of an instance from the day of ``from_moment`` on (an operation
+        changed when it runs, hence which minutes have points)."""
+        first_day = from_moment // DAY
+        with self._lock:
+            for key in [k for k in self._cache if k[0] == inst.index and k[1] >= first_day]:
+                del self._cache[key]
 
     def _generate(self, inst: Instance, day: int) -> np.ndarray:
         # Draw every random number in a fixed order before any branching on the pattern, so the

@@ -18,7 +18,8 @@ from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .constants import DEFAULT_CREDENTIALS, DEFAULT_RATE_LIMITS, SERVICE_VERSIONS, utc_now
+from .cam import DEFAULT_POLICIES, FULL_ACCESS, CamPolicy
+from .constants import DEFAULT_RATE_LIMITS, SERVICE_VERSIONS, SIMULATOR_CREDENTIALS, utc_now
 from .errors import ApiError
 from .faults import (
     HTTP_500,
@@ -32,6 +33,7 @@ from .faults import (
 )
 from .fleet import Fleet
 from .handlers import ACTIONS, RequestContext
+from .operations import WRITE_ACTIONS
 from .signature import parse_authorization, verify
 from .world import MonitorSettings, SimulatedCloud
 
@@ -49,6 +51,8 @@ class SimulatorServer:
     (unix seconds) is only for the signature's 300-second window, so a test can freeze the
     simulated time while the SDK keeps signing with the real one. ``denied_actions`` are
     answered ``UnauthorizedOperation.CamNoAuth``, as for a key without that CAM permission.
+    ``policies`` give SecretIds narrower permissions (``cam.DEFAULT_POLICIES`` when None: the
+    read-only and the write key); a SecretId without a policy may call everything.
     """
 
     def __init__(
@@ -66,6 +70,7 @@ class SimulatorServer:
         http_500_every: int = 0,
         delay_ms: int = 0,
         denied_actions: frozenset[str] = frozenset(),
+        policies: Mapping[str, CamPolicy] | None = None,
         monitor_max_instances: int | None = None,
         monitor_max_points: int | None = None,
         monitor_lag_seconds: int | None = None,
@@ -79,7 +84,7 @@ class SimulatorServer:
         if monitor_lag_seconds is not None:
             monitor.lag_seconds = monitor_lag_seconds
         self.cloud = SimulatedCloud(seed=seed, now=now, anchor=anchor, monitor=monitor)
-        self.credentials = dict(DEFAULT_CREDENTIALS if credentials is None else credentials)
+        self.credentials = dict(SIMULATOR_CREDENTIALS if credentials is None else credentials)
         self.rate_limiter = RateLimiter(DEFAULT_RATE_LIMITS if rate_limits is None else rate_limits)
         self.faults = FaultInjector()
         self.faults.configure(
@@ -89,6 +94,9 @@ class SimulatorServer:
             delay_ms=delay_ms,
         )
         self.denied_actions = frozenset(denied_actions)
+        self.policies: dict[str, CamPolicy] = dict(
+            DEFAULT_POLICIES if policies is None else policies
+        )
         self.request_log = RequestLog()
         self.auth_clock = auth_clock
         self._httpd = ThreadingHTTPServer((host, port), _Handler)
@@ -150,6 +158,40 @@ class SimulatorServer:
         """Most requests of one action the server received within any ``seconds`` window."""
         return self.request_log.max_requests_in_any_window(action, seconds)
 
+    def requests(
+        self,
+        action: str | None = None,
+        *,
+        instance_id: str | None = None,
+        secret_id: str | None = None,
+        outcome: str | None = None,
+    ) -> list[RequestRecord]:
+        """The requests received, oldest first, with their parameters (``record.params``),
+        RequestId and outcome (OK or the error code): of one action, naming one instance in
+        its ``InstanceIds``, from one SecretId, with one outcome. Counting StopInstances calls
+        per instance is ``len(sim.requests("StopInstances", instance_id=...))``."""
+        return [
+            r
+            for r in self.request_log.records(action, secret_id)
+            if (instance_id is None or r.names_instance(instance_id))
+            and (outcome is None or r.outcome == outcome)
+        ]
+
+    def set_policy(
+        self,
+        secret_id: str,
+        *,
+        allowed_actions: frozenset[str] | set[str] | None = None,
+        denied_actions: frozenset[str] | set[str] = frozenset(),
+        resource_tag: tuple[str, str] | None = None,
+    ) -> None:
+        """Give one SecretId a CAM policy (replacing its previous one)."""
+        self.policies[secret_id] = CamPolicy(
+            frozenset(allowed_actions) if allowed_actions is not None else None,
+            frozenset(denied_actions),
+            resource_tag,
+        )
+
     # Request handling ---------------------------------------------------------------------
 
     def handle(
@@ -167,14 +209,20 @@ class SimulatorServer:
         # Best effort, only for the request log: a malformed header is answered below.
         with contextlib.suppress(ApiError):
             secret_id, _, service, _, _ = parse_authorization(headers.get("authorization"))
+        params: dict[str, Any] | None = None
+        with contextlib.suppress(ValueError):
+            decoded = json.loads(body or b"{}")
+            params = decoded if isinstance(decoded, dict) else None
         fault, delay = self.faults.pick(action)
         if delay:
             time.sleep(delay)
         if fault == HTTP_500:
-            self._log(arrived, service, action, secret_id, HTTP_500)
+            self._log(arrived, service, action, secret_id, HTTP_500, request_id, params)
             return 500, "text/html", b"<html><body><h1>500 Internal Server Error</h1></body></html>"
         try:
-            response = self._dispatch(method, path, query, headers, body, fault, arrived[0])
+            response = self._dispatch(
+                method, path, query, headers, body, fault, arrived[0], request_id
+            )
             outcome = OK
         except ApiError as error:
             response = {"Error": {"Code": error.code, "Message": error.message}}
@@ -186,14 +234,23 @@ class SimulatorServer:
             }
             outcome = "InternalError"
         response["RequestId"] = request_id
-        self._log(arrived, service, action, secret_id, outcome)
+        self._log(arrived, service, action, secret_id, outcome, request_id, params)
         payload = json.dumps({"Response": response}, ensure_ascii=False).encode()
         return 200, CONTENT_TYPE, payload
 
     def _log(
-        self, arrived: tuple[float, float], service: str, action: str, secret_id: str, outcome: str
+        self,
+        arrived: tuple[float, float],
+        service: str,
+        action: str,
+        secret_id: str,
+        outcome: str,
+        request_id: str,
+        params: dict[str, Any] | None,
     ) -> None:
-        self.request_log.append(RequestRecord(*arrived, service, action, secret_id, outcome))
+        self.request_log.append(
+            RequestRecord(*arrived, service, action, secret_id, outcome, request_id, params)
+        )
         logger.debug("simulator %s.%s -> %s", service, action, outcome)
 
     def _dispatch(
@@ -205,6 +262,7 @@ class SimulatorServer:
         body: bytes,
         fault: str | None,
         arrived: float,
+        request_id: str,
     ) -> dict[str, Any]:
         if method != "POST":
             raise ApiError("InvalidParameter", "The simulator accepts only POST requests.")
@@ -248,7 +306,8 @@ class SimulatorServer:
                 )
             if region not in self.cloud.fleet.regions:
                 raise ApiError("UnsupportedRegion", f"The region `{region}` is not supported.")
-        if action in self.denied_actions:
+        policy = self.policies.get(scope.secret_id, FULL_ACCESS)
+        if action in self.denied_actions or not policy.allows(action):
             raise ApiError(
                 "UnauthorizedOperation.CamNoAuth",
                 f"The current user is not authorized to call `{action}` (CAM).",
@@ -270,7 +329,14 @@ class SimulatorServer:
             raise ApiError("InvalidParameter", "The request body is not valid JSON.") from exc
         if not isinstance(params, dict):
             raise ApiError("InvalidParameter", "The request body must be a JSON object.")
-        context = RequestContext(self.cloud, region, scope.secret_id, self.cloud.now_epoch())
+        context = RequestContext(
+            self.cloud,
+            region,
+            scope.secret_id,
+            self.cloud.now_epoch(),
+            request_id,
+            policy.resource_tag if action in WRITE_ACTIONS else None,
+        )
         return handler(context, params)
 
 

@@ -6,7 +6,7 @@ from the very same generators the API serves from (but never over HTTP, and with
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -22,6 +22,8 @@ from .constants import (
 )
 from .fleet import Fleet, Instance, day_anchor
 from .metrics import MetricStore, Series, canonical_metric
+from .operations import KEEP_CHARGING, Operations, Transition
+from .power import start_instances, stop_instances
 
 Moment = datetime | int | None
 
@@ -53,6 +55,13 @@ class SimulatedCloud:
         self.metrics = MetricStore(self.fleet)
         self.bills = BillBook(self.fleet)
         self.monitor = monitor or MonitorSettings()
+        self.fleet.operations.subscribe(self._forget_from)
+
+    def _forget_from(self, instance_id: str, moment: int) -> None:
+        # An operation changed the instance's life from ``moment`` on: what the caches
+        # computed from the seeded pattern for those days and months is stale.
+        self.metrics.forget(self.fleet.get(instance_id), moment)
+        self.bills.forget()
 
     def now_epoch(self, moment: Moment = None) -> int:
         """Unix seconds of ``moment``, or of the simulation clock when None."""
@@ -65,6 +74,67 @@ class SimulatedCloud:
     def instances(self, now: Moment = None, region: str | None = None) -> list[Instance]:
         """What DescribeInstances lists at ``now`` (terminated instances excluded)."""
         return self.fleet.instances(self.now_epoch(now), region)
+
+    # Operations (StopInstances / StartInstances) ----------------------------------------
+
+    @property
+    def operations(self) -> Operations:
+        """The operations log and its knobs (stop/start seconds, sold-out zones)."""
+        return self.fleet.operations
+
+    def stop_instances(
+        self,
+        instance_ids: Sequence[str],
+        *,
+        stopped_mode: str = KEEP_CHARGING,
+        stop_type: str = "SOFT",
+        region: str | None = None,
+        now: Moment = None,
+        request_id: str | None = None,
+        required_tag: tuple[str, str] | None = None,
+    ) -> str:
+        """StopInstances without HTTP (same rules, same errors as ApiError); the request id."""
+        return stop_instances(
+            self,
+            instance_ids,
+            region=region,
+            stopped_mode=stopped_mode,
+            stop_type=stop_type,
+            now=self.now_epoch(now),
+            request_id=request_id,
+            required_tag=required_tag,
+        )
+
+    def start_instances(
+        self,
+        instance_ids: Sequence[str],
+        *,
+        region: str | None = None,
+        now: Moment = None,
+        request_id: str | None = None,
+        required_tag: tuple[str, str] | None = None,
+    ) -> str:
+        """StartInstances without HTTP (same rules, same errors as ApiError); the request id."""
+        return start_instances(
+            self,
+            instance_ids,
+            region=region,
+            now=self.now_epoch(now),
+            request_id=request_id,
+            required_tag=required_tag,
+        )
+
+    def state_at(self, instance_id: str, moment: Moment = None) -> str | None:
+        """InstanceState at ``moment`` (the clock when None); None when it does not exist."""
+        return self.fleet.get(instance_id).state_at(self.now_epoch(moment))
+
+    def stop_charging_mode_at(self, instance_id: str, moment: Moment = None) -> str:
+        """StopChargingMode at ``moment`` as DescribeInstances reports it."""
+        return self.fleet.get(instance_id).stop_charging_mode_at(self.now_epoch(moment))
+
+    def operations_of(self, instance_id: str) -> tuple[Transition, ...]:
+        """Every transition the operations log holds for one instance, oldest first."""
+        return self.operations.timeline(instance_id)
 
     # Metrics -----------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import billing, cvm, monitor, tag
+from . import billing, cvm, monitor, power, tag
 from .params import RequestContext
 
 Handler = Callable[[RequestContext, dict[str, Any]], dict[str, Any]]
@@ -16,6 +16,8 @@ ACTIONS: dict[tuple[str, str], tuple[Handler, bool]] = {
     ("cvm", "DescribeInstances"): (cvm.describe_instances, True),
     ("cvm", "DescribeInstanceTypeConfigs"): (cvm.describe_instance_type_configs, True),
     ("cvm", "DescribeZoneInstanceConfigInfos"): (cvm.describe_zone_instance_config_infos, True),
+    ("cvm", "StopInstances"): (power.stop_instances, True),
+    ("cvm", "StartInstances"): (power.start_instances, True),
     ("monitor", "GetMonitorData"): (monitor.get_monitor_data, True),
     ("billing", "DescribeBillDetail"): (billing.describe_bill_detail, False),
     ("billing", "DescribeAccountBalance"): (billing.describe_account_balance, False),

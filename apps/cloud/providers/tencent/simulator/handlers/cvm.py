@@ -1,4 +1,5 @@
-"""CVM 2017-03-12: DescribeInstances, DescribeInstanceTypeConfigs, DescribeZoneInstanceConfigInfos."""
+"""CVM 2017-03-12: DescribeInstances, DescribeInstanceTypeConfigs, DescribeZoneInstanceConfigInfos
+(StopInstances and StartInstances are in ``power.py``)."""
 
 from __future__ import annotations
 
@@ -52,6 +53,27 @@ def instance_json(inst: Instance, now: int) -> dict[str, Any]:
     if prepaid:
         renewals = inst.subscription_starts(until=now + 1)
         expires = iso_utc(add_months(inst.created_at, len(renewals)))
+    latest = inst.latest_transition(now)
+    operation: dict[str, Any] = {
+        "LatestOperation": "StopInstances"
+        if state == "STOPPED"
+        else "StartInstances"
+        if inst.day_only
+        else "RunInstances",
+        "LatestOperationState": "SUCCESS",
+    }
+    if latest is not None:
+        # After an operation through the API: what it was, how far it got, and its request.
+        operation = {
+            "LatestOperation": latest.operation,
+            "LatestOperationState": latest.operation_state,
+            "LatestOperationRequestId": latest.request_id,
+        }
+        if latest.operation_state == "FAILED":
+            operation["LatestOperationErrorMsg"] = (
+                "ResourceInsufficient.AvailabilityZoneSoldOut: the zone has no capacity left "
+                "for this instance type; the instance stays STOPPED."
+            )
     return {
         "InstanceId": inst.instance_id,
         "InstanceName": inst.name,
@@ -101,12 +123,7 @@ def instance_json(inst: Instance, now: int) -> dict[str, Any]:
         },
         "OsName": "Ubuntu Server 22.04 LTS 64bit",
         "ImageId": "img-487zeit5",
-        "LatestOperation": "StopInstances"
-        if state == "STOPPED"
-        else "StartInstances"
-        if inst.day_only
-        else "RunInstances",
-        "LatestOperationState": "SUCCESS",
+        **operation,
         "DisableApiTermination": False,
     }
 

@@ -20,6 +20,9 @@ class RequestContext:
     region: str | None
     secret_id: str
     now: int  # simulation time of the request, unix seconds
+    request_id: str | None = None  # the RequestId the answer carries
+    # The tag a CAM policy limits the credential's StopInstances/StartInstances to (qcs:resource_tag).
+    resource_tag: tuple[str, str] | None = None
 
 
 def check(
