@@ -514,6 +514,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/cloud-accounts/{id}/write-credential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * @description PUT: test a write key (StopInstances/StartInstances on an id that cannot exist must
+         *     answer "not found") and store it encrypted; a key that may not stop and start is a
+         *     400 naming the permission, and nothing is saved. DELETE: forget the write key and turn
+         *     automation off.
+         */
+        put: operations["v1_cloud_accounts_write_credential_update"];
+        post?: never;
+        /**
+         * @description PUT: test a write key (StopInstances/StartInstances on an id that cannot exist must
+         *     answer "not found") and store it encrypted; a key that may not stop and start is a
+         *     400 naming the permission, and nothing is saved. DELETE: forget the write key and turn
+         *     automation off.
+         */
+        delete: operations["v1_cloud_accounts_write_credential_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/cloud-accounts/test-connection": {
         parameters: {
             query?: never;
@@ -1795,6 +1823,14 @@ export interface components {
             name: string;
             readonly provider: string;
             secret_id: string;
+            /** @description Whether a write key (StopInstances/StartInstances) is stored. */
+            readonly has_write_credential: boolean;
+            /** @description SecretId of the write key; blank without one. Its SecretKey is never returned. */
+            readonly write_secret_id: string;
+            /** @description Whether GPU Ledger may carry out accepted recommendations on this account. Turning it on needs a write key (400, code read_only_credential, otherwise). */
+            automation_enabled?: boolean;
+            /** @description key=value: the tag the write key's CAM policy limits it to; blank for none. */
+            readonly automation_tag: string;
             regions: string[];
             site?: components["schemas"]["SiteEnum"];
             /** @description host:port that every service is sent to instead of *.tencentcloudapi.com; it must not resolve to a loopback, private, link-local or metadata address. */
@@ -1813,6 +1849,8 @@ export interface components {
             name: string;
             secret_id: string;
             secret_key: string;
+            /** @description Whether GPU Ledger may carry out accepted recommendations on this account. Turning it on needs a write key (400, code read_only_credential, otherwise). */
+            automation_enabled?: boolean;
             regions: components["schemas"]["RegionsEnum"][];
             site?: components["schemas"]["SiteEnum"];
             /** @description host:port that every service is sent to instead of *.tencentcloudapi.com; it must not resolve to a loopback, private, link-local or metadata address. */
@@ -3109,6 +3147,8 @@ export interface components {
             name?: string;
             secret_id?: string;
             secret_key?: string;
+            /** @description Whether GPU Ledger may carry out accepted recommendations on this account. Turning it on needs a write key (400, code read_only_credential, otherwise). */
+            automation_enabled?: boolean;
             regions?: components["schemas"]["RegionsEnum"][];
             site?: components["schemas"]["SiteEnum"];
             /** @description host:port that every service is sent to instead of *.tencentcloudapi.com; it must not resolve to a loopback, private, link-local or metadata address. */
@@ -4203,6 +4243,13 @@ export interface components {
             sampled_at: string;
             /** Format: double */
             value: number;
+        };
+        /** @description A write key for automation; tested with StopInstances/StartInstances before saving. */
+        WriteCredentialRequest: {
+            secret_id: string;
+            secret_key: string;
+            /** @description key=value: the tag the key's CAM policy is limited to (qcs:resource_tag). */
+            automation_tag?: string;
         };
     };
     responses: never;
@@ -7211,6 +7258,156 @@ export interface operations {
             };
             /** @description The request body is not JSON (`Content-Type: application/json`). */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key or person: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_cloud_accounts_write_credential_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this cloud account. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WriteCredentialRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CloudAccount"];
+                };
+            };
+            /** @description Invalid input: `error.fields` names each bad field or query parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but the role (or the API key's scope) may not do this; or a failed CSRF check of a browser session. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in the request's organization (another organization's objects are not found either), or no such page. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key or person: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_cloud_accounts_write_credential_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this cloud account. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: `error.fields` names each bad field or query parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but the role (or the API key's scope) may not do this; or a failed CSRF check of a browser session. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in the request's organization (another organization's objects are not found either), or no such page. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
