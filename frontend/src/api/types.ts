@@ -223,148 +223,33 @@ export type ProjectUsageList = AsRendered<Schemas['ProjectUsageList']>;
 export type ProjectUsage = AsRendered<Schemas['ProjectUsage']>;
 
 /* ---------- automation ("Run it for me") ---------- */
-/*
- * Written by hand from apps/automation/serializers.py (the shapes drf-spectacular gives them: Automation, Plan,
- * NextAction, Week, AutomationAction, AutomationSettings, PlanCreateRequest, PatchedPlanUpdateRequest) while
- * `make types` cannot run yet (a schema warning: two choice sets named "kind"). Once it has run, each becomes
- * `AsRendered<Schemas['…']>` and this section is the only edit.
- */
 
 /** Why a recommendation cannot be run for you (apps/automation/reasons.py UNAVAILABLE). */
-export type AutomationUnavailableReason =
-  | 'not_accepted'
-  | 'kind_not_automatable'
-  | 'no_cloud_account'
-  | 'read_only_credential'
-  | 'automation_disabled'
-  | 'automation_paused';
-export type AutomationPlanStatus = 'active' | 'paused' | 'ended';
-export type AutomationActionKind = 'stop' | 'start';
-export type AutomationActionStatus = 'pending' | 'claimed' | 'sent' | 'confirmed' | 'skipped' | 'failed' | 'cancelled';
+export type AutomationUnavailableReason = Schemas['AutomationUnavailableReasonEnum'];
+export type AutomationPlanStatus = Schemas['AutomationPlanStatusEnum'];
+export type AutomationActionKind = Schemas['AutomationActionKindEnum'];
+export type AutomationActionStatus = Schemas['AutomationActionStatusEnum'];
 /** Why an action was skipped, cancelled or failed ('' when it went as planned). */
-export type AutomationActionReason =
-  | ''
-  | 'opted_out'
-  | 'no_recent_metrics'
-  | 'busy_gpu_util'
-  | 'busy_gpu_mem'
-  | 'automation_paused'
-  | 'automation_disabled'
-  | 'read_only_credential'
-  | 'plan_not_active'
-  | 'too_late'
-  | 'already_in_state'
-  | 'capacity_sold_out'
-  | 'not_authorized'
-  | 'instance_not_found'
-  | 'cloud_error'
-  | 'retries_exhausted'
-  | 'not_confirmed';
-
-export interface UserRef {
-  id: number;
-  email: string;
-  name: string;
-}
-
-export interface AutomationPlan {
-  id: number;
-  kind: string;
-  status: AutomationPlanStatus;
-  /** Local days (`YYYY-MM-DD`, the organization's calendar) on which nothing is stopped or started. */
-  skip_dates: string[];
-  grace_hours: number;
-  memory_held_confirmed: boolean;
-  told_at: string | null;
-  created_at: string;
-  created_by: UserRef | null;
-  ended_at: string | null;
-}
-
-export interface AutomationNextAction {
-  at: string;
-  kind: AutomationActionKind;
-  /** The instance's id in GPU Ledger (not the cloud's). */
-  instance_id: number;
-  instance_name: string;
-}
-
+export type AutomationActionReason = AsRendered<Schemas['AutomationAction']>['reason'];
+export type UserRef = AsRendered<Schemas['UserRef']>;
+/** `skip_dates`: local days (`YYYY-MM-DD`, the organization's calendar) on which nothing is stopped or started. */
+export type AutomationPlan = AsRendered<Schemas['Plan']>;
+/** `instance_id` is the instance's id in GPU Ledger (not the cloud's). */
+export type AutomationNextAction = AsRendered<Schemas['NextAction']>;
 /** One week of the plan: the saving promised and the one the bills show (decimal strings). */
-export interface AutomationWeek {
-  week_start: string;
-  promised: string | null;
-  realised: string | null;
-  currency: string;
-  stopped_hours: number;
-}
-
+export type AutomationWeek = AsRendered<Schemas['Week']>;
 /**
  * `GET /recommendations/{id}/automation`. Without a plan, `next_actions` is what one would do; `plan` is the
- * live plan, else the latest ended one.
+ * live plan, else the latest ended one; `unavailable_reason_text` is the reason in the server's words.
  */
-export interface RecommendationAutomation {
-  available: boolean;
-  unavailable_reason: AutomationUnavailableReason | null;
-  /** The reason in the request's language (the server's words). */
-  unavailable_reason_text: string | null;
-  plan: AutomationPlan | null;
-  next_actions: AutomationNextAction[];
-  weeks: AutomationWeek[];
-}
-
+export type RecommendationAutomation = AsRendered<Schemas['Automation']>;
 /** `POST /recommendations/{id}/automation`: turns "Run it for me" on. */
-export interface AutomationPlanInput {
-  skip_dates?: string[];
-  grace_hours?: number;
-  memory_held_confirmed?: boolean;
-}
-
+export type AutomationPlanInput = Schemas['PlanCreateRequest'];
 /** `PATCH /recommendations/{id}/automation`: the skip dates and/or pause/resume. */
-export interface AutomationPlanChanges {
-  skip_dates?: string[];
-  status?: Exclude<AutomationPlanStatus, 'ended'>;
-}
-
+export type AutomationPlanChanges = Schemas['PatchedPlanUpdateRequest'];
 /** One stop or start GPU Ledger made (or tried, or skipped) on the cloud. */
-export interface AutomationAction {
-  id: number;
-  plan: number;
-  recommendation: number;
-  instance: number;
-  instance_name: string;
-  instance_provider_id: string;
-  kind: AutomationActionKind;
-  due_at: string;
-  status: AutomationActionStatus;
-  attempts: number;
-  next_attempt_at: string;
-  request_id: string;
-  reason: AutomationActionReason;
-  reason_params: unknown;
-  /** The reason in the request's language (the server's words). */
-  reason_text: string;
-  sent_at: string | null;
-  finished_at: string | null;
-}
-
+export type AutomationAction = AsRendered<Schemas['AutomationAction']>;
 /** `GET/PATCH /automation/settings`: the organization's one switch. */
-export interface AutomationSettings {
-  paused: boolean;
-}
-
+export type AutomationSettings = AsRendered<Schemas['AutomationSettings']>;
 /** `PUT /cloud-accounts/{id}/write-credential`: tested by the server before it is saved. */
-export interface WriteCredentialInput {
-  secret_id: string;
-  secret_key: string;
-  automation_tag?: string;
-}
-
-/** What a cloud account says about automation (fields of CloudAccount once the schema has them). */
-export interface CloudAccountAutomationFields {
-  has_write_credential: boolean;
-  /** The write credential's SecretId (never its key), blank without one. */
-  write_secret_id: string;
-  /** Only instances with this tag are stopped or started; blank: every instance of the account. */
-  automation_tag: string;
-  automation_enabled: boolean;
-}
+export type WriteCredentialInput = Schemas['WriteCredentialRequest'];

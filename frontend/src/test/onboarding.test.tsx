@@ -43,6 +43,10 @@ function account(sync: SyncStatus[], overrides: Partial<CloudAccount> = {}): Clo
     name: 'Simulated',
     provider: 'tencent',
     secret_id: 'AKIDsimulated',
+    has_write_credential: false,
+    write_secret_id: '',
+    automation_enabled: false,
+    automation_tag: '',
     regions: ['ap-guangzhou'],
     site: 'china',
     endpoint: '127.0.0.1:8900',
@@ -287,6 +291,10 @@ describe('first run: connect a cloud account', () => {
     expect(server.find('POST', '/api/v1/cloud-accounts')).toHaveLength(0);
     expect(server.find('POST', '/api/v1/cloud-accounts/test-connection')[0]!.body).toEqual({
       secret_id: 'AKIDsimulated',
+    has_write_credential: false,
+    write_secret_id: '',
+    automation_enabled: false,
+    automation_tag: '',
       secret_key: 'wrong-key',
       regions: ['ap-guangzhou'],
       site: 'china',

@@ -10,7 +10,7 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../api/client';
 import { automationApi } from '../../api/endpoints';
-import type { CloudAccount, CloudAccountAutomationFields } from '../../api/types';
+import type { CloudAccount } from '../../api/types';
 import { FormField } from '../../components/FormField';
 import { FormErrorBanner } from '../../components/ui';
 import { queryKeys } from '../../data/keys';
@@ -18,8 +18,6 @@ import { toApiError } from '../../hooks';
 
 /** The only actions the write credential's CAM policy needs; it never terminates anything. */
 export const CAM_ACTIONS = ['cvm:StopInstances', 'cvm:StartInstances', 'cvm:DescribeInstances'] as const;
-
-type AccountWithAutomation = CloudAccount & Partial<CloudAccountAutomationFields>;
 
 const CREDENTIAL_FIELDS = ['secret_id', 'secret_key', 'automation_tag'];
 
@@ -34,13 +32,12 @@ export function WriteCredentialSection({
   onChanged: (updated: CloudAccount | null, notice: string) => void;
 }) {
   const { t } = useTranslation();
-  const a = account as AccountWithAutomation;
-  const hasCredential = Boolean(a.has_write_credential);
-  const enabled = Boolean(a.automation_enabled);
+  const hasCredential = account.has_write_credential;
+  const enabled = account.automation_enabled;
   const [open, setOpen] = useState(false);
   const [secretId, setSecretId] = useState('');
   const [secretKey, setSecretKey] = useState('');
-  const [tag, setTag] = useState(a.automation_tag ?? '');
+  const [tag, setTag] = useState(account.automation_tag);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
   const [confirmingRemove, setConfirmingRemove] = useState(false);
@@ -91,7 +88,7 @@ export function WriteCredentialSection({
           <dd data-testid="write-credential-status" data-has={hasCredential ? 'true' : 'false'}>
             {hasCredential ? (
               <>
-                {t('writeCredential.has')} {a.write_secret_id && <code>{a.write_secret_id}</code>}
+                {t('writeCredential.has')} {account.write_secret_id && <code>{account.write_secret_id}</code>}
               </>
             ) : (
               t('writeCredential.none')
@@ -107,7 +104,7 @@ export function WriteCredentialSection({
         {hasCredential && (
           <div>
             <dt>{t('writeCredential.tag')}</dt>
-            <dd>{a.automation_tag ? <code>{a.automation_tag}</code> : t('writeCredential.noTag')}</dd>
+            <dd>{account.automation_tag ? <code>{account.automation_tag}</code> : t('writeCredential.noTag')}</dd>
           </div>
         )}
       </dl>
@@ -120,7 +117,12 @@ export function WriteCredentialSection({
         ))}
       </ul>
 
-      <FormErrorBanner error={open ? null : error} />
+      {!open && error && (
+        <div className="alert alert--error" role="alert" data-testid="automation-error">
+          {/* The field's own message, not the envelope's "Invalid input: <field>: …". */}
+          {error.field('automation_enabled') ?? error.field('non_field_errors') ?? error.message}
+        </div>
+      )}
       {canManage && (
         <div className="form-actions">
           <label className="check">
@@ -190,7 +192,7 @@ export function WriteCredentialSection({
 
       {canManage && open && (
         <form className="inline-form" onSubmit={(e) => void save(e)} noValidate aria-label={t('writeCredential.form', { name: account.name })}>
-          <FormErrorBanner error={error} inlineFields={CREDENTIAL_FIELDS} />
+          {error && !CREDENTIAL_FIELDS.some((field) => error.field(field)) && <FormErrorBanner error={error} />}
           <div className="form-grid">
             <FormField id={`${idPrefix}-secret-id`} label="SecretId" error={error?.field('secret_id')}>
               {(control) => (
