@@ -31,7 +31,15 @@ from apps.recommendations.models import Recommendation
 from apps.recommendations.services import recommendation_accept
 from tests.e2e.conftest import OpenContext
 from tests.e2e.demo import VIEWER_EMAIL, VIEWER_PASSWORD, add_viewer
-from tests.e2e.demo_session import WAIT_MS, DemoServer, serve_demo, settled, shoot, sign_in
+from tests.e2e.demo_session import (
+    ARTIFACTS,
+    WAIT_MS,
+    DemoServer,
+    serve_demo,
+    settled,
+    shoot,
+    sign_in,
+)
 from tests.e2e.language_text import english_phrases
 
 if TYPE_CHECKING:
@@ -135,6 +143,13 @@ def pause(panel: Locator) -> None:
     expect(panel.get_by_test_id("automation-next-actions")).to_have_count(0)
 
 
+def shoot_panel(page: Page, panel: Locator, name: str) -> None:
+    """The whole page, and the panel alone (readable at a glance)."""
+    shoot(page, name)
+    ARTIFACTS.mkdir(exist_ok=True)
+    panel.screenshot(path=str(ARTIFACTS / f"{name}-panel.png"))
+
+
 def a_week_ahead(server: DemoServer) -> dt.date:
     local_today = dt.datetime.now(ZoneInfo(server.demo.organization.timezone)).date()
     return local_today + dt.timedelta(days=7)
@@ -174,7 +189,7 @@ def test_the_owner_runs_a_schedule_for_them_and_pauses_it(
     local = soonest.next_attempt_at.astimezone(ZoneInfo(demo_server.demo.organization.timezone))
     assert rows[0][1].endswith(local.strftime("%H:%M")), (rows[0], local)
     assert rows[0][1].startswith(local.strftime("%a")), (rows[0], local)
-    shoot(page, "automation-on")
+    shoot_panel(page, panel, "automation-on")
 
     skip = a_week_ahead(demo_server)
     add_skip_date(panel, skip)
@@ -187,7 +202,7 @@ def test_the_owner_runs_a_schedule_for_them_and_pauses_it(
     # Pausing cancelled the pending actions: the history says so.
     history = panel.get_by_test_id("automation-history")
     expect(history.locator("tbody tr[data-status]").first).to_be_visible(timeout=WAIT_MS)
-    shoot(page, "automation-paused")
+    shoot_panel(page, panel, "automation-paused")
 
 
 def test_in_chinese_the_panel_says_it_all_in_chinese(
@@ -211,7 +226,7 @@ def test_in_chinese_the_panel_says_it_all_in_chinese(
         assert any(day in when for day in WEEKDAYS_ZH), when
         assert label == {"stop": "关机", "start": "开机"}[kind], (kind, label)
     add_skip_date(panel, a_week_ahead(demo_server) + dt.timedelta(days=1))
-    shoot(page, "automation-on-zh")
+    shoot_panel(page, panel, "automation-on-zh")
 
     names = list(
         Instance.objects.filter(organization=demo_server.demo.organization).values_list(
@@ -223,7 +238,7 @@ def test_in_chinese_the_panel_says_it_all_in_chinese(
 
     pause(panel)
     expect(panel.get_by_test_id("automation-status")).to_have_text("已暂停")
-    shoot(page, "automation-paused-zh")
+    shoot_panel(page, panel, "automation-paused-zh")
     english = english_phrases(panel.inner_text(), [*names, rec.title])
     assert english == [], f"English in the Chinese panel: {english}"
 
