@@ -85,6 +85,8 @@ function usePlanChange(rec: Recommendation) {
       await Promise.all([
         queryClient.invalidateQueries({ queryKey: queryKeys.automation(rec.id) }),
         queryClient.invalidateQueries({ queryKey: queryKeys.automationActions(rec.id) }),
+        // Turning it on, pausing, resuming and ending are events of the recommendation's history.
+        queryClient.invalidateQueries({ queryKey: queryKeys.recommendation(rec.id) }),
       ]);
       return true;
     } catch (err) {
