@@ -135,7 +135,8 @@ describe('the recommendation\'s "Run it for me" panel', () => {
   it('says in plain words why it cannot run, with where to fix it', async () => {
     fakeServer({ state: automation({ available: false, unavailable_reason: 'read_only_credential', unavailable_reason_text: 'x' }) });
     renderAppAt('/recommendations/11');
-    const note = await screen.findByTestId('automation-unavailable');
+    // The first render of the file loads the whole app: give a loaded machine time for it.
+    const note = await screen.findByTestId('automation-unavailable', {}, { timeout: 10_000 });
     expect(note.textContent).toContain('The cloud account has only a read-only credential.');
     expect(within(note).getByRole('link').getAttribute('href')).toBe('/settings/cloud-accounts');
     expect(screen.queryByRole('button', { name: 'Run it for me' })).toBeNull();
