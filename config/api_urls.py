@@ -13,8 +13,8 @@ from apps.accounts import signup as accounts_signup
 from apps.accounts.audit import api as audit_api
 from apps.alerts import api as alerts_api
 from apps.analysis import api as analysis_api
-from apps.automation import api as automation_api
 from apps.api import views as api_views
+from apps.automation import api as automation_api
 from apps.cloud import api as cloud_api
 from apps.costs import api as costs_api
 from apps.costs import usage_api, utilization_api

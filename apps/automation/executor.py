@@ -110,7 +110,6 @@ def _audit(action: AutomationAction, outcome: str) -> None:
 
 
 def _alert(action: AutomationAction, event: str, severity: str, now: dt.datetime) -> None:
-    instance = action.instance
     key = f"automation:{event}:{action.pk}"
     if AlertEvent.objects.filter(dedup_key=key).exists():
         return
@@ -118,9 +117,7 @@ def _alert(action: AutomationAction, event: str, severity: str, now: dt.datetime
         _raise(action, event, severity, now, key)
 
 
-def _raise(
-    action: AutomationAction, event: str, severity: str, now: dt.datetime, key: str
-) -> None:
+def _raise(action: AutomationAction, event: str, severity: str, now: dt.datetime, key: str) -> None:
     instance = action.instance
     alert_event_raise(
         organization=action.plan.organization,

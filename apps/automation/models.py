@@ -65,6 +65,9 @@ class AutomationPlan(OrganizationScopedModel):
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    started_at = models.DateTimeField(
+        help_text="When automation began (the service's ``now``): weeks and prices count from it."
+    )
     ended_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

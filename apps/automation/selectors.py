@@ -10,7 +10,7 @@ from decimal import Decimal
 
 from django.db.models import QuerySet
 
-from apps.automation import cloud, planner
+from apps.automation import planner
 from apps.automation import reasons as r
 from apps.automation.models import (
     ActionKind,
@@ -198,6 +198,7 @@ def stopped_spans(
     spans: list[tuple[dt.datetime, dt.datetime]] = []
     stopped_at: dt.datetime | None = None
     for kind, sent_at in rows:
+        assert sent_at is not None  # filtered above
         if kind == ActionKind.STOP and stopped_at is None:
             stopped_at = sent_at
         elif kind == ActionKind.START and stopped_at is not None:
@@ -224,7 +225,7 @@ def runtime_price_per_hour(instance: Instance, before: dt.datetime) -> Decimal |
 
 
 def plan_weeks(plan: AutomationPlan, *, now: dt.datetime) -> list[Week]:
-    """Each local week (Monday 00:00 in the organization's timezone) from the plan's creation
+    """Each local week (Monday 00:00 in the organization's timezone) from the plan's start
     to ``now``: the saving promised and the one realised, in the recommendation's currency.
 
     - promised = the recommendation's ``monthly_saving`` x 7 / ``days_per_month`` (the rules'
@@ -232,7 +233,7 @@ def plan_weeks(plan: AutomationPlan, *, now: dt.datetime) -> list[Week]:
       into a month with the same figure), to the cent;
     - realised = sum over the instances automated and the whole hours they were kept stopped
       in the week (``stopped_spans``) of (hours x ``runtime_price_per_hour`` as of the plan's
-      creation) - the runtime billed for those hours (the runtime lines whose fee begins in
+      ``started_at``) - the runtime billed for those hours (the runtime lines whose fee begins in
       them, ``billed_runtime``), to the cent. What keeps billing while stopped (disks, IPs) is
       neither price nor saving. None where an instance has no runtime price.
     """
@@ -247,10 +248,10 @@ def plan_weeks(plan: AutomationPlan, *, now: dt.datetime) -> list[Week]:
     )
     end = plan.ended_at or now
     instances = plan_instances(plan)
-    prices = {i.pk: runtime_price_per_hour(i, plan.created_at) for i in instances}
+    prices = {i.pk: runtime_price_per_hour(i, plan.started_at) for i in instances}
     spans = {i.pk: stopped_spans(plan, i, now=end) for i in instances}
     weeks: list[Week] = []
-    monday = planner.week_start(plan.created_at, tz)
+    monday = planner.week_start(plan.started_at, tz)
     last = planner.week_start(end, tz)
     while monday <= last:
         lo, hi = planner.week_bounds(monday, tz)

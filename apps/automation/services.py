@@ -128,6 +128,7 @@ def automation_plan_create(
             skip_dates=_dates(skip_dates),
             memory_held_confirmed=memory_held_confirmed,
             created_by=actor,
+            started_at=now,
         )
         if grace_hours is not None:
             plan.grace_hours = grace_hours

@@ -12,8 +12,8 @@ from django.db import connection
 from apps.accounts.models import Organization
 from apps.alerts.models import AlertEvent, AlertKind, Severity
 from apps.automation import executor, services
-from apps.automation.models import ActionStatus, AutomationAction, AutomationPlan
-from apps.automation.models import ActionKind
+from apps.automation.models import ActionKind, ActionStatus, AutomationAction, AutomationPlan
+from apps.cloud.models import Instance
 from apps.recommendations.models import RecommendationEvent
 from tests.automation.world import (
     MONDAY_NOON,
@@ -36,7 +36,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> FakeCloud:
     return install(monkeypatch, FakeCloud())
 
 
-def _plan(acme: Organization) -> tuple[AutomationPlan, object]:
+def _plan(acme: Organization) -> tuple[AutomationPlan, Instance]:
     instance, recommendation = schedule_world(acme)
     plan = services.automation_plan_create(
         recommendation=recommendation, actor=owner(acme), now=MONDAY_NOON
@@ -107,7 +107,8 @@ def test_two_concurrent_claimers_make_one_winner(acme: Organization, fake: FakeC
         thread.join()
     assert sorted(len(ids) for ids in won) == [0, 1]
     row = AutomationAction.objects.get(plan=plan, due_at=FIRST_STOP)
-    assert row.status == ActionStatus.CLAIMED and row.attempts == 1
+    assert row.status == ActionStatus.CLAIMED
+    assert row.attempts == 1
 
 
 def test_a_busy_instance_is_not_stopped_and_its_owner_is_told(
@@ -121,7 +122,8 @@ def test_a_busy_instance_is_not_stopped_and_its_owner_is_told(
     assert (row.status, row.reason) == (ActionStatus.SKIPPED, "busy_gpu_util")
     assert row.reason_params["gpu_util_pct"] == 65.0
     alert = AlertEvent.objects.get(kind=AlertKind.AUTOMATION)
-    assert alert.instance == instance and alert.project == instance.project
+    assert alert.instance == instance
+    assert alert.project == instance.project
     assert "busy" in alert.title
     assert alert.deliveries.filter(address="alice@acme.test").exists()
     assert RecommendationEvent.objects.filter(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -16,8 +17,8 @@ BERLIN = "Europe/Berlin"
 WEEKNIGHTS = [Run(d, 19, 14) for d in range(4)] + [Run(4, 19, 62)]
 
 
-def local(tz: str, *args: int) -> dt.datetime:
-    return dt.datetime(*args, tzinfo=ZoneInfo(tz))
+def local(tz: str, year: int, month: int, day: int, hour: int = 0) -> dt.datetime:
+    return dt.datetime(year, month, day, hour, tzinfo=ZoneInfo(tz))
 
 
 def test_it_stops_at_each_run_start_and_starts_at_each_run_end_in_the_org_timezone() -> None:
@@ -94,7 +95,8 @@ def test_next_actions_gives_the_next_n_and_none_when_paused() -> None:
     now = local(SHANGHAI, 2026, 11, 16, 12)
     found = planner.next_actions(WEEKNIGHTS, SHANGHAI, now=now, count=12)
     assert len(found) == 12
-    assert found[0].kind == STOP and found[0].at > now
+    assert found[0].kind == STOP
+    assert found[0].at > now
     assert [a.at for a in found] == sorted(a.at for a in found)
     assert planner.next_actions(WEEKNIGHTS, SHANGHAI, now=now, count=12, paused=True) == []
 
@@ -105,7 +107,7 @@ def test_stop_idle_stops_once_after_the_grace() -> None:
 
 
 def test_it_reads_the_runs_of_a_recommendations_window() -> None:
-    window = {
+    window: dict[str, Any] = {
         "tz": SHANGHAI,
         "runs": [
             {"start_weekday": 4, "start_hour": 19, "end_weekday": 0, "end_hour": 9, "hours": 62}
@@ -117,11 +119,11 @@ def test_it_reads_the_runs_of_a_recommendations_window() -> None:
 
 
 def test_it_refuses_naive_times_and_impossible_runs() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="timezone-aware"):
         planner.window_actions(
             WEEKNIGHTS, SHANGHAI, after=dt.datetime(2026, 1, 1), until=dt.datetime(2026, 1, 2)
         )
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="not a weekday"):
         Run(7, 0, 3)
 
 

@@ -38,15 +38,11 @@ AUTOMATION_BUSY = gettext_noop("Automation did not stop %(instance)s: it was bus
 AUTOMATION_OPTED_OUT = gettext_noop(
     "Automation did not touch %(instance)s: it is tagged gpu-ledger:automation=off."
 )
-AUTOMATION_NO_METRICS = gettext_noop(
-    "Automation did not stop %(instance)s: no recent GPU metrics."
-)
+AUTOMATION_NO_METRICS = gettext_noop("Automation did not stop %(instance)s: no recent GPU metrics.")
 AUTOMATION_SKIPPED = gettext_noop("Automation skipped an action on %(instance)s.")
 AUTOMATION_START_RETRY = gettext_noop("Automation could not start %(instance)s and retries.")
 AUTOMATION_FAILED = gettext_noop("Automation gave up on %(instance)s.")
-AUTOMATION_TOLD = gettext_noop(
-    "The owners were told that automation stops %(instance)s at %(at)s."
-)
+AUTOMATION_TOLD = gettext_noop("The owners were told that automation stops %(instance)s at %(at)s.")
 _AUTOMATION_PLAIN = frozenset(
     {AUTOMATION_ON, AUTOMATION_PAUSED, AUTOMATION_RESUMED, AUTOMATION_ENDED, AUTOMATION_CHANGED}
 )
