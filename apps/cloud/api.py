@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
 
+from apps.accounts.models import User
 from apps.accounts.roles import MANAGER_ROLES
 from apps.api.viewsets import OrganizationScopedViewSet
 from apps.cloud import services
@@ -38,13 +39,19 @@ class ReadOnlyCredential(exceptions.APIException):
     default_code = READ_ONLY_CREDENTIAL
 
 
-def _set_automation(account: CloudAccount, enabled: bool, actor: Any) -> None:
+def _actor(request: Request) -> User | None:
+    """The signed-in person (an API key's request has none; the audit log names the key)."""
+    return request.user if isinstance(request.user, User) else None
+
+
+def _set_automation(account: CloudAccount, enabled: bool, actor: User | None) -> None:
     try:
         services.cloud_account_set_automation(account=account, enabled=enabled, actor=actor)
     except DjangoValidationError as exc:
         codes = [e.code for errors in exc.error_dict.values() for e in errors]
         if READ_ONLY_CREDENTIAL in codes:
-            raise ReadOnlyCredential(detail=" ".join(exc.messages), code=READ_ONLY_CREDENTIAL)
+            detail = " ".join(exc.messages)
+            raise ReadOnlyCredential(detail=detail, code=READ_ONLY_CREDENTIAL) from None
         raise
 
 
@@ -84,7 +91,7 @@ class CloudAccountViewSet(
             account = services.cloud_account_update(account=account, **changes)
             transaction.on_commit(lambda: dispatch_account.delay(account.pk))
         if automation is not None:
-            _set_automation(account, automation, self.request.user)
+            _set_automation(account, automation, _actor(self.request))
         serializer.instance = CloudAccount.objects.prefetch_related("sync_states").get(
             pk=account.pk
         )
@@ -102,13 +109,13 @@ class CloudAccountViewSet(
         account = self.get_object()
         if request.method == "DELETE":
             account = services.cloud_account_remove_write_credential(
-                account=account, actor=request.user
+                account=account, actor=_actor(request)
             )
         else:
             serializer = WriteCredentialSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
             account = services.cloud_account_set_write_credential(
-                account=account, actor=request.user, **serializer.validated_data
+                account=account, actor=_actor(request), **serializer.validated_data
             )
         fresh = CloudAccount.objects.prefetch_related("sync_states").get(pk=account.pk)
         return Response(CloudAccountSerializer(fresh, context=self.get_serializer_context()).data)

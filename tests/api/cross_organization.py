@@ -122,6 +122,10 @@ PROBES: dict[str, Probe] = {
     "/api/v1/cloud-accounts": Probe("cloud_account", payload=_with_takeover(name="pwned")),
     "/api/v1/cloud-accounts/{id}": Probe("cloud_account"),
     "/api/v1/cloud-accounts/{id}/sync": Probe("cloud_account"),
+    "/api/v1/cloud-accounts/{id}/write-credential": Probe(
+        "cloud_account",
+        payload=lambda world: {"secret_id": "AKIDpwned", "secret_key": "pwned-key"},
+    ),
     "/api/v1/projects": Probe("project"),
     "/api/v1/projects/{id}": Probe("project"),
     "/api/v1/project-tag-keys": Probe("project_tag_key", payload=_with_takeover(key="owner")),
