@@ -291,10 +291,6 @@ describe('first run: connect a cloud account', () => {
     expect(server.find('POST', '/api/v1/cloud-accounts')).toHaveLength(0);
     expect(server.find('POST', '/api/v1/cloud-accounts/test-connection')[0]!.body).toEqual({
       secret_id: 'AKIDsimulated',
-    has_write_credential: false,
-    write_secret_id: '',
-    automation_enabled: false,
-    automation_tag: '',
       secret_key: 'wrong-key',
       regions: ['ap-guangzhou'],
       site: 'china',
