@@ -35,6 +35,46 @@ export function formatDate(
   return formatter(timeZone, withTime, locale).format(d);
 }
 
+const weekdayFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * "Mon, 27 Oct 2026, 19:00" / "2026年10月27日周一 19:00": a moment with its weekday, in the organization's
+ * timezone, for what happens on a day of the week (a schedule's next stop or start).
+ */
+export function formatWeekdayDateTime(iso: string | null | undefined, timeZone?: string, locale: string = intlLocale()): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '—';
+  const key = `${locale}|${timeZone ?? ''}`;
+  let f = weekdayFormatters.get(key);
+  if (!f) {
+    const options: Intl.DateTimeFormatOptions = {
+      weekday: 'short',
+      year: 'numeric',
+      month: 'short',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    };
+    try {
+      f = new Intl.DateTimeFormat(locale, { ...options, timeZone });
+    } catch {
+      f = new Intl.DateTimeFormat(locale, options);
+    }
+    weekdayFormatters.set(key, f);
+  }
+  return f.format(d);
+}
+
+/** A local calendar day (`YYYY-MM-DD`, no timezone: it is already the organization's day) in words. */
+export function formatDay(day: string, locale: string = intlLocale()): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!m) return day;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return new Intl.DateTimeFormat(locale, { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' }).format(d);
+}
+
 export function formatDateTime(iso: string | null | undefined, timeZone?: string, locale: string = intlLocale()): string {
   return formatDate(iso, timeZone, true, locale);
 }

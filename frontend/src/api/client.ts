@@ -208,5 +208,6 @@ export const api = {
     apiRequest<T>(path, { method: 'GET', query, signal }),
   post: <T>(path: string, body?: unknown) => apiRequest<T>(path, { method: 'POST', body: body ?? {} }),
   patch: <T>(path: string, body: unknown) => apiRequest<T>(path, { method: 'PATCH', body }),
+  put: <T>(path: string, body: unknown) => apiRequest<T>(path, { method: 'PUT', body }),
   delete: <T = void>(path: string) => apiRequest<T>(path, { method: 'DELETE' }),
 };

@@ -56,6 +56,12 @@ import type {
   AnalysisSummary,
   InstancePhases,
   InstanceProfile,
+  AutomationAction,
+  AutomationPlanChanges,
+  AutomationPlanInput,
+  AutomationSettings,
+  RecommendationAutomation,
+  WriteCredentialInput,
 } from './types';
 import type { DateRange } from '../dateRange';
 
@@ -276,4 +282,31 @@ export const usageApi = {
     api.get<InstanceUsagePage>('/api/v1/usage/instances', query, signal),
   projects: (period: { start: string; end: string }, signal?: AbortSignal) =>
     api.get<ProjectUsageList>('/api/v1/usage/projects', period, signal),
+};
+
+/** "Run it for me": GPU Ledger stops and starts the instances of an accepted recommendation itself. */
+export const automationApi = {
+  /** Whether it can run (and why not), the plan, its next stops/starts and its weeks. */
+  get: (recommendationId: number, signal?: AbortSignal) =>
+    api.get<RecommendationAutomation>(`/api/v1/recommendations/${recommendationId}/automation`, undefined, signal),
+  /** Turns it on; answers with the automation as it is now. */
+  enable: (recommendationId: number, input: AutomationPlanInput) =>
+    api.post<RecommendationAutomation>(`/api/v1/recommendations/${recommendationId}/automation`, input),
+  /** Skip dates and/or pause/resume; answers with the automation as it is now. */
+  update: (recommendationId: number, changes: AutomationPlanChanges) =>
+    api.patch<RecommendationAutomation>(`/api/v1/recommendations/${recommendationId}/automation`, changes),
+  /** Turns it off: nothing more is stopped or started (what was done stays in the history). */
+  disable: (recommendationId: number) => api.delete(`/api/v1/recommendations/${recommendationId}/automation`),
+  /** The stops and starts made for one recommendation, newest first. */
+  actions: (recommendationId: number, q: PageQuery, signal?: AbortSignal) =>
+    api.get<Page<AutomationAction>>('/api/v1/automation/actions', { ...pageParams(q), recommendation: recommendationId }, signal),
+  settings: (signal?: AbortSignal) => api.get<AutomationSettings>('/api/v1/automation/settings', undefined, signal),
+  updateSettings: (changes: AutomationSettings) => api.patch<AutomationSettings>('/api/v1/automation/settings', changes),
+  /** The server tries the credential on the cloud first, and refuses (400, the field's message) one that fails. */
+  setWriteCredential: (accountId: number, input: WriteCredentialInput) =>
+    api.put<CloudAccount>(`/api/v1/cloud-accounts/${accountId}/write-credential`, input),
+  removeWriteCredential: (accountId: number) => api.delete(`/api/v1/cloud-accounts/${accountId}/write-credential`),
+  /** The account's switch; a 400 `read_only_credential` when it has no write credential. */
+  setAccountAutomation: (accountId: number, enabled: boolean) =>
+    api.patch<CloudAccount>(`/api/v1/cloud-accounts/${accountId}`, { automation_enabled: enabled }),
 };

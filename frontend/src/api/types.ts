@@ -221,3 +221,35 @@ export type InstanceUsagePage = AsRendered<Schemas['InstanceUsagePage']>;
 export type InstanceUsage = AsRendered<Schemas['InstanceUsage']>;
 export type ProjectUsageList = AsRendered<Schemas['ProjectUsageList']>;
 export type ProjectUsage = AsRendered<Schemas['ProjectUsage']>;
+
+/* ---------- automation ("Run it for me") ---------- */
+
+/** Why a recommendation cannot be run for you (apps/automation/reasons.py UNAVAILABLE). */
+export type AutomationUnavailableReason = Schemas['AutomationUnavailableReasonEnum'];
+export type AutomationPlanStatus = Schemas['AutomationPlanStatusEnum'];
+export type AutomationActionKind = Schemas['AutomationActionKindEnum'];
+export type AutomationActionStatus = Schemas['AutomationActionStatusEnum'];
+/** Why an action was skipped, cancelled or failed ('' when it went as planned). */
+export type AutomationActionReason = AsRendered<Schemas['AutomationAction']>['reason'];
+export type UserRef = AsRendered<Schemas['UserRef']>;
+/** `skip_dates`: local days (`YYYY-MM-DD`, the organization's calendar) on which nothing is stopped or started. */
+export type AutomationPlan = AsRendered<Schemas['Plan']>;
+/** `instance_id` is the instance's id in GPU Ledger (not the cloud's). */
+export type AutomationNextAction = AsRendered<Schemas['NextAction']>;
+/** One week of the plan: the saving promised and the one the bills show (decimal strings). */
+export type AutomationWeek = AsRendered<Schemas['Week']>;
+/**
+ * `GET /recommendations/{id}/automation`. Without a plan, `next_actions` is what one would do; `plan` is the
+ * live plan, else the latest ended one; `unavailable_reason_text` is the reason in the server's words.
+ */
+export type RecommendationAutomation = AsRendered<Schemas['Automation']>;
+/** `POST /recommendations/{id}/automation`: turns "Run it for me" on. */
+export type AutomationPlanInput = Schemas['PlanCreateRequest'];
+/** `PATCH /recommendations/{id}/automation`: the skip dates and/or pause/resume. */
+export type AutomationPlanChanges = Schemas['PatchedPlanUpdateRequest'];
+/** One stop or start GPU Ledger made (or tried, or skipped) on the cloud. */
+export type AutomationAction = AsRendered<Schemas['AutomationAction']>;
+/** `GET/PATCH /automation/settings`: the organization's one switch. */
+export type AutomationSettings = AsRendered<Schemas['AutomationSettings']>;
+/** `PUT /cloud-accounts/{id}/write-credential`: tested by the server before it is saved. */
+export type WriteCredentialInput = Schemas['WriteCredentialRequest'];

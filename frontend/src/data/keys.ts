@@ -17,6 +17,12 @@ export const queryKeys = {
   recommendations: ['recommendations'] as const,
   recommendation: (id: number) => ['recommendation', id] as const,
   recommendationSettings: ['recommendation-settings'] as const,
+  /** A recommendation's "Run it for me" plan and the stops/starts made for it. */
+  automation: (recommendationId: number) => ['automation', recommendationId] as const,
+  /** Every recommendation's automation: a credential, an account switch or the organization's pause changes them. */
+  automationAll: ['automation'] as const,
+  automationActions: (recommendationId: number) => ['automation-actions', recommendationId] as const,
+  automationSettings: ['automation-settings'] as const,
   digestSubscriptions: ['digest-subscriptions'] as const,
   digestPreview: (id: number) => ['digest-preview', id] as const,
   holidays: ['holidays'] as const,

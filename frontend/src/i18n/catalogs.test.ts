@@ -22,6 +22,7 @@ import '../api/roles';
 import '../components/SyncProgress';
 import '../format';
 import '../pages/settings/ApiKeysTab';
+import '../pages/recommendations/automation';
 import '../pages/recommendations/labels';
 import '../phases';
 import '../pages/reports/DigestForm';

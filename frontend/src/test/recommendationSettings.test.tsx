@@ -63,6 +63,8 @@ function routes(role: Org['role'], patch?: Parameters<typeof mockApi>[0][string]
     'GET /api/v1/auth/csrf': CSRF,
     [`GET ${URL}`]: { body: SETTINGS },
     'GET /api/v1/members': { body: emptyPage },
+    // The tab also holds the organization's automation switch (automation.test.tsx covers it).
+    'GET /api/v1/automation/settings': { body: { paused: false } },
     ...(patch ? { [`PATCH ${URL}`]: patch } : {}),
   };
 }

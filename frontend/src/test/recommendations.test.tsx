@@ -271,6 +271,17 @@ function fakeServer(
   };
   for (const r of initial) {
     routes[`GET /api/v1/recommendations/${r.id}`] = () => ({ body: store.get(r.id) });
+    // "Run it for me" (automation.test.tsx covers the panel): not until it is accepted.
+    routes[`GET /api/v1/recommendations/${r.id}/automation`] = () => ({
+      body: {
+        available: store.get(r.id)!.status === 'accepted',
+        unavailable_reason: store.get(r.id)!.status === 'accepted' ? null : 'not_accepted',
+        unavailable_reason_text: null,
+        plan: null,
+        next_actions: [],
+        weeks: [],
+      },
+    });
     routes[`POST /api/v1/recommendations/${r.id}/actions`] = (call) => {
       const answer = actions?.(call);
       if (answer) return answer;

@@ -11,6 +11,7 @@ import { useApiData } from '../../hooks';
 import { formatMoney } from '../../money';
 import { figureLabel, figureValue, kindLabel, statusLabel } from './labels';
 import { ConfidenceText, CopyableCode, RiskText, SavingText, StatusBadge, TargetText } from './parts';
+import { AutomationPanel } from './AutomationPanel';
 import { RecommendationActions } from './RecommendationActions';
 import { StatusNote } from './RecommendationsPage';
 
@@ -150,6 +151,8 @@ function DetailBody({ rec, org }: { rec: RecommendationDetail; org: Org }) {
       </section>
 
       <ApplyCard rec={rec} />
+
+      <AutomationPanel rec={rec} org={org} />
 
       <HistoryCard history={rec.history} timeZone={tz} />
     </>

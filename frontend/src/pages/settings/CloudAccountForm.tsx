@@ -28,8 +28,11 @@ const FORM_FIELDS: (keyof AccountFormValues)[] = [
   'endpoint_scheme',
 ];
 
-/** The form edits every field of the request, so none is missing while it is open. */
-export type AccountFormValues = Required<CloudAccountInput>;
+/**
+ * The form edits every connection field of the request, so none is missing while it is open. The automation
+ * switch is not one of them: it has its own control beside the write credential (WriteCredentialSection).
+ */
+export type AccountFormValues = Required<Omit<CloudAccountInput, 'automation_enabled'>>;
 
 export const EMPTY_FORM: AccountFormValues = {
   name: '',

@@ -18,6 +18,7 @@ import {
 import { SyncProgress } from '../../components/SyncProgress';
 import { i18n } from '../../i18n';
 import { canManageOrg } from './permissions';
+import { WriteCredentialSection } from './WriteCredentialSection';
 import { queryKeys } from '../../data/keys';
 
 /** While an account has not finished its first sync, the list refreshes this often. */
@@ -80,6 +81,7 @@ function AccountCard({
   onCancelEdit,
   onSave,
   onSync,
+  onAutomationChanged,
 }: {
   account: CloudAccount;
   timeZone: string;
@@ -90,6 +92,7 @@ function AccountCard({
   onCancelEdit: () => void;
   onSave: (form: AccountFormValues) => Promise<void>;
   onSync: () => void;
+  onAutomationChanged: (updated: CloudAccount | null, notice: string) => void;
 }) {
   const { t } = useTranslation();
   const failing = account.status === 'failing';
@@ -180,6 +183,7 @@ function AccountCard({
       )}
       <SyncTable account={account} timeZone={timeZone} />
       {account.status === 'pending' && <SyncProgress account={account} />}
+      {!editing && <WriteCredentialSection account={account} canManage={canManage} onChanged={onAutomationChanged} />}
     </article>
   );
 }
@@ -317,6 +321,12 @@ export function CloudAccountsTab() {
               onCancelEdit={() => setEditingId(null)}
               onSave={(form) => save(account, form)}
               onSync={() => void sync(account)}
+              onAutomationChanged={(updated, message) => {
+                setActionError(null);
+                setNotice(message);
+                if (updated) list.update((items) => items.map((a) => (a.id === account.id ? updated : a)));
+                else list.reload();
+              }}
             />
           ))
         ))

@@ -10,6 +10,7 @@ import { ErrorBanner, FormErrorBanner, Spinner } from '../../components/ui';
 import { queryKeys } from '../../data/keys';
 import { toApiError, useApiData } from '../../hooks';
 import { i18n, translatedLabels } from '../../i18n';
+import { AutomationPauseSection } from './AutomationPauseSection';
 import { canManageOrg } from './permissions';
 
 type ThresholdValue = ThresholdField['value'];
@@ -261,6 +262,7 @@ export function RecommendationsTab() {
         </div>
       </div>
       {!canManage && <p className="muted">{t('recommendationSettings.cannotManage')}</p>}
+      {canManage && <AutomationPauseSection />}
       {settings.loading && <Spinner label={t('recommendationSettings.loading')} />}
       <ErrorBanner error={settings.error} onRetry={settings.reload} />
       {settings.data &&
