@@ -39,6 +39,7 @@ REPORT = {"start": "2026-11-01", "end": "2026-11-02", "group_by": "project"}
 
 def _line(instance: Instance, hour: int, cost: str, tags: dict[str, str]) -> BillLine:
     moment = dt.datetime(2026, 11, 1, hour, tzinfo=dt.UTC)
+    assert instance.account is not None
     return BillLine.objects.create(
         organization=instance.organization,
         account=instance.account,
