@@ -153,7 +153,7 @@ class AutomationActionViewSet(mixins.ListModelMixin, OrganizationScopedViewSet):
         query = ActionsQuerySerializer(data=self.request.query_params)
         query.is_valid(raise_exception=True)
         return selectors.actions_list(
-            self.tenant.organization.pk, query.validated_data.get("recommendation")
+            self.tenant.organization, query.validated_data.get("recommendation")
         )
 
     @extend_schema(
@@ -170,14 +170,20 @@ class AutomationSettingsView(OrganizationAPIView):
 
     @extend_schema(responses=AutomationSettingsSerializer)
     def get(self, request: Request) -> Response:
-        row = services.automation_settings_get(self.tenant.organization)
+        row = selectors.automation_settings(self.tenant.organization)
         return Response(AutomationSettingsSerializer({"paused": row.paused}).data)
 
     @extend_schema(request=AutomationSettingsSerializer, responses=AutomationSettingsSerializer)
     def patch(self, request: Request) -> Response:
-        serializer = AutomationSettingsSerializer(data=request.data)
+        """Turn the switch (owners and admins); answers with the settings. A ``paused`` left
+        out is kept: an empty body changes nothing."""
+        organization = self.tenant.organization
+        serializer = AutomationSettingsSerializer(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
-        row = services.automation_settings_update(
-            organization=self.tenant.organization, paused=serializer.validated_data["paused"]
-        )
+        if "paused" in serializer.validated_data:
+            row = services.automation_settings_update(
+                organization=organization, paused=serializer.validated_data["paused"]
+            )
+        else:
+            row = selectors.automation_settings(organization)
         return Response(AutomationSettingsSerializer({"paused": row.paused}).data)

@@ -10,6 +10,7 @@ from decimal import Decimal
 
 from django.db.models import QuerySet
 
+from apps.accounts.models import Organization
 from apps.automation import planner
 from apps.automation import reasons as r
 from apps.automation.models import (
@@ -38,6 +39,13 @@ class AutomationRefused(Exception):
     def __init__(self, code: str) -> None:
         super().__init__(code)
         self.code = code
+
+
+def automation_settings(organization: Organization) -> AutomationSettings:
+    """The organization's switch, read only: an organization that never turned it has an
+    unsaved default row (not paused); only ``services.automation_settings_update`` writes one."""
+    row = AutomationSettings.objects.filter(organization=organization).first()
+    return row or AutomationSettings(organization=organization, paused=False)
 
 
 def automation_kind(recommendation: Recommendation) -> str | None:
@@ -153,8 +161,11 @@ def next_actions(
     return out[:count]
 
 
-def actions_list(organization_id: int, recommendation_id: int | None) -> QuerySet[AutomationAction]:
-    rows = AutomationAction.objects.filter(organization_id=organization_id).select_related(
+def actions_list(
+    organization: Organization, recommendation_id: int | None
+) -> QuerySet[AutomationAction]:
+    """The organization's actions, newest first, with what each row shows (no query per row)."""
+    rows = AutomationAction.objects.for_organization(organization).select_related(
         "instance", "plan"
     )
     if recommendation_id is not None:

@@ -6,6 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from apps.api.serializers import StrictSerializer
 from apps.automation import reasons
 from apps.automation.models import ActionKind, ActionStatus, AutomationAction, PlanStatus
 from apps.automation.wording import reason_text
@@ -57,7 +58,7 @@ class AutomationSerializer(serializers.Serializer):
     weeks = WeekSerializer(many=True)
 
 
-class PlanCreateSerializer(serializers.Serializer):
+class PlanCreateSerializer(StrictSerializer):
     skip_dates = serializers.ListField(
         child=serializers.DateField(), required=False, max_length=400
     )
@@ -65,7 +66,7 @@ class PlanCreateSerializer(serializers.Serializer):
     memory_held_confirmed = serializers.BooleanField(required=False, default=False)
 
 
-class PlanUpdateSerializer(serializers.Serializer):
+class PlanUpdateSerializer(StrictSerializer):
     status = serializers.ChoiceField(choices=[PlanStatus.ACTIVE, PlanStatus.PAUSED], required=False)
     skip_dates = serializers.ListField(
         child=serializers.DateField(), required=False, max_length=400
@@ -115,7 +116,9 @@ class ActionsQuerySerializer(serializers.Serializer):
     recommendation = serializers.IntegerField(required=False, min_value=1)
 
 
-class AutomationSettingsSerializer(serializers.Serializer):
+class AutomationSettingsSerializer(StrictSerializer):
+    # Not a docstring (it would be the schema's description of the response too): in a PATCH
+    # (partial), a ``paused`` left out is kept, so an empty body changes nothing.
     paused = serializers.BooleanField()
 
 

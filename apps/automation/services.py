@@ -44,11 +44,6 @@ from apps.recommendations.models import Recommendation, RecommendationEvent
 AHEAD = dt.timedelta(days=7)
 
 
-def automation_settings_get(organization: Organization) -> AutomationSettings:
-    row = AutomationSettings.objects.filter(organization=organization).first()
-    return row or AutomationSettings(organization=organization, paused=False)
-
-
 def automation_settings_update(*, organization: Organization, paused: bool) -> AutomationSettings:
     """Turn the organization's switch; pausing cancels nothing (resuming carries on), the
     executor skips every action while it is on."""
@@ -362,6 +357,5 @@ __all__ = [
     "automation_plan_create",
     "automation_plan_end",
     "automation_plan_update",
-    "automation_settings_get",
     "automation_settings_update",
 ]

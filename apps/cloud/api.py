@@ -74,10 +74,15 @@ class CloudAccountViewSet(
             raise exceptions.MethodNotAllowed(request.method or "PUT")
         return super().update(request, *args, **kwargs)
 
+    @transaction.atomic
     def perform_create(self, serializer: BaseSerializer[CloudAccount]) -> None:
-        account = services.cloud_account_create(
-            organization=self.tenant.organization, **serializer.validated_data
-        )
+        fields = dict(serializer.validated_data)
+        automation = fields.pop("automation_enabled", None)
+        account = services.cloud_account_create(organization=self.tenant.organization, **fields)
+        if automation:
+            # A new account has only its read key: refused (400 read_only_credential), and
+            # the account is not created either (the transaction rolls back).
+            _set_automation(account, automation, _actor(self.request))
         transaction.on_commit(lambda: dispatch_account.delay(account.pk))
         serializer.instance = account
 

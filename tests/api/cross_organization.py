@@ -152,6 +152,21 @@ PROBES: dict[str, Probe] = {
     "/api/v1/recommendations/{id}/actions": Probe(
         "recommendation", payload=lambda world: {"action": "dismiss", "reason": "pwned"}
     ),
+    # Globex's automated schedule: its plan must not show, change, end or be created again
+    # (holidays are a body both the create and the update take).
+    "/api/v1/recommendations/{id}/automation": Probe(
+        "automated_recommendation", payload=lambda world: {"skip_dates": ["2026-12-25"]}
+    ),
+    # Globex's stop of its instance must not show in the history.
+    "/api/v1/automation/actions": Probe("automation_action"),
+    # One switch per organization, without an id: Globex's (paused) must not show, nor be
+    # turned off by another organization's PATCH.
+    "/api/v1/automation/settings": Probe(
+        "automation_settings",
+        exposed=lambda body: {body["paused"]},
+        identify=lambda settings: settings.paused,  # type: ignore[attr-defined]
+        payload=lambda world: {"paused": False},
+    ),
     # Totals by project: Globex's recommendation would show up as its project's id.
     "/api/v1/recommendations/totals": Probe(
         "project",

@@ -29,6 +29,14 @@ from apps.analysis.models import (
     PhaseSegment,
     phase_day_encode,
 )
+from apps.automation.models import (
+    ActionKind,
+    ActionStatus,
+    AutomationAction,
+    AutomationPlan,
+    AutomationSettings,
+    PlanKind,
+)
 from apps.billing.models import BalanceSnapshot, BillLine, InstanceBillDay, InstanceComponentDay
 from apps.cloud.models import Instance, Project, ProjectTagKey, SyncState
 from apps.cloud.services import cloud_account_create
@@ -245,7 +253,80 @@ def globex_world(globex: Organization, bob: User) -> GlobexWorld:
         other_lines=0,
     )
     objects["billed_hours_state"] = BilledHoursState.objects.create(organization=globex)
+    objects |= _automation_objects(globex, bob, instance, project)
     return GlobexWorld(organization=globex, objects=objects)
+
+
+def _automation_objects(
+    globex: Organization, bob: User, instance: Instance, project: Project
+) -> dict[str, models.Model]:
+    """An accepted night schedule automated on Globex's instance, one stop it made, and the
+    organization's switch turned on (paused: no other organization's default shows that)."""
+    recommendation = Recommendation.objects.create(
+        organization=globex,
+        kind="schedule",
+        fingerprint="globex-schedule",
+        instance=instance,
+        project=project,
+        title="Stop globex-train at night",
+        explanation="Idle at night.",
+        monthly_saving=Decimal("1200.00"),
+        currency="USD",
+        saving_formula="5 USD/h x 240 h",
+        price_source="bills",
+        confidence="high",
+        evidence_days=14.0,
+        coverage_pct=100.0,
+        risk_level=2,
+        risk_reason="Low.",
+        action={
+            "window": {
+                "tz": "Asia/Shanghai",
+                "runs": [
+                    {
+                        "start_weekday": day,
+                        "start_hour": 22,
+                        "end_weekday": day + 1,
+                        "end_hour": 8,
+                        "hours": 10,
+                    }
+                    for day in range(5)
+                ],
+                "weekly_hours": 50,
+            }
+        },
+        status="accepted",
+        accepted_at=MIDNIGHT,
+        first_seen_at=MIDNIGHT,
+        last_seen_at=MIDNIGHT,
+    )
+    plan = AutomationPlan.objects.create(
+        organization=globex,
+        recommendation=recommendation,
+        kind=PlanKind.SCHEDULE,
+        skip_dates=["2026-11-05"],
+        created_by=bob,
+        started_at=MIDNIGHT,
+    )
+    stop_at = MIDNIGHT + dt.timedelta(hours=14)
+    return {
+        "automation_settings": AutomationSettings.objects.create(organization=globex, paused=True),
+        "automated_recommendation": recommendation,
+        "automation_plan": plan,
+        "automation_action": AutomationAction.objects.create(
+            organization=globex,
+            plan=plan,
+            instance=instance,
+            kind=ActionKind.STOP,
+            due_at=stop_at,
+            next_attempt_at=stop_at,
+            status=ActionStatus.CONFIRMED,
+            attempts=1,
+            request_id="globex-request",
+            sent_at=stop_at,
+            finished_at=stop_at + dt.timedelta(minutes=1),
+        ),
+    }
 
 
 def _alerts_objects(

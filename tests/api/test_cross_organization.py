@@ -89,7 +89,8 @@ def test_it_reports_every_route_that_reads_through_for_organization_when_it_stop
     """Proves the probes of the non-model endpoints (phases, profile, summary) can fail too.
 
     Tenant data is read through ``OrganizationQuerySet.for_organization`` (apps/core/models.py);
-    organizations, /me and the analysis settings are looked up by membership or their own key.
+    organizations, /me and the settings (one row per organization) are looked up by membership
+    or their own key.
     """
     monkeypatch.setattr(OrganizationQuerySet, "for_organization", lambda self, organization: self)
     not_through_for_organization = {
@@ -105,6 +106,7 @@ def test_it_reports_every_route_that_reads_through_for_organization_when_it_stop
         "/api/v1/digest-subscriptions/{id}",
         "/api/v1/digest-subscriptions/{id}/preview",
         "/api/v1/alerts/settings",
+        "/api/v1/automation/settings",
         # Ingest keys only: a person is refused before any lookup. An ingest key of another
         # organization is tests/metrics/test_agent_ingest.py's (a 404 through for_organization).
         "/api/v1/ingest/gpu-samples",

@@ -27,6 +27,7 @@ from apps.accounts.audit.services import audit_record
 from apps.accounts.models import Invitation, Membership, Organization, User
 from apps.accounts.roles import Role
 from apps.alerts.models import AlertEvent, AlertRecipient, Budget, ThresholdRule
+from apps.automation.models import ActionKind, AutomationAction, AutomationPlan, PlanKind
 from apps.billing.models import BillLine
 from apps.cloud.models import Instance, Project, ProjectTagKey
 from apps.cloud.services import cloud_account_create
@@ -95,9 +96,9 @@ def _instances(world: GlobexWorld, user: User, i: int) -> Instance:
     )
 
 
-def _recommendations(world: GlobexWorld, user: User, i: int) -> None:
+def _recommendations(world: GlobexWorld, user: User, i: int) -> Recommendation:
     instance = _instances(world, user, 200 + i)
-    Recommendation.objects.create(
+    return Recommendation.objects.create(
         organization=world.organization,
         kind="stop_idle",
         fingerprint=f"extra-{i}",
@@ -199,6 +200,28 @@ def _audit_entries(world: GlobexWorld, user: User, i: int) -> None:
     )
 
 
+def _automation_actions(world: GlobexWorld, user: User, i: int) -> None:
+    # A stop of another instance, by the plan of another recommendation.
+    recommendation = _recommendations(world, user, 900 + i)
+    plan = AutomationPlan.objects.create(
+        organization=world.organization,
+        recommendation=recommendation,
+        kind=PlanKind.STOP_IDLE,
+        created_by=user,
+        started_at=MIDNIGHT,
+    )
+    due_at = MIDNIGHT + dt.timedelta(hours=i + 1)
+    assert recommendation.instance is not None
+    AutomationAction.objects.create(
+        organization=world.organization,
+        plan=plan,
+        instance=recommendation.instance,
+        kind=ActionKind.STOP,
+        due_at=due_at,
+        next_attempt_at=due_at,
+    )
+
+
 Adder = Callable[[GlobexWorld, User, int], Any]
 
 # Path -> (the most queries it may take, how to add one more row of what it lists). Five is
@@ -225,6 +248,9 @@ LIST_QUERY_COUNTS: dict[str, tuple[int, Adder]] = {
     "/api/v1/exports/focus": (10, _bill_lines),
     # The audit log's entries carry their actor's and target's names: no join per row.
     "/api/v1/audit-log": (5, _audit_entries),
+    # Each action carries its plan's recommendation and its instance's name: joined, not read
+    # per row.
+    "/api/v1/automation/actions": (5, _automation_actions),
     # Subscriptions prefetch their projects and their latest delivery.
     "/api/v1/digest-subscriptions": (7, _digest_subscriptions),
     "/api/v1/holidays": (5, _holidays),

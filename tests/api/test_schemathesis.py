@@ -97,6 +97,15 @@ ACCEPTANCE_NOT_CHECKED = {
     "PATCH /api/v1/recommendations/settings": "the overrides, merged with the stored ones, "
     "agree with each other (the idle level under the schedule's, the stopped coverage under "
     "the minimum coverage)",
+    "POST /api/v1/recommendations/{id}/actions": "the action is one the recommendation's "
+    "status allows (an accepted one is not accepted again)",
+    "POST /api/v1/recommendations/{id}/automation": "the recommendation is accepted, of a kind "
+    "automation carries out, on an account with a write key and automation on, and not "
+    "automated yet",
+    "PATCH /api/v1/recommendations/{id}/automation": "the recommendation is automated (its "
+    "plan has not ended)",
+    "DELETE /api/v1/recommendations/{id}/automation": "the recommendation is automated (its "
+    "plan has not ended)",
     "POST /api/v1/cloud-accounts": "the endpoint resolves to no loopback, private or metadata "
     "address (DNS, at the time)",
     "POST /api/v1/cloud-accounts/test-connection": "the endpoint resolves to no loopback, "

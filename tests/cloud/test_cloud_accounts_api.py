@@ -186,3 +186,15 @@ def test_it_marks_a_wrong_key_failing_in_one_sync_and_recovers_when_fixed(
     account.refresh_from_db()
     assert account.status == CloudAccount.Status.OK
     assert account.last_error == ""
+
+
+def test_it_refuses_a_new_account_with_automation_on_and_creates_nothing(
+    alice_client: APIClient,
+) -> None:
+    # A new account has only its read key: automation cannot be on from the start.
+    response = alice_client.post(
+        "/api/v1/cloud-accounts", payload(automation_enabled=True), format="json"
+    )
+    assert response.status_code == 400, response.json()
+    assert response.json()["error"]["code"] == "read_only_credential"
+    assert not CloudAccount.objects.exists()

@@ -424,7 +424,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** @description The organization's one switch: ``paused`` stops all automation at once. */
+        /**
+         * @description Turn the switch (owners and admins); answers with the settings. A ``paused`` left
+         *     out is kept: an empty body changes nothing.
+         */
         patch: operations["v1_automation_settings_partial_update"];
         trace?: never;
     };
