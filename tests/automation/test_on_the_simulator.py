@@ -18,6 +18,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from apps.accounts.audit import actions as audit_actions
+from apps.accounts.audit.models import AuditEntry
 from apps.accounts.models import Organization, User
 from apps.alerts.models import AlertEvent
 from apps.automation import executor, services
@@ -38,6 +40,7 @@ from apps.cloud.write_credentials import (
     cloud_account_set_automation,
     cloud_account_set_write_credential,
 )
+from apps.recommendations.models import RecommendationEvent
 from tests.automation.world import WEEKNIGHTS, accepted_schedule
 from tests.cloud.conftest import connect, make_simulator  # noqa: F401  (fixture)
 
@@ -170,6 +173,16 @@ def test_it_runs_a_night_schedule_for_two_weeks_and_the_bills_show_the_saving(
     for record in simulator.requests("StopInstances", instance_id=instance.provider_id):
         assert record.params is not None
         assert record.params["StoppedMode"] == "STOP_CHARGING"
+    # Every call is in the audit log with the RequestId the cloud answered.
+    audited = {
+        entry.details["request_id"]
+        for entry in AuditEntry.objects.filter(
+            organization=acme, action=audit_actions.AUTOMATION_ACTION
+        )
+    }
+    for action in ("StopInstances", "StartInstances"):
+        for record in simulator.requests(action, instance_id=instance.provider_id):
+            assert record.request_id in audited
     statuses = set(AutomationAction.objects.filter(plan=plan).values_list("status", flat=True))
     assert ActionStatus.FAILED not in statuses
     assert not AutomationAction.objects.filter(
@@ -249,6 +262,11 @@ def test_it_skips_a_busy_instance_and_never_touches_an_opted_out_one(
     assert busy_stop.reason_params["gpu_util_pct"] > 20
     opted_stop = AutomationAction.objects.get(plan=plans[1], due_at=first_stop.astimezone(dt.UTC))
     assert (opted_stop.status, opted_stop.reason) == (ActionStatus.SKIPPED, "opted_out")
+    # Both skips are in the audit log and the recommendations' history.
+    skipped = AuditEntry.objects.filter(organization=acme, action=audit_actions.AUTOMATION_ACTION)
+    assert {entry.details["reason"] for entry in skipped} == {"busy_gpu_util", "opted_out"}
+    for plan in plans:
+        assert RecommendationEvent.objects.filter(recommendation=plan.recommendation).count() >= 2
     # The busy instance's owners were told (an alert to its project's recipients); the
     # opted-out one's were not: nothing happened to it.
     told = AlertEvent.objects.filter(organization=acme, kind="automation")
