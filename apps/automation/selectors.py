@@ -22,8 +22,8 @@ from apps.automation.models import (
     PlanKind,
     PlanStatus,
 )
-from apps.billing.selectors import billed_runtime
 from apps.cloud.models import ChargeType, Instance
+from apps.costs.spend import runtime_billed
 from apps.recommendations.evidence import organization_rule_settings
 from apps.recommendations.models import Recommendation, Status
 
@@ -226,10 +226,10 @@ def stopped_spans(
 
 
 def runtime_price_per_hour(instance: Instance, before: dt.datetime) -> Decimal | None:
-    """The instance's runtime price an hour (``billing.selectors.billed_runtime``: its runtime
+    """The instance's runtime price an hour (``costs.spend.runtime_billed``: its runtime
     components, compute and GPU, of the usage lines whose fee began in the ``PRICE_BASELINE``
     before ``before``, over the distinct seconds they bill, x 3,600); None without such lines."""
-    billed = billed_runtime([instance.pk], before - PRICE_BASELINE, before).get(instance.pk)
+    billed = runtime_billed([instance.pk], before - PRICE_BASELINE, before).get(instance.pk)
     if billed is None or billed.seconds <= 0:
         return None
     return billed.cost * 3600 / billed.seconds
@@ -245,7 +245,7 @@ def plan_weeks(plan: AutomationPlan, *, now: dt.datetime) -> list[Week]:
     - realised = sum over the instances automated and the whole hours they were kept stopped
       in the week (``stopped_spans``) of (hours x ``runtime_price_per_hour`` as of the plan's
       ``started_at``) - the runtime billed for those hours (the runtime lines whose fee begins in
-      them, ``billed_runtime``), to the cent. What keeps billing while stopped (disks, IPs) is
+      them, ``runtime_billed``), to the cent. What keeps billing while stopped (disks, IPs) is
       neither price nor saving. None where an instance has no runtime price.
     """
     tz = plan.organization.timezone
@@ -279,7 +279,7 @@ def plan_weeks(plan: AutomationPlan, *, now: dt.datetime) -> list[Week]:
                 if price is None or realised is None:
                     realised = None
                     continue
-                billed = billed_runtime([instance.pk], begin, stop).get(instance.pk)
+                billed = runtime_billed([instance.pk], begin, stop).get(instance.pk)
                 realised += price * hours - (billed.cost if billed else Decimal(0))
         weeks.append(
             Week(

@@ -31,7 +31,7 @@ from django.db.models.functions import TruncDate
 from apps.accounts.models import Organization
 from apps.billing.models import BillLine
 from apps.billing.runtime import HOURLY_LINE_MAX, billed_seconds
-from apps.billing.selectors import cost_total
+from apps.billing.selectors import BilledRuntime, billed_runtime, cost_total
 from apps.costs.sums import grouped_sums
 
 BILLED = "billed"
@@ -175,6 +175,15 @@ def cost_rates_per_hour(
     for instance_id, rate in running.items():
         rates.setdefault(instance_id, rate.quantize(_RATE_QUANTUM))
     return rates
+
+
+def runtime_billed(
+    instance_ids: Sequence[int], start: dt.datetime, end: dt.datetime
+) -> dict[int, BilledRuntime]:
+    """Instance id -> the money and distinct seconds of its runtime lines (compute, GPU) whose
+    fee began in ``[start, end)`` (``billing.selectors.billed_runtime``): an instance's price an
+    hour, and what its stopped hours still billed, for the readers above costs (automation)."""
+    return billed_runtime(instance_ids, start, end)
 
 
 def first_billed_at(
