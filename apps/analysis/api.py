@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.accounts.roles import MANAGER_ROLES
-from apps.analysis import fleet_pricing, pricing, selectors, services
+from apps.analysis import fleet_pricing, pricing, selectors, services, waste_days
 from apps.analysis.fleet_waste import FleetWaste
 from apps.analysis.no_data import NoData, no_data
 from apps.analysis.serializers import (
@@ -166,15 +166,24 @@ class AnalysisSummaryView(ConditionalGetMixin, AnalysisAPIView):
         start, end = period["start"], period["end"]
         group_by = period.get("group_by", "fleet")
         organization = self.tenant.organization
-        instances = selectors.gpu_instance_rows_in_period(
-            organization=organization, start=start, end=end
+        # Whole UTC days from the per-day sums the analysis keeps (waste_days); any other
+        # period from the hourly phase minutes it stored, not per-minute labels rebuilt for the
+        # whole fleet (the same figures; see fleet_pricing).
+        rolled = waste_days.rolled_fleet(
+            organization_id=organization.pk, start=start, end=end, currency=organization.currency
         )
-        # From the hourly phase minutes the analysis stored, not per-minute labels rebuilt
-        # for the whole fleet (same figures; see fleet_pricing).
-        fleet = fleet_pricing.fleet_waste(
-            instances=instances, start=start, end=end, currency=organization.currency
+        if rolled is not None:
+            instances, fleet = rolled.instances, rolled.fleet
+        else:
+            instances = selectors.gpu_instance_rows_in_period(
+                organization=organization, start=start, end=end
+            )
+            fleet = fleet_pricing.fleet_waste(
+                instances=instances, start=start, end=end, currency=organization.currency
+            )
+        reasons = no_data(
+            fleet=fleet, start=start, end=end, states={row.pk: row.state for row in instances}
         )
-        reasons = no_data(fleet=fleet, start=start, end=end)
         body: dict[str, Any] = {
             "start": start,
             "end": end,

@@ -179,4 +179,8 @@ def billed_hours_ensure(organization_ids: Iterable[int]) -> None:
 def on_bill_lines_changed(
     sender: Any, *, organization: Organization, months: Sequence[str] | None, **kwargs: Any
 ) -> None:
+    from apps.analysis.waste_days import on_bill_lines_changed as waste_days_changed
+
     billed_hours_rebuild(organization_id=organization.pk, months=months)
+    # After the billed hours: the summary's day figures read them.
+    waste_days_changed(organization_id=organization.pk, months=months)

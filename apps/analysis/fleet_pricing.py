@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Iterable, Sequence
-from decimal import Decimal
+from collections.abc import Iterable, Mapping, Sequence
+from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -34,11 +34,12 @@ from django.db import connection
 from apps.analysis import pricing
 from apps.analysis.billed_hours import PHASE_COLUMNS, REGULAR, billed_hours_ensure
 from apps.analysis.engine import Phase
-from apps.analysis.engine.waste import rounded_total
+from apps.analysis.engine.waste import CENT, rounded_total
 from apps.analysis.fleet_waste import FleetWaste
 from apps.analysis.models import PHASE_DAY_SHAPE, PhaseDay
 from apps.analysis.selectors import PricedInstance, period_labels
 from apps.billing.runtime import HOURLY_LINE_MAX, RUNTIME_LINE_SQL
+from apps.billing.selectors import BilledRuntime
 from apps.core.timegrid import (
     MINUTES_PER_DAY,
     MINUTES_PER_HOUR,
@@ -145,7 +146,11 @@ _PHASE_SUM = (
 
 
 @dataclasses.dataclass
-class _Instance:
+class InstanceState:
+    """One instance's sums over a period before pricing: billed money (``whole`` lines and
+    the ``partial`` shares of lines cut by the period), minutes per phase, and the spans of
+    minutes whose phases are still to be read from the segments."""
+
     whole: Decimal = Decimal(0)
     partial: Fraction = Fraction(0)
     currency: str = ""
@@ -166,14 +171,29 @@ def instances_waste(
 def fleet_waste(
     *, instances: Sequence[PricedInstance], start: dt.datetime, end: dt.datetime, currency: str
 ) -> FleetWaste:
-    """``instances_waste`` as columns, for readers that sum a fleet (``FleetWaste``)."""
+    """``instances_waste`` as columns, for readers that sum a fleet (``FleetWaste``).
+
+    (The fleet summary reads a period of whole UTC days from ``waste_days`` instead, which
+    keeps these sums per day: the same figures, the tests compare them.)"""
     if connection.vendor != "postgresql" or not instances:
         return FleetWaste.of_items(
             pricing.instances_waste(instances=instances, start=start, end=end, currency=currency)
         )
-    first = datetime_to_epoch_minute(start)
-    last = datetime_to_epoch_minute(end)
-    state = {instance.pk: _Instance() for instance in instances}
+    state = billed_state(instances, start, end)
+    unbilled = [i for i in instances if not state[i.pk].billed]
+    first, last = datetime_to_epoch_minute(start), datetime_to_epoch_minute(end)
+    _existence_minutes(unbilled, state, first, last)
+    span_minutes(state, first, last)
+    return _priced_state(instances, state, start=start, end=end, currency=currency)
+
+
+def billed_state(
+    instances: Sequence[PricedInstance], start: dt.datetime, end: dt.datetime
+) -> dict[int, InstanceState]:
+    """Each instance's runtime lines of ``[start, end)``: their cost and the phase minutes of
+    the whole hours they bill (the lines cut by the period or not on whole hours are left as
+    ``spans``, for ``span_minutes``)."""
+    state = {instance.pk: InstanceState() for instance in instances}
     organizations = sorted({instance.organization_id for instance in instances})
     billed_hours_ensure(organizations)
     # The whole UTC days inside the period come from the rollup; the rest from the lines.
@@ -230,46 +250,88 @@ def fleet_waste(
             item.partial += Fraction(cost) * Fraction(int(overlap), int(span))
         item.currency, item.billed = money_currency, True
         item.spans.append((datetime_to_epoch_minute(begin), ceil_epoch_minute(stop)))
-    unbilled = [i for i in instances if not state[i.pk].billed]
-    _existence_minutes(unbilled, state, first, last)
-    _span_minutes(state, first, last)
-    prices = pricing._hourly_prices(unbilled, start, end)
-    minutes = np.array([state[i.pk].minutes for i in instances], dtype=np.int64)
-    sources: list[str] = []
-    currencies: list[str] = []
-    exacts: list[Decimal | None] = []
-    totals: list[int] = []
-    for instance, row in zip(instances, minutes.tolist(), strict=True):
-        item = state[instance.pk]
-        if item.billed:
-            exact = item.whole + pricing._to_decimal(item.partial)
-            total = rounded_total(row, Decimal(0), total_cost=exact)
-            sources.append(pricing.SOURCE_BILLS)
-            currencies.append(item.currency or currency)
-            exacts.append(exact)
-        else:
-            price = prices.get(instance.pk)
-            hourly = price.hourly if price else Decimal(0)
-            money_currency = price.currency if price else currency
-            total = rounded_total(row, hourly)
-            sources.append(price.source if price else pricing.SOURCE_UNPRICED)
-            currencies.append(money_currency or currency)
-            exacts.append(None)
-        totals.append(int(total.scaleb(2)))
+    return state
+
+
+def _priced_state(
+    instances: Sequence[PricedInstance],
+    state: dict[int, InstanceState],
+    *,
+    start: dt.datetime,
+    end: dt.datetime,
+    currency: str,
+) -> FleetWaste:
+    """``priced`` of the per-instance sums of ``state``."""
+    items = [state[instance.pk] for instance in instances]
+    return priced(
+        instances,
+        billed=np.array([item.billed for item in items], dtype=bool),
+        billed_costs=[
+            item.whole + pricing._to_decimal(item.partial) if item.billed else None
+            for item in items
+        ],
+        billed_currencies=[item.currency for item in items],
+        minutes=np.array([item.minutes for item in items], dtype=np.int64).reshape(
+            len(items), _PHASES
+        ),
+        start=start,
+        end=end,
+        currency=currency,
+    )
+
+
+def priced(
+    instances: Sequence[PricedInstance],
+    *,
+    billed: np.ndarray,
+    billed_costs: list[Decimal | None],
+    billed_currencies: list[str],
+    minutes: np.ndarray,
+    start: dt.datetime,
+    end: dt.datetime,
+    currency: str,
+    amortized: Mapping[int, BilledRuntime] | None = None,
+    pending: Mapping[int, int] | None = None,
+) -> FleetWaste:
+    """The priced figures of a period's per-instance sums (row ``i`` is ``instances[i]``):
+    a billed instance's money is its lines' (``billed_costs``), the others' their hourly price
+    (``pricing._hourly_prices``; ``amortized``: their purchases' runtime in the period, when
+    the caller has it) for every minute counted."""
+    unbilled = [
+        instance for instance, is_billed in zip(instances, billed, strict=True) if not is_billed
+    ]
+    prices = pricing._hourly_prices(unbilled, start, end, amortized=amortized)
+    sources = [pricing.SOURCE_BILLS] * len(instances)
+    currencies = [c or currency for c in billed_currencies]
+    totals = np.zeros(len(instances), dtype=np.int64)
+    for row in np.flatnonzero(billed).tolist():
+        exact = billed_costs[row]
+        assert exact is not None
+        # ``rounded_total``'s rule for a billed total, without checking ~1,000 rows of
+        # minutes counted here.
+        totals[row] = int(exact.quantize(CENT, rounding=ROUND_HALF_UP).scaleb(2))
+    for row in np.flatnonzero(~billed).tolist():
+        instance = instances[row]
+        price = prices.get(instance.pk)
+        hourly = price.hourly if price else Decimal(0)
+        totals[row] = int(rounded_total(minutes[row].tolist(), hourly).scaleb(2))
+        sources[row] = price.source if price else pricing.SOURCE_UNPRICED
+        currencies[row] = (price.currency if price else currency) or currency
     return FleetWaste.priced(
         instance_ids=[instance.pk for instance in instances],
         project_ids=[instance.project_id for instance in instances],
         gpu_counts=[instance.gpu_count for instance in instances],
         cost_sources=sources,
         currencies=currencies,
-        billed_costs=exacts,
-        minutes=minutes.reshape(len(instances), _PHASES),
-        total_cents=np.array(totals, dtype=np.int64),
+        billed_costs=billed_costs,
+        minutes=minutes,
+        total_cents=totals,
+        pending_minutes=pending,
     )
 
 
 def _rollup_days(
-    state: dict[int, _Instance], *, organizations: list[int], day_from: dt.date, day_to: dt.date
+    state: dict[int, InstanceState], *, organizations: list[int], day_from: dt.date, day_to: dt.date
 ) -> list[tuple[int, dt.datetime]]:
     """Add the billed hours of the whole UTC days ``[day_from, day_to)`` from the rollup: their
     cost and the phase minutes of the billed hours (the rest of those hours unknown). Returns
@@ -306,19 +368,26 @@ def _rollup_days(
     return odd
 
 
+def existence_span(instance: PricedInstance, first: int, last: int) -> tuple[int, int]:
+    """The epoch minutes ``[a, b)`` of ``[first, last)`` in which the instance existed
+    (empty: ``b <= a``)."""
+    a = first
+    if instance.launched_at is not None:
+        a = max(datetime_to_epoch_minute(instance.launched_at), first)
+    b = last
+    if instance.terminated_at is not None:
+        b = min(max(datetime_to_epoch_minute(instance.terminated_at), first), last)
+    return a, b
+
+
 def _existence_minutes(
-    instances: Sequence[PricedInstance], state: dict[int, _Instance], first: int, last: int
+    instances: Sequence[PricedInstance], state: dict[int, InstanceState], first: int, last: int
 ) -> None:
     """Phase minutes of the part of the period each unbilled instance existed: whole hours from
     ``PhaseDay``, the partial first and last hours left as spans for the segments."""
     ranges: dict[int, tuple[int, int]] = {}
     for instance in instances:
-        a = first
-        if instance.launched_at is not None:
-            a = max(datetime_to_epoch_minute(instance.launched_at), first)
-        b = last
-        if instance.terminated_at is not None:
-            b = min(max(datetime_to_epoch_minute(instance.terminated_at), first), last)
+        a, b = existence_span(instance, first, last)
         if b <= a:
             continue
         hours_from, hours_to = (
@@ -372,7 +441,7 @@ def _existence_minutes(
         _known(state[instance_id], row)
 
 
-def _known(item: _Instance, minutes: Sequence[int] | np.ndarray) -> None:
+def _known(item: InstanceState, minutes: Sequence[int] | np.ndarray) -> None:
     """Minutes of the known phases (1..4) counted unknown until now: they are known after all."""
     row = np.asarray(minutes, dtype=np.int64)
     item.minutes[1:] += row
@@ -396,7 +465,7 @@ _PHASE_DAYS_SQL = f"""
 
 
 def _phase_days(
-    ranges: dict[int, tuple[int, int]], state: dict[int, _Instance]
+    ranges: dict[int, tuple[int, int]], state: dict[int, InstanceState]
 ) -> list[tuple[int, dt.date, Any]]:
     """Add the known phase minutes of the whole UTC days of each instance's range (hour-aligned
     epoch minutes); returns the (instance, day, packed minutes) of the days the range covers
@@ -443,7 +512,7 @@ def _days_touched(a: int, b: int) -> list[dt.date]:
     ]
 
 
-def _span_minutes(state: dict[int, _Instance], first: int, last: int) -> None:
+def span_minutes(state: dict[int, InstanceState], first: int, last: int) -> None:
     """Add the phase minutes of every instance's leftover spans (clipped to the period), read
     from the segments of those minutes only, a few windows of nearby spans per query."""
     spans = sorted(

@@ -10,7 +10,7 @@ so nothing changes: ``items()`` gives the per-instance objects back, and the tes
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
 import numpy as np
@@ -37,6 +37,9 @@ class FleetWaste:
     """GPU-hours in units of 0.0001 h (the figures are rounded half-up to that)."""
     cost_cents: npt.NDArray[np.int64]
     total_cents: npt.NDArray[np.int64]
+    pending_minutes: Mapping[int, int] | None = None
+    """Instance id -> its minutes with GPU utilization and no phase yet, when the figures were
+    read from the ``WasteDay`` rollup (which keeps them); None: ``no_data`` reads them."""
 
     def __len__(self) -> int:
         return len(self.instance_ids)
@@ -53,6 +56,7 @@ class FleetWaste:
         billed_costs: list[Decimal | None],
         minutes: npt.NDArray[np.int64],
         total_cents: npt.NDArray[np.int64],
+        pending_minutes: Mapping[int, int] | None = None,
     ) -> FleetWaste:
         """Split each row's total over its phase minutes (largest remainder, like
         ``engine.cost_of_minutes``) and count its GPU-hours (like ``pricing.scaled_figures``)."""
@@ -66,6 +70,7 @@ class FleetWaste:
             gpu_hours_e4=_gpu_hours(minutes, gpu_counts),
             cost_cents=split_cents(total_cents, minutes),
             total_cents=np.asarray(total_cents, dtype=np.int64),
+            pending_minutes=pending_minutes,
         )
 
     @classmethod
@@ -104,6 +109,7 @@ class FleetWaste:
             gpu_hours_e4=self.gpu_hours_e4[index].reshape(len(rows), _PHASES),
             cost_cents=self.cost_cents[index].reshape(len(rows), _PHASES),
             total_cents=self.total_cents[index],
+            pending_minutes=self.pending_minutes,
         )
 
     def items(self) -> list[InstanceWaste]:
@@ -159,10 +165,9 @@ def _gpu_hours(
 ) -> npt.NDArray[np.int64]:
     """``scaled_figures``' GPU-hours of every row, in 0.0001 h: in numpy where each row's cards
     are a non-negative ratio of small integers (every real GPU count), else row by row."""
-    ratios = []
-    for gpu_count in gpu_counts:
-        cards = Decimal(str(gpu_count)) if gpu_count else Decimal(0)
-        ratios.append(cards.as_integer_ratio() if cards.is_finite() and cards >= 0 else None)
+    # A fleet has a few distinct counts (1, 2, 4, 8 cards): each converted once.
+    ratio_of = {count: _cards_ratio(count) for count in set(gpu_counts)}
+    ratios = [ratio_of[gpu_count] for gpu_count in gpu_counts]
     if all(ratio is not None for ratio in ratios):
         try:
             return gpu_hours_e4(
@@ -178,3 +183,8 @@ def _gpu_hours(
         figures = scaled_figures([int(m) for m in minutes[row]], no_costs, gpu_count)
         out[row] = [int(figures[phase].gpu_hours.scaleb(4)) for phase in Phase]
     return out
+
+
+def _cards_ratio(gpu_count: float) -> tuple[int, int] | None:
+    cards = Decimal(str(gpu_count)) if gpu_count else Decimal(0)
+    return cards.as_integer_ratio() if cards.is_finite() and cards >= 0 else None

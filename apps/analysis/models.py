@@ -331,3 +331,95 @@ class BilledHoursState(models.Model):
 
     def __str__(self) -> str:
         return f"billed hours of {self.organization_id}"
+
+
+def _minutes_column(help_text: str) -> models.PositiveIntegerField:
+    return models.PositiveIntegerField(default=0, help_text=help_text)
+
+
+class WasteDay(models.Model):
+    """What the fleet summary sums of one instance, as running totals to the end of ``day``
+    (from the day the organization's rows start, ``WasteDayState``; see ``waste_days``).
+
+    The summary prices every instance of a period (``fleet_pricing``): summing ~30,000
+    instance-days of bills, phases, purchases and metrics per request cost ~100 ms for a
+    1,000-instance month. As running totals a period of whole UTC days is each instance's row
+    at the period's last day less the one at the day before its first: two rows per instance,
+    read by day, whatever the period's length. So every instance has a row for every day from
+    the first it had anything to the last rebuilt (and up to ``FULL_BUILD_DAYS`` after it was
+    terminated), day after day without gaps.
+
+    The columns are ``fleet_pricing``'s figures, none of which depends on the instance's
+    project, cards, state, launch or termination (the summary reads those with the instance):
+
+    - ``billed_*``: its runtime lines' cost (a line that runs into the next day, its share),
+      the days with any, and the phase minutes of the hours they bill (minutes those lines bill
+      but nothing labelled: ``billed_unknown_minutes``);
+    - ``*_minutes`` of the four known phases: every minute the analysis labelled
+      (``PhaseDay``), for an instance priced without hourly bills;
+    - ``spread_*``: its purchases', renewals' and refunds' runtime cost amortized into the days
+      and the seconds of them they cover;
+    - ``pending_minutes``: minutes with GPU utilization and no phase yet.
+
+    Derived, PostgreSQL only like its reader: rebuilt by ``waste_days.waste_days_rebuild``
+    after the billed-hours rollup (bill lines changed) and after the analysis rewrites
+    ``PhaseDay`` (the days and instances it rewrote).
+    """
+
+    organization = models.ForeignKey(
+        "accounts.Organization",
+        on_delete=models.CASCADE,
+        related_name="+",
+        db_index=False,
+        db_constraint=False,
+    )
+    instance = models.ForeignKey(
+        "cloud.Instance",
+        on_delete=models.CASCADE,
+        related_name="+",
+        db_index=False,
+        db_constraint=False,
+    )
+    day = models.DateField(help_text="The UTC day the running totals run to.")
+    billed_cost = models.DecimalField(max_digits=28, decimal_places=12)
+    billed_lines = models.PositiveIntegerField(default=0)
+    billed_currency = models.CharField(max_length=3, blank=True)
+    billed_unknown_minutes = _minutes_column("Billed minutes nothing labelled.")
+    billed_idle_minutes = _minutes_column("Billed minutes labelled idle.")
+    billed_data_processing_minutes = _minutes_column("Billed minutes labelled data processing.")
+    billed_evaluation_minutes = _minutes_column("Billed minutes labelled evaluation.")
+    billed_training_minutes = _minutes_column("Billed minutes labelled training.")
+    idle_minutes = _minutes_column("Minutes labelled idle.")
+    data_processing_minutes = _minutes_column("Minutes labelled data processing.")
+    evaluation_minutes = _minutes_column("Minutes labelled evaluation.")
+    training_minutes = _minutes_column("Minutes labelled training.")
+    spread_cost = models.DecimalField(max_digits=28, decimal_places=12)
+    spread_seconds = models.BigIntegerField(default=0)
+    spread_currency = models.CharField(max_length=3, blank=True)
+    pending_minutes = _minutes_column("Minutes with GPU utilization and no phase yet.")
+
+    pk = models.CompositePrimaryKey("instance", "day")
+
+    objects = OrganizationQuerySet.as_manager()
+
+    class Meta:
+        indexes = [models.Index(fields=["organization", "day"], name="wasteday_org_day")]
+
+    def __str__(self) -> str:
+        return f"{self.instance_id} {self.day} {self.billed_cost}"
+
+
+class WasteDayState(models.Model):
+    """The UTC days an organization's ``WasteDay`` rows cover: every instance's, for every day
+    from ``first_day`` (its running totals start the day before, at zero) to ``last_day``
+    (absent: never built; the summary reads the bills)."""
+
+    organization = models.OneToOneField(
+        "accounts.Organization", on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    first_day = models.DateField()
+    last_day = models.DateField()
+    rebuilt_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"waste days of {self.organization_id}: {self.first_day}..{self.last_day}"

@@ -106,8 +106,16 @@ def no_data(
     minutes = np.zeros((len(fleet), len(REASONS)), dtype=np.int64)
     rows = [row for row in range(len(fleet)) if unknown[row] > 0]
     ids = [fleet.instance_ids[row] for row in rows]
-    pending = _not_analysed_minutes(ids, start, end)
-    running = set(Instance.objects.filter(pk__in=ids, state=RUNNING).values_list("pk", flat=True))
+    if fleet.pending_minutes is not None:
+        pending = {i: fleet.pending_minutes.get(i, 0) for i in ids}
+    else:
+        pending = _not_analysed_minutes(ids, start, end)
+    if states is not None:
+        running = {instance_id for instance_id in ids if states.get(instance_id) == RUNNING}
+    else:
+        running = set(
+            Instance.objects.filter(pk__in=ids, state=RUNNING).values_list("pk", flat=True)
+        )
     for row, instance_id in zip(rows, ids, strict=True):
         left = int(unknown[row])
         not_analysed = min(left, pending.get(instance_id, 0))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
@@ -25,7 +25,7 @@ from apps.analysis.engine.waste import gpu_hours_of_card_minutes
 from apps.analysis.selectors import PricedInstance, period_labels
 from apps.billing.models import BillLine
 from apps.billing.runtime import HOURLY_LINE_MAX, billed_seconds, is_runtime_line, runtime_lines
-from apps.billing.selectors import amortized_runtime
+from apps.billing.selectors import BilledRuntime, amortized_runtime
 from apps.cloud.models import ChargeType, InstancePrice
 from apps.core.timegrid import ceil_epoch_minute, datetime_to_epoch_minute
 
@@ -172,7 +172,11 @@ class HourlyPrice:
 
 
 def _hourly_prices(
-    instances: Sequence[PricedInstance], start: dt.datetime, end: dt.datetime
+    instances: Sequence[PricedInstance],
+    start: dt.datetime,
+    end: dt.datetime,
+    *,
+    amortized: Mapping[int, BilledRuntime] | None = None,
 ) -> dict[int, HourlyPrice]:
     """Instance id -> the hourly runtime price of the instances without hourly runtime lines:
     a subscription's purchases' runtime amortized over the hours of the period they cover
@@ -185,7 +189,8 @@ def _hourly_prices(
         for p in InstancePrice.objects.filter(account_id__in=accounts)
     }
     prepaid = [i.pk for i in instances if i.charge_type == ChargeType.PREPAID]
-    amortized = amortized_runtime(prepaid, start, end) if prepaid else {}
+    if amortized is None:
+        amortized = amortized_runtime(prepaid, start, end) if prepaid else {}
     out: dict[int, HourlyPrice] = {}
     for instance in instances:
         bill = amortized.get(instance.pk)

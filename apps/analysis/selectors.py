@@ -10,7 +10,7 @@ from typing import NamedTuple, Protocol
 
 import numpy as np
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import Case, F, QuerySet, Value, When
 
 from apps.accounts.models import Organization
 from apps.analysis.engine import DEFAULT_THRESHOLDS, Evidence, Phase, PhaseThresholds
@@ -143,7 +143,8 @@ class PricedInstance(Protocol):
 
 
 class InstanceRow(NamedTuple):
-    """The ``Instance`` fields of those names that pricing and the unallocated reasons read."""
+    """The ``Instance`` fields of those names that pricing, the unallocated reasons and the
+    no-data reasons (``state``) read."""
 
     pk: int
     organization_id: int
@@ -156,15 +157,26 @@ class InstanceRow(NamedTuple):
     instance_type: str
     charge_type: str
     tags: dict[str, str] | None
+    state: str
 
 
 def gpu_instance_rows_in_period(
     *, organization: Organization, start: dt.datetime, end: dt.datetime
 ) -> list[InstanceRow]:
     """``gpu_instances_in_period`` as tuples of the fields pricing reads: a fleet summary of
-    1,000 instances builds them in ~6 ms instead of ~18 ms for the model objects."""
-    rows = _gpu_instances_in_period(organization, start, end).values_list(*InstanceRow._fields)
-    return [InstanceRow._make(row) for row in rows]
+    1,000 instances builds them in ~6 ms instead of ~18 ms for the model objects. ``tags``
+    only of the instances without a project (what the unallocated reasons read): decoding
+    every instance's tags was a third of that."""
+    fields = [f for f in InstanceRow._fields if f != "tags"]
+    rows = (
+        _gpu_instances_in_period(organization, start, end)
+        .annotate(
+            unallocated_tags=Case(When(project__isnull=True, then=F("tags")), default=Value(None))
+        )
+        .values_list(*fields, "unallocated_tags")
+    )
+    at = InstanceRow._fields.index("tags")
+    return [InstanceRow._make((*row[:at], row[-1], *row[at:-1])) for row in rows]
 
 
 def unallocated_reasons(

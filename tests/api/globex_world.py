@@ -27,6 +27,8 @@ from apps.analysis.models import (
     InstanceProfile,
     PhaseDay,
     PhaseSegment,
+    WasteDay,
+    WasteDayState,
     phase_day_encode,
 )
 from apps.automation.models import (
@@ -253,6 +255,20 @@ def globex_world(globex: Organization, bob: User) -> GlobexWorld:
         other_lines=0,
     )
     objects["billed_hours_state"] = BilledHoursState.objects.create(organization=globex)
+    # The summary's per-day sums (written as ``waste_days`` writes them, PostgreSQL or not).
+    objects["waste_day"] = WasteDay.objects.create(
+        organization=globex,
+        instance_id=objects["instance"].pk,
+        day=DAY,
+        billed_cost=Decimal("10"),
+        billed_lines=1,
+        billed_currency="CNY",
+        billed_unknown_minutes=60,
+        spread_cost=Decimal(0),
+    )
+    objects["waste_day_state"] = WasteDayState.objects.create(
+        organization=globex, first_day=DAY, last_day=DAY
+    )
     objects |= _automation_objects(globex, bob, instance, project)
     return GlobexWorld(organization=globex, objects=objects)
 

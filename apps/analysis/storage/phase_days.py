@@ -14,6 +14,7 @@ from django.db import connection
 
 from apps.analysis.billed_hours import billed_hours_phases_refresh
 from apps.analysis.models import PHASE_DAY_SHAPE, PhaseDay
+from apps.analysis.waste_days import waste_days_rebuild
 from apps.core import pgcopy
 from apps.core.timegrid import (
     MINUTES_PER_DAY,
@@ -38,7 +39,7 @@ def phase_days_replace(
 ) -> tuple[int, int]:
     """Make the hours of ``instance_ids`` in ``[start, end)`` stored in ``PhaseDay`` equal these
     (see ``_phase_days_replace``), and the billed-hours rollup's phase minutes of those days
-    with them (its rows hold the PhaseDay minutes of their billed hours)."""
+    and the summary's day figures (``waste_days``) with them."""
     counts = _phase_days_replace(
         organization_id=organization_id,
         instance_ids=instance_ids,
@@ -49,11 +50,15 @@ def phase_days_replace(
         end=end,
     )
     if end > start:
+        ids = [int(i) for i in instance_ids]
+        day_from = start.astimezone(dt.UTC).date()
+        day_to = (end - dt.timedelta(microseconds=1)).astimezone(dt.UTC).date()
         billed_hours_phases_refresh(
-            organization_id=organization_id,
-            instance_ids=[int(i) for i in instance_ids],
-            day_from=start.astimezone(dt.UTC).date(),
-            day_to=(end - dt.timedelta(microseconds=1)).astimezone(dt.UTC).date(),
+            organization_id=organization_id, instance_ids=ids, day_from=day_from, day_to=day_to
+        )
+        # After the billed hours' phase minutes: the summary's day figures read them.
+        waste_days_rebuild(
+            organization_id=organization_id, instance_ids=ids, day_from=day_from, day_to=day_to
         )
     return counts
 
