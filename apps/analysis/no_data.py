@@ -104,7 +104,7 @@ def no_data(
     """
     unknown = fleet.minutes[:, Phase.UNKNOWN].astype(np.int64)
     minutes = np.zeros((len(fleet), len(REASONS)), dtype=np.int64)
-    rows = [row for row in range(len(fleet)) if unknown[row] > 0]
+    rows = np.flatnonzero(unknown > 0).tolist()
     ids = [fleet.instance_ids[row] for row in rows]
     if fleet.pending_minutes is not None:
         pending = {i: fleet.pending_minutes.get(i, 0) for i in ids}
@@ -116,16 +116,19 @@ def no_data(
         running = set(
             Instance.objects.filter(pk__in=ids, state=RUNNING).values_list("pk", flat=True)
         )
-    for row, instance_id in zip(rows, ids, strict=True):
-        left = int(unknown[row])
-        not_analysed = min(left, pending.get(instance_id, 0))
-        left -= not_analysed
-        stopped = (
-            left if fleet.cost_sources[row] != SOURCE_BILLS and instance_id not in running else 0
-        )
-        minutes[row, _COLUMN[NoDataReason.NOT_ANALYSED]] = not_analysed
-        minutes[row, _COLUMN[NoDataReason.STOPPED]] = stopped
-        minutes[row, _COLUMN[NoDataReason.NO_METRICS]] = left - stopped
+    # As columns (a fleet summary has ~1,000 rows with unknown minutes).
+    index = np.asarray(rows, dtype=np.intp)
+    left = unknown[index]
+    not_analysed = np.minimum(left, np.array([pending.get(i, 0) for i in ids], dtype=np.int64))
+    left = left - not_analysed
+    priced_by_the_hour = [fleet.cost_sources[row] != SOURCE_BILLS for row in rows]
+    not_running = [i not in running for i in ids]
+    stopped = np.where(
+        np.array(priced_by_the_hour, dtype=bool) & np.array(not_running, dtype=bool), left, 0
+    )
+    minutes[index, _COLUMN[NoDataReason.NOT_ANALYSED]] = not_analysed
+    minutes[index, _COLUMN[NoDataReason.STOPPED]] = stopped
+    minutes[index, _COLUMN[NoDataReason.NO_METRICS]] = left - stopped
     return NoData(
         minutes=minutes,
         gpu_hours_e4=_split(fleet.gpu_hours_e4[:, Phase.UNKNOWN], minutes),
