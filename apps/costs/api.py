@@ -106,10 +106,11 @@ class CostReportView(ConditionalGetMixin, OrganizationAPIView):
             currency=organization.currency,
             today=now.astimezone(zoneinfo.ZoneInfo(organization.timezone)).date(),
         )
-        # The report, its previous period and the month to date come from one pass over the
-        # daily rollup; the unallocated reasons (grouped by tags) from a second.
+        # The report, its previous period and (by project or of no groups) the unallocated
+        # reasons come from one pass over the daily rollup; the month to date from the bill
+        # days.
         report = selectors.cost_report(organization=organization, query=query, now=now)
-        unallocated = selectors.unallocated(organization=organization, query=query)
+        unallocated = report.unallocated
         mtd = report.month_to_date
         assert mtd is not None
         previous = query.previous()

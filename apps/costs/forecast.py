@@ -147,16 +147,43 @@ def project_day_money(
     With ``until`` (a moment in the past: a budget as of the bills' boundary), the lines of
     ``until``'s day count only if they begin before it (a second query, over that day's lines);
     its spread share counts in full, as every day's does."""
+    out = _day_money(_bill_days(organization, currency, month, project_slugs))
+    if until is not None:
+        _cut_at(out, organization, currency, until)
+    return out
+
+
+def day_money(
+    organization: Organization,
+    currency: str,
+    month: str,
+    *,
+    project_slugs: Collection[str] | None = None,
+) -> dict[dt.date, DayMoney]:
+    """``merged(project_day_money(...))`` summed by the database: one row per day (~40)
+    instead of one per project and day (~300 on the bench's 20 projects), which the cost
+    report's month to date paid ~3 ms a request (under cProfile) to read and merge."""
+    rows = _bill_days(organization, currency, month, project_slugs)
+    return {
+        day: DayMoney(amortized=amortized, spread=spread)
+        for (day,), (amortized, spread) in grouped_sums_many(rows, ("day",), ("cost", "spread"))
+    }
+
+
+def _bill_days(
+    organization: Organization,
+    currency: str,
+    month: str,
+    project_slugs: Collection[str] | None,
+) -> QuerySet[CostBillDay]:
+    """The ``CostBillDay`` rows ``forecast_of`` reads for ``month`` (of ``project_slugs``)."""
     first, last = _read_window(month)
     rows = CostBillDay.objects.for_organization(organization).filter(
         currency=currency, day__gte=first, day__lte=last
     )
     if project_slugs is not None:
         rows = rows.filter(project__slug__in=list(project_slugs))
-    out = _day_money(rows)
-    if until is not None:
-        _cut_at(out, organization, currency, until)
-    return out
+    return rows
 
 
 def _cut_at(
@@ -214,5 +241,5 @@ def month_end_forecast(
     """The forecast of the organization (or of the projects ``project_slugs``) for bill
     ``month`` (default: the bill month of ``as_of``)."""
     month = month or bill_month_of(as_of)
-    per_project = project_day_money(organization, currency, month, project_slugs=project_slugs)
-    return forecast_of(merged(per_project), month, as_of)
+    days = day_money(organization, currency, month, project_slugs=project_slugs)
+    return forecast_of(days, month, as_of)

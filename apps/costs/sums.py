@@ -7,13 +7,14 @@ are summed in Python with Decimal (see ``apps.billing.selectors.cost_totals``).
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
 from django.db import connection
-from django.db.models import Aggregate, QuerySet, Sum
+from django.db.models import Aggregate, Case, DateField, F, QuerySet, Sum, Value, When
 
 
 def grouped_sums(
@@ -57,6 +58,71 @@ def grouped_sums(
         entry[2] = row
     for total, counted, row in totals.values():
         yield row, total, counted
+
+
+def grouped_rows(
+    rows: QuerySet[Any], fields: Mapping[str, Any], *, amount: str = "cost"
+) -> list[tuple[Any, ...]]:
+    """The groups of ``grouped_sums(rows, fields, fetch_all=True)`` as plain tuples: the
+    values of ``fields`` in their order, then the sum of ``amount``.
+
+    For a caller that reads the columns by position: a dict per group cost a 90-day report by
+    project (~1,700 groups) ~2 ms of its ~20 (cProfile), more than the query's own execution.
+    """
+    if connection.vendor == "postgresql":
+        grouped = (
+            rows.annotate(**fields).order_by().values_list(*fields).annotate(amount_sum=Sum(amount))
+        )
+        # ``amount`` is NOT NULL in the tables summed here, so no group's sum is NULL.
+        return _fetched(grouped)
+    return [
+        (*row.values(), total) for row, total, _count in grouped_sums(rows, fields, amount=amount)
+    ]
+
+
+def day_rows(
+    rows: QuerySet[Any],
+    fields: Mapping[str, Any],
+    *,
+    collapse_before: dt.date | None = None,
+    as_stored: bool = False,
+    amount: str = "cost",
+) -> list[tuple[Any, ...]]:
+    """(day, the values of ``fields``..., the sum of ``amount``) of ``rows`` (a daily rollup,
+    with a ``day`` column) grouped per day and ``fields``, as ``grouped_rows``; the days
+    before ``collapse_before`` are summed together, with day None.
+
+    ``as_stored``: the days from ``collapse_before`` are not grouped but read one row each,
+    so a (day, fields) may repeat and the caller adds them up. For rows already one per
+    group and day, as the project-day sums are: grouping them again was ~0.8 ms of a 90-day
+    report's ~2.6 ms query (PostgreSQL; the earlier days, wanted summed, still are grouped
+    there, in the same round trip). SQLite groups them all, its sums being Python's.
+    """
+    day: Any = F("day")
+    if collapse_before is not None:
+        day = Case(
+            When(day__lt=collapse_before, then=Value(None)),
+            default=F("day"),
+            output_field=DateField(),
+        )
+    if not as_stored or collapse_before is None or connection.vendor != "postgresql":
+        return grouped_rows(rows, {"collapsed_day": day, **fields}, amount=amount)
+    names = list(fields)
+    each = (
+        rows.filter(day__gte=collapse_before)
+        .annotate(**fields)
+        .order_by()
+        .values_list("day", *names, amount)
+    )
+    summed = (
+        rows.filter(day__lt=collapse_before)
+        .annotate(**fields)
+        .order_by()
+        .values_list(*names)
+        .annotate(collapsed_day=Value(None, output_field=DateField()), amount_sum=Sum(amount))
+        .values_list("collapsed_day", *names, "amount_sum")
+    )
+    return _fetched(each.union(summed, all=True))
 
 
 def grouped_sums_many(

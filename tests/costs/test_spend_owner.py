@@ -28,6 +28,8 @@ MONEY_NAMES = {
     ("apps.billing.selectors", "billed_runtime"),
     ("apps.billing.selectors", "unallocated_cost_by_reason"),
     ("apps.costs.sums", "grouped_sums"),
+    ("apps.costs.sums", "grouped_rows"),
+    ("apps.costs.sums", "day_rows"),
 }
 #: Modules whose import as a whole would reach the same names unnoticed.
 MONEY_MODULES = {"apps.billing.models", "apps.billing.selectors", "apps.costs.models", "apps.costs.sums"}  # fmt: skip
