@@ -256,16 +256,18 @@ def _stored(figures: _Days, organization_id: int, ids: list[int], day: dt.date, 
         .order_by("instance_id", "day")
         .values_list("instance_id", "day", *_COLUMNS)
     )
-    width = len(_INT_COLUMNS)
+    by_instance: dict[int, list[tuple[int, list[Any]]]] = {}
     for instance_id, on, *values in rows:
-        row = position.get(instance_id)
-        if row is None:
-            continue
-        offset = (on - day).days
-        figures.ints[row, offset:] = values[:width]
-        for later in range(offset, days):
-            figures.money[row][later] = list(values[width : width + 2])
-            figures.text[row][later] = list(values[width + 2 :])
+        by_instance.setdefault(instance_id, []).append(((on - day).days, values))
+    width = len(_INT_COLUMNS)
+    for instance_id, stored in by_instance.items():
+        row = position[instance_id]
+        ends = [offset for offset, _values in stored[1:]] + [days]
+        for (offset, values), until in zip(stored, ends, strict=True):
+            figures.ints[row, offset:until] = values[:width]
+            for later in range(offset, until):
+                figures.money[row][later] = list(values[width : width + 2])
+                figures.text[row][later] = list(values[width + 2 :])
 
 
 def _to_daily(figures: _Days, base: _Days) -> None:
@@ -386,7 +388,9 @@ class RolledFleet:
     """A period's fleet read from the rows: the summary's instances and their figures."""
 
     instances: list[InstanceRow]
-    """The GPU instances of the period (``selectors.gpu_instance_rows_in_period``'s rows)."""
+    """The GPU instances of the period (``selectors.gpu_instance_rows_in_period``'s rows;
+    of one billed by the hour in the period, what only pricing by the hour reads is None:
+    its account, launch, termination, zone and type)."""
     fleet: FleetWaste
 
 

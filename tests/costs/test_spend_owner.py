@@ -23,6 +23,7 @@ MONEY_NAMES = {
     ("apps.costs.models", "CostDay"),
     ("apps.costs.models", "CostProjectDay"),
     ("apps.analysis.models", "BilledHoursDay"),
+    ("apps.analysis.models", "WasteDay"),
     ("apps.billing.selectors", "cost_total"),
     ("apps.billing.selectors", "cost_totals"),
     ("apps.billing.selectors", "billed_runtime"),
@@ -46,6 +47,7 @@ ALLOWED = {
     "apps/analysis/pricing.py": "prices an instance-hour from its runtime lines",
     "apps/analysis/fleet_pricing.py": "the same prices for a fleet, in SQL",
     "apps/analysis/billed_hours.py": "the analysis' own rollup of billed runtime hours",
+    "apps/analysis/waste_days.py": "the same prices for a fleet, kept as running totals by day",
     "apps/recommendations/selectors.py": "realised savings: recommendations may not import costs",
     "apps/recommendations/evidence.py": "billed runtime as a rule's price evidence (same reason)",
 }
