@@ -46,7 +46,7 @@ from apps.analysis.selectors import InstanceRow, PricedInstance
 from apps.billing.models import BillLine
 from apps.billing.months import bill_months_span
 from apps.billing.selectors import BilledRuntime, amortized_runtime
-from apps.cloud.models import Instance
+from apps.cloud.models import ChargeType, Instance
 from apps.core.timegrid import MINUTES_PER_DAY, datetime_to_epoch_minute
 
 _PHASES = len(Phase)
@@ -446,7 +446,8 @@ def rolled_fleet(
         a, b = fleet_pricing.existence_span(instances[row], first, stop)
         existed = max(b - a, 0)
         minutes[row, Phase.UNKNOWN] = max(existed - int(known.sum()), 0)
-        if ints[row, _SECONDS] > 0:
+        if ints[row, _SECONDS] > 0 and instances[row].charge_type == ChargeType.PREPAID:
+            # As ``pricing._hourly_prices`` reads purchases: a subscription's only.
             amortized[instances[row].pk] = BilledRuntime(
                 cost=rows[row][_SUMS + width + 1],
                 seconds=int(ints[row, _SECONDS]),

@@ -167,3 +167,18 @@ def test_a_new_analysis_keeps_the_day_sums_true(billed) -> None:  # noqa: F811
     _compare(organization, *PERIODS[2])
     analysis_services.analysis_full_run(as_of=SIM_NOW)
     _compare(organization, *PERIODS[2])
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL only, like its reader")
+def test_purchases_price_only_a_subscription_as_the_bills_path_does(billed) -> None:  # noqa: F811
+    """The rows keep every instance's purchases; pricing reads them for a subscription only
+    (an instance listed as pay-as-you-go now is priced from the list, both ways)."""
+    account, _simulator = billed
+    organization = account.organization
+    prepaid = Instance.objects.filter(account=account, charge_type="PREPAID").order_by("pk")
+    changed = prepaid.first()
+    assert changed is not None
+    assert WasteDay.objects.filter(instance=changed, spread_seconds__gt=0).exists()
+    Instance.objects.filter(pk=changed.pk).update(charge_type="POSTPAID_BY_HOUR")
+    for start, end in PERIODS:
+        _compare(organization, start, end)
