@@ -236,8 +236,10 @@ def _rebuilt_instances(
     )
     if instance_ids is not None:
         rows = rows.filter(pk__in=list(instance_ids))
+    # Every field but ``tags`` (no pricing reads them), read in InstanceRow's order.
     fields = [f for f in InstanceRow._fields if f != "tags"]
-    return [InstanceRow._make((*row[:10], None, *row[10:])) for row in rows.values_list(*fields)]
+    at = InstanceRow._fields.index("tags")
+    return [InstanceRow._make((*row[:at], None, *row[at:])) for row in rows.values_list(*fields)]
 
 
 def _stored(figures: _Days, organization_id: int, ids: list[int], day: dt.date, days: int) -> None:
@@ -490,16 +492,8 @@ def _difference(column: str) -> str:
 # The instance columns as ``InstanceRow`` has them (``tags`` only without a project, as
 # ``gpu_instance_rows_in_period`` reads them), then the period's sums.
 _INSTANCE_COLUMNS = [
-    "id",
-    "organization_id",
-    "project_id",
-    "account_id",
-    "gpu_count",
-    "launched_at",
-    "terminated_at",
-    "zone",
-    "instance_type",
-    "charge_type",
+    "id" if field == "pk" else field
+    for field in InstanceRow._fields[: InstanceRow._fields.index("tags")]
 ]
 _TAGS = len(_INSTANCE_COLUMNS)
 _STATE = _TAGS + 1
